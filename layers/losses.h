@@ -1,0 +1,39 @@
+// Loss layers: binary cross-entropy from logits (numerically stable) and mean squared error.
+// Both average over every element.
+#pragma once
+
+#include <string>
+
+#include "autograd/functions.h"
+
+namespace strand {
+
+class Loss {
+ public:
+  virtual ~Loss() = default;
+  virtual Var operator()(const Var& prediction, const Var& target) const = 0;
+  virtual std::string name() const = 0;
+  /// True when the loss expects logits (pre-sigmoid scores) rather than probabilities.
+  virtual bool takes_logits() const { return false; }
+};
+
+/// Mean BCE of logits: max(x,0) - x y + log(1 + exp(-|x|)). Feed it the model's output before
+/// its final Sigmoid (training does this for models that end in Sigmoid).
+class BinaryCrossEntropy : public Loss {
+ public:
+  Var operator()(const Var& logits, const Var& target) const override {
+    return bce_with_logits(logits, target);
+  }
+  std::string name() const override { return "binary_crossentropy"; }
+  bool takes_logits() const override { return true; }
+};
+
+class MeanSquaredError : public Loss {
+ public:
+  Var operator()(const Var& prediction, const Var& target) const override {
+    return mse(prediction, target);
+  }
+  std::string name() const override { return "mse"; }
+};
+
+}  // namespace strand

@@ -1,0 +1,76 @@
+// Module: the base of every layer and model. It owns named parameters and named submodules;
+// names join with dots (e.g. "0.weight"), which is how checkpoints address parameters.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/var.h"
+#include "tensor/generator.h"
+
+namespace strand {
+
+/// The process-wide generator used to initialise layers that are not given one (like
+/// torch.manual_seed). Seed it with manual_seed() for reproducible models.
+Generator& default_generator();
+void manual_seed(uint64_t seed);
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module() = default;
+  Module(const Module&) = default;
+  Module& operator=(const Module&) = default;
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = default;
+
+  /// All parameters, depth first in registration order, with dotted names.
+  std::vector<std::pair<std::string, Var>> named_parameters() const;
+  std::vector<Var> parameters() const;
+  /// Parameters that require grad (the ones an optimizer should update).
+  std::vector<Var> trainable_parameters() const;
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const {
+    return children_;
+  }
+  int64_t parameter_count() const;
+
+  /// Training mode (the default) versus evaluation mode, recursively.
+  void train(bool training = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  /// Freezes (requires_grad = false) or unfreezes every parameter, recursively.
+  void set_trainable(bool trainable);
+  void zero_grad();
+  /// Moves every parameter to `device`.
+  void to(Device device);
+  /// Re-draws the parameters from `generator` (each layer's own initialiser), recursively.
+  virtual void reset_parameters(Generator& generator);
+
+ protected:
+  /// Registers a parameter under `name` and returns it.
+  Var register_parameter(std::string name, Tensor value, bool requires_grad = true);
+  template <typename M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
+    children_.emplace_back(std::move(name), module);
+    return module;
+  }
+  template <typename M>
+  std::shared_ptr<M> register_module(std::string name, M module) {
+    return register_module(std::move(name), std::make_shared<M>(std::move(module)));
+  }
+  /// Replaces a registered parameter's value (initialisers use this).
+  void set_parameter(const std::string& name, Tensor value);
+
+ private:
+  void collect(const std::string& prefix,
+               std::vector<std::pair<std::string, Var>>& out) const;
+
+  std::vector<std::pair<std::string, Var>> parameters_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+}  // namespace strand

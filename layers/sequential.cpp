@@ -1,0 +1,69 @@
+// Sequential container, its fusion of Conv1D+ReLU+GlobalMaxPool1D, and summary().
+#include "layers/sequential.h"
+
+#include "autograd/functions.h"
+#include "layers/activations.h"
+#include "layers/conv1d.h"
+
+namespace strand {
+
+Var Sequential::forward_layers(const Var& x, size_t count) {
+  STRAND_CHECK(count <= layers_.size(), "Sequential: asked for {} layers of {}", count,
+               layers_.size());
+  Var h = x;
+  for (size_t i = 0; i < count; ++i) {
+    if (fusion_ && i + 2 < count) {
+      auto* conv = dynamic_cast<Conv1D*>(layers_[i].get());
+      if (conv && dynamic_cast<ReLU*>(layers_[i + 1].get()) &&
+          dynamic_cast<GlobalMaxPool1D*>(layers_[i + 2].get())) {
+        h = conv1d_relu_max(h, conv->weight(), conv->bias(),
+                            conv->params_for_length(h.shape().back()));
+        i += 2;
+        continue;
+      }
+    }
+    h = layers_[i]->forward(h);
+  }
+  return h;
+}
+
+Shape Sequential::output_shape(const Shape& input) const {
+  Shape shape = input;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    try {
+      shape = layers_[i]->output_shape(shape);
+    } catch (const Error& error) {
+      throw Error(fmt::format("layer {} ({}): {}", i, layers_[i]->type_name(), error.what()));
+    }
+  }
+  return shape;
+}
+
+std::string Sequential::summary(const Shape& input) const {
+  std::string text = fmt::format("{:<28}{:<22}{:>10}\n", "Layer (type)", "Output shape", "Param #");
+  text += std::string(60, '=') + "\n";
+  Shape shape = input;
+  int64_t trainable = 0, total = 0;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    try {
+      shape = layers_[i]->output_shape(shape);
+    } catch (const Error& error) {
+      throw Error(fmt::format("layer {} ({}): {}", i, layers_[i]->type_name(), error.what()));
+    }
+    Shape batched = {-1};
+    batched.insert(batched.end(), shape.begin(), shape.end());
+    std::string shape_text = shape_to_string(batched);
+    shape_text.replace(1, 2, "None");
+    const int64_t count = layers_[i]->parameter_count();
+    total += count;
+    for (const Var& p : layers_[i]->trainable_parameters()) trainable += p.value().numel();
+    text += fmt::format("{:<28}{:<22}{:>10}\n", fmt::format("{} ({})", i, layers_[i]->type_name()),
+                        shape_text, count);
+  }
+  text += std::string(60, '=') + "\n";
+  text += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: {}\n", total,
+                      trainable, total - trainable);
+  return text;
+}
+
+}  // namespace strand

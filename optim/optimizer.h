@@ -1,0 +1,53 @@
+// Optimizer: updates a list of parameters (not a Module, so it works for any set of Vars)
+// from their gradients. Parameters without a gradient, or frozen (requires_grad false), are
+// skipped. State is exposed as named tensors so checkpoints save and restore it exactly.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autograd/var.h"
+
+namespace strand {
+
+/// Optimizer state: "step" (a one-element int64 tensor) and per-parameter buffers named
+/// "<parameter index>.<buffer>", e.g. "0.exp_avg".
+using OptimizerState = std::map<std::string, Tensor>;
+
+class Optimizer {
+ public:
+  explicit Optimizer(std::vector<Var> parameters, double learning_rate);
+  virtual ~Optimizer() = default;
+
+  /// Applies one update from the current gradients.
+  void step();
+  /// Drops every parameter's gradient.
+  void zero_grad();
+
+  double learning_rate() const { return learning_rate_; }
+  void set_learning_rate(double learning_rate) { learning_rate_ = learning_rate; }
+  int64_t step_count() const { return step_count_; }
+  const std::vector<Var>& parameters() const { return parameters_; }
+  virtual std::string name() const = 0;
+
+  /// A deep copy of the state (host tensors).
+  OptimizerState state() const;
+  /// Restores a state() result; throws naming the buffer whose shape or presence differs.
+  void load_state(const OptimizerState& state);
+
+ protected:
+  /// Updates parameter `index` (which has a gradient) for step number step_count().
+  virtual void update(size_t index, Var& parameter) = 0;
+  /// The buffer `name` of parameter `index`, created zero-filled like the parameter.
+  Tensor& buffer(size_t index, const std::string& name);
+  bool has_buffer(size_t index, const std::string& name) const;
+
+ private:
+  std::vector<Var> parameters_;
+  double learning_rate_;
+  int64_t step_count_ = 0;
+  OptimizerState buffers_;
+};
+
+}  // namespace strand

@@ -1,0 +1,51 @@
+// CPU kernels for the SGD, Adam and RMSprop parameter updates.
+#include "kernels/cpu/optimizer_updates.h"
+#include "tensor/cpu/cpu_kernel_registration.h"
+#include "tensor/dtype_dispatch.h"
+#include "tensor/op_declarations.h"
+
+namespace strand {
+namespace {
+
+template <typename T>
+T* optional_data(Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                     const AdamParams& p) {
+  dispatch_floating(param.dtype(), "adam_update", [&]<typename T>() {
+    kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
+                                 exp_avg.data<T>(), exp_avg_sq.data<T>(), p.lr, p.beta1, p.beta2,
+                                 p.eps, p.weight_decay, p.step);
+  });
+}
+
+void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                    const SgdParams& p) {
+  dispatch_floating(param.dtype(), "sgd_update", [&]<typename T>() {
+    kernels::cpu::sgd_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
+                                optional_data<T>(momentum_buffer), p.lr, p.momentum, p.dampening,
+                                p.weight_decay, p.nesterov, p.first_step);
+  });
+}
+
+void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                        Tensor& momentum_buffer, const RmspropParams& p) {
+  dispatch_floating(param.dtype(), "rmsprop_update", [&]<typename T>() {
+    kernels::cpu::rmsprop_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
+                                    square_avg.data<T>(), optional_data<T>(grad_avg),
+                                    optional_data<T>(momentum_buffer), p.lr, p.alpha, p.eps,
+                                    p.weight_decay, p.momentum, p.centered);
+  });
+}
+
+}  // namespace
+
+void register_cpu_optimizer_kernels() {
+  OpKernels<AdamUpdateOp>::register_kernel(DeviceType::kCPU, adam_update_cpu);
+  OpKernels<SgdUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
+  OpKernels<RmspropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
+}
+
+}  // namespace strand

@@ -1,0 +1,44 @@
+// Generator: an explicit, seeded, counter-based random number generator. Its whole state
+// is (seed, counter), so checkpoints can save and restore it exactly, and its output is the
+// same on every platform (no std:: distributions, whose results are implementation-defined).
+#pragma once
+
+#include <cstdint>
+
+namespace strand {
+
+/// splitmix64 finaliser: a bijective 64-bit mix, used to turn counters into random bits.
+constexpr uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0) : seed_(seed) {}
+
+  /// 64 random bits: mix64 of (seed, counter).
+  uint64_t next_u64() { return mix64(mix64(seed_) ^ counter_++); }
+  /// Uniform in [0, 1) with 53 random bits.
+  double next_double() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  /// Uniform integer in [0, bound) (bound > 0), by rejection so it is unbiased.
+  uint64_t next_below(uint64_t bound);
+  /// Standard normal, Box-Muller (uses two uniforms per call; no cached second value, so the
+  /// state stays (seed, counter)).
+  double next_normal();
+
+  uint64_t seed() const { return seed_; }
+  uint64_t counter() const { return counter_; }
+  void set_state(uint64_t seed, uint64_t counter) {
+    seed_ = seed;
+    counter_ = counter;
+  }
+
+ private:
+  uint64_t seed_;
+  uint64_t counter_ = 0;
+};
+
+}  // namespace strand

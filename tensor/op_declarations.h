@@ -1,0 +1,134 @@
+// Every built-in op, declared once: its name and its kernel signature. Backends register a
+// kernel per op (tensor/cpu/, kernels/cuda/); tensor/ops.cpp validates arguments and
+// dispatches. Kernels receive defined tensors whose shapes, dtypes and devices the caller
+// has already checked; outputs are contiguous and preallocated.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/op_registry.h"
+#include "tensor/tensor.h"
+
+namespace strand {
+
+enum class UnaryOpKind : uint8_t { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare };
+enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv };
+
+/// Parameters shared by the Conv1D kernels. Input length L, output length
+/// L_out = (L + pad_left + pad_right - dilation * (K - 1) - 1) / stride + 1.
+struct Conv1dParams {
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t pad_left = 0;
+  int64_t pad_right = 0;
+};
+
+/// Hyper-parameters of the fused optimizer updates (one struct so every backend sees the
+/// same fields).
+struct AdamParams {
+  double lr, beta1, beta2, eps, weight_decay;
+  int64_t step;  // 1-based, for bias correction
+};
+struct SgdParams {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov;
+  bool first_step;  // momentum buffer starts as the gradient (PyTorch semantics)
+};
+struct RmspropParams {
+  double lr, alpha, eps, weight_decay, momentum;
+  bool centered;
+};
+
+// ---- Memory -------------------------------------------------------------------------
+// out <- value
+STRAND_DECLARE_OP(FillOp, "fill", void(Tensor& out, double value));
+// out <- source: same shape, any strides and dtypes (converts). Registered per device; the
+// CUDA kernel also copies between host and device (dispatched on the non-CPU side).
+STRAND_DECLARE_OP(CopyOp, "copy", void(Tensor& out, const Tensor& source));
+
+// ---- Elementwise ----------------------------------------------------------------------
+// out = f(x), x any strides, out contiguous of x's shape
+STRAND_DECLARE_OP(UnaryOp, "unary", void(UnaryOpKind kind, const Tensor& x, Tensor& out));
+// out = a (op) b with NumPy broadcasting; a, b any strides
+STRAND_DECLARE_OP(BinaryOp, "binary",
+                  void(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out));
+// out = x * scale + shift
+STRAND_DECLARE_OP(AffineOp, "affine", void(const Tensor& x, double scale, double shift, Tensor& out));
+// dx = dy * (x > 0)
+STRAND_DECLARE_OP(ReluBackwardOp, "relu_backward",
+                  void(const Tensor& grad_out, const Tensor& x, Tensor& grad_in));
+// dx = dy * y * (1 - y), y = sigmoid(x)
+STRAND_DECLARE_OP(SigmoidBackwardOp, "sigmoid_backward",
+                  void(const Tensor& grad_out, const Tensor& y, Tensor& grad_in));
+
+// ---- Reductions -----------------------------------------------------------------------
+// out = sum of x over `dims` (sorted, unique), out shaped as x with those dims set to 1
+STRAND_DECLARE_OP(SumOp, "sum", void(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out));
+// values, indices = max of x over `dim` (first index on ties), shaped as x with dim set to 1
+STRAND_DECLARE_OP(MaxOp, "max",
+                  void(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices));
+// grad_in (zeroed by the caller, x's shape) [.., indices[..], ..] += grad_out[.., 0, ..]
+STRAND_DECLARE_OP(MaxBackwardOp, "max_backward",
+                  void(const Tensor& grad_out, const Tensor& indices, int64_t dim, Tensor& grad_in));
+
+// ---- Linear algebra -------------------------------------------------------------------
+// out (M, N) = a (M, K) @ b (K, N); a and b may be transposed views (any strides)
+STRAND_DECLARE_OP(MatmulOp, "matmul", void(const Tensor& a, const Tensor& b, Tensor& out));
+
+// ---- Convolution ----------------------------------------------------------------------
+// x: (B, C, L), w: (O, C, K), bias: (O) or undefined -> out: (B, O, L_out)
+STRAND_DECLARE_OP(Conv1dOp, "conv1d",
+                  void(const Tensor& x, const Tensor& w, const Tensor& bias,
+                       const Conv1dParams& params, Tensor& out));
+// grad_out: (B, O, L_out), w: (O, C, K) -> grad_x: (B, C, L)
+STRAND_DECLARE_OP(Conv1dBackwardInputOp, "conv1d_backward_input",
+                  void(const Tensor& grad_out, const Tensor& w, const Conv1dParams& params,
+                       Tensor& grad_x));
+// grad_out: (B, O, L_out), x: (B, C, L) -> grad_w: (O, C, K)
+STRAND_DECLARE_OP(Conv1dBackwardWeightOp, "conv1d_backward_weight",
+                  void(const Tensor& grad_out, const Tensor& x, const Conv1dParams& params,
+                       Tensor& grad_w));
+// codes: (B, L) uint8 base codes (0..3 = A,C,G,T; anything else is N = all-zero one-hot),
+// w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications.
+STRAND_DECLARE_OP(Conv1dOneHotOp, "conv1d_onehot",
+                  void(const Tensor& codes, const Tensor& w, const Tensor& bias,
+                       const Conv1dParams& params, Tensor& out));
+// grad_out: (B, O, L_out), codes: (B, L) -> grad_w: (O, 4, K) (a scatter-add)
+STRAND_DECLARE_OP(Conv1dOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
+                  void(const Tensor& grad_out, const Tensor& codes, const Conv1dParams& params,
+                       Tensor& grad_w));
+// Fused relu(max_t conv1d(x)[b, o, t]): x: (B, C, L) float or (B, L) uint8 codes,
+// w: (O, C, K) -> out: (B, O), argmax: (B, O) int64 (first position of the max).
+STRAND_DECLARE_OP(Conv1dReluMaxOp, "conv1d_relu_max",
+                  void(const Tensor& x, const Tensor& w, const Tensor& bias,
+                       const Conv1dParams& params, Tensor& out, Tensor& argmax));
+// Backward of the fused op: only the argmax position of each (b, o) with out > 0 carries
+// gradient. grad_w/grad_bias are overwritten; grad_x (float x only; undefined for codes)
+// is overwritten.
+STRAND_DECLARE_OP(Conv1dReluMaxBackwardOp, "conv1d_relu_max_backward",
+                  void(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                       const Tensor& out, const Tensor& argmax, const Conv1dParams& params,
+                       Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias));
+
+// ---- Losses ---------------------------------------------------------------------------
+// elementwise loss = max(x, 0) - x * y + log(1 + exp(-|x|)); x, y same shape
+STRAND_DECLARE_OP(BceWithLogitsOp, "bce_with_logits",
+                  void(const Tensor& logits, const Tensor& targets, Tensor& out));
+// grad = grad_out * (sigmoid(x) - y)
+STRAND_DECLARE_OP(BceWithLogitsBackwardOp, "bce_with_logits_backward",
+                  void(const Tensor& grad_out, const Tensor& logits, const Tensor& targets,
+                       Tensor& grad_logits));
+
+// ---- Optimizer updates (in place on contiguous tensors of one shape) ------------------
+STRAND_DECLARE_OP(AdamUpdateOp, "adam_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                       const AdamParams& params));
+STRAND_DECLARE_OP(SgdUpdateOp, "sgd_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                       const SgdParams& params));
+STRAND_DECLARE_OP(RmspropUpdateOp, "rmsprop_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                       Tensor& momentum_buffer, const RmspropParams& params));
+
+}  // namespace strand

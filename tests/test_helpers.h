@@ -1,0 +1,47 @@
+// Helpers shared by the doctest suites: random tensors, closeness checks, fixture paths.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "tensor/tensor.h"
+
+namespace strand::testing {
+
+/// Uniform [-1, 1) float64 (or `dtype`) tensor from a fixed seed.
+inline Tensor random_tensor(const Shape& shape, uint64_t seed, DType dtype = DType::kFloat64) {
+  Generator generator(seed);
+  return Tensor::uniform(shape, -1.0, 1.0, generator, dtype);
+}
+
+/// Random DNA base codes in [0, 5) (N included), shape (B, L).
+inline Tensor random_codes(int64_t batch, int64_t length, uint64_t seed) {
+  Generator generator(seed);
+  std::vector<uint8_t> codes(static_cast<size_t>(batch * length));
+  for (auto& code : codes) code = static_cast<uint8_t>(generator.next_below(5));
+  return Tensor::from_vector(codes, {batch, length});
+}
+
+/// Largest |a - b| after converting both to float64; shapes must match.
+inline double max_abs_difference(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.shape() == b.shape());
+  const auto av = a.to(DType::kFloat64).to_vector<double>();
+  const auto bv = b.to(DType::kFloat64).to_vector<double>();
+  double worst = 0.0;
+  for (size_t i = 0; i < av.size(); ++i) {
+    worst = std::max(worst, std::abs(av[i] - bv[i]));
+    if (std::isnan(av[i]) != std::isnan(bv[i])) return INFINITY;
+  }
+  return worst;
+}
+
+/// The repository root (CTest sets STRAND_SOURCE_DIR; the build also bakes it in).
+inline std::string source_dir() {
+  const char* from_env = std::getenv("STRAND_SOURCE_DIR");
+  return from_env ? std::string(from_env) : std::string(STRAND_SOURCE_DIR);
+}
+
+}  // namespace strand::testing
