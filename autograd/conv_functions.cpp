@@ -28,25 +28,22 @@ Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1dPar
   auto [out, argmax] = ops::conv1d_relu_max(xv, wv, has_bias ? bias.value() : Tensor(), params);
   std::vector<Var> inputs = {x, w};
   if (has_bias) inputs.push_back(bias);
-  return make_result(out, "conv1d_relu_max", inputs,
-                     [=, out = out, argmax = argmax](const Tensor& g) {
-                       Tensor grad_x = x_grad ? Tensor::empty(xv.shape(), wv.dtype(), wv.device())
-                                              : Tensor();
-                       Tensor grad_w = Tensor::empty(wv.shape(), wv.dtype(), wv.device());
-                       Tensor grad_bias =
-                           has_bias ? Tensor::empty({wv.size(0)}, wv.dtype(), wv.device())
-                                    : Tensor();
-                       dispatch<Conv1dReluMaxBackwardOp>(wv.device(), g, xv, wv, out, argmax,
-                                                         params, grad_x, grad_w, grad_bias);
-                       std::vector<Tensor> grads = {grad_x, grad_w};
-                       if (has_bias) grads.push_back(grad_bias);
-                       return grads;
-                     });
+  return make_result(
+      out, "conv1d_relu_max", inputs, [=, out = out, argmax = argmax](const Tensor& g) {
+        Tensor grad_x = x_grad ? Tensor::empty(xv.shape(), wv.dtype(), wv.device()) : Tensor();
+        Tensor grad_w = Tensor::empty(wv.shape(), wv.dtype(), wv.device());
+        Tensor grad_bias =
+            has_bias ? Tensor::empty({wv.size(0)}, wv.dtype(), wv.device()) : Tensor();
+        dispatch<Conv1dReluMaxBackwardOp>(wv.device(), g, xv, wv, out, argmax, params, grad_x,
+                                          grad_w, grad_bias);
+        std::vector<Tensor> grads = {grad_x, grad_w};
+        if (has_bias) grads.push_back(grad_bias);
+        return grads;
+      });
 }
 
 Var global_max_pool1d(const Var& x) {
-  STRAND_CHECK(x.dim() == 3, "global_max_pool1d: expected (B, C, L), got {}",
-               x.value().describe());
+  STRAND_CHECK(x.dim() == 3, "global_max_pool1d: expected (B, C, L), got {}", x.value().describe());
   return max(x, 2, false).first;
 }
 

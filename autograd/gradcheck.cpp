@@ -72,9 +72,9 @@ GradcheckResult gradcheck(const std::function<Var(const std::vector<Var>&)>& fn,
       result.max_abs_error = std::max(result.max_abs_error, error);
       if (error > options.atol + options.rtol * std::abs(numeric) && result.ok) {
         result.ok = false;
-        result.message = fmt::format(
-            "input {} element {}: analytic {:.10g} vs numeric {:.10g} (error {:.3g})", i, e,
-            analytic_data[e], numeric, error);
+        result.message =
+            fmt::format("input {} element {}: analytic {:.10g} vs numeric {:.10g} (error {:.3g})",
+                        i, e, analytic_data[e], numeric, error);
       }
     }
   }

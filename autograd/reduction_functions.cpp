@@ -30,12 +30,12 @@ Var mean(const Var& x, std::vector<int64_t> dims, bool keepdim) {
   if (dims.empty()) {
     count = numel(shape);
   } else {
-    for (int64_t d : dims) count *= shape[normalize_dim(d, static_cast<int64_t>(shape.size()), "mean")];
+    for (int64_t d : dims)
+      count *= shape[normalize_dim(d, static_cast<int64_t>(shape.size()), "mean")];
   }
   const double scale = 1.0 / static_cast<double>(count);
   return make_result(ops::mean(x.value(), dims, keepdim), "mean", {x}, [=](const Tensor& g) {
-    return std::vector<Tensor>{
-        ops::affine(keepdim_view(g, shape, dims).expand(shape), scale, 0.0)};
+    return std::vector<Tensor>{ops::affine(keepdim_view(g, shape, dims).expand(shape), scale, 0.0)};
   });
 }
 

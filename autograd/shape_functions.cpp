@@ -16,9 +16,8 @@ Var matmul(const Var& a, const Var& b) {
 
 Var reshape(const Var& x, Shape shape) {
   const Shape original = x.shape();
-  return make_result(x.value().reshape(std::move(shape)), "reshape", {x}, [=](const Tensor& g) {
-    return std::vector<Tensor>{g.reshape(original)};
-  });
+  return make_result(x.value().reshape(std::move(shape)), "reshape", {x},
+                     [=](const Tensor& g) { return std::vector<Tensor>{g.reshape(original)}; });
 }
 
 Var transpose(const Var& x, int64_t dim0, int64_t dim1) {

@@ -57,8 +57,9 @@ void Var::backward() const {
 }
 
 void Var::backward(const Tensor& grad_output) const {
-  STRAND_CHECK(requires_grad(), "backward(): this Var does not require grad (no parameter "
-                                "reaches it, or it was computed under NoGradGuard)");
+  STRAND_CHECK(requires_grad(),
+               "backward(): this Var does not require grad (no parameter "
+               "reaches it, or it was computed under NoGradGuard)");
   STRAND_CHECK(grad_output.shape() == value().shape(),
                "backward(): seed gradient {} does not match output {}", grad_output.describe(),
                value().describe());
@@ -123,8 +124,8 @@ void Var::backward(const Tensor& grad_output) const {
       if (--pending_uses[input] == 0) {
         if (!incoming[input].defined()) {
           // Every use returned "no gradient" (e.g. a relu that was closed everywhere).
-          incoming[input] = Tensor::zeros(input->value.shape(), input->value.dtype(),
-                                          input->value.device());
+          incoming[input] =
+              Tensor::zeros(input->value.shape(), input->value.dtype(), input->value.device());
         }
         ready.push_back(input);
       }

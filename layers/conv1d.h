@@ -20,8 +20,8 @@ class Conv1D : public Layer {
  public:
   /// Weights (C_out, C_in, K) drawn Glorot-uniform (the Keras default the reference
   /// experiment used), bias zero.
-  Conv1D(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
-         Conv1DOptions options = {}, Generator& generator = default_generator());
+  Conv1D(int64_t in_channels, int64_t out_channels, int64_t kernel_size, Conv1DOptions options = {},
+         Generator& generator = default_generator());
 
   Var forward(const Var& x) override;
   Shape output_shape(const Shape& input) const override;

@@ -65,8 +65,7 @@ class Module {
   void set_parameter(const std::string& name, Tensor value);
 
  private:
-  void collect(const std::string& prefix,
-               std::vector<std::pair<std::string, Var>>& out) const;
+  void collect(const std::string& prefix, std::vector<std::pair<std::string, Var>>& out) const;
 
   std::vector<std::pair<std::string, Var>> parameters_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

@@ -15,8 +15,8 @@ Adam::Adam(std::vector<Var> parameters, AdamOptions options)
 void Adam::update(size_t index, Var& parameter) {
   Tensor& exp_avg = buffer(index, "exp_avg");
   Tensor& exp_avg_sq = buffer(index, "exp_avg_sq");
-  AdamParams params{learning_rate(), options_.beta1, options_.beta2, options_.eps,
-                    options_.weight_decay, step_count()};
+  AdamParams params{learning_rate(), options_.beta1,        options_.beta2,
+                    options_.eps,    options_.weight_decay, step_count()};
   const Tensor grad = parameter.grad().contiguous();
   dispatch<AdamUpdateOp>(parameter.device(), parameter.mutable_value(), grad, exp_avg, exp_avg_sq,
                          params);

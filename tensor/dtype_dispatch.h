@@ -17,8 +17,8 @@ decltype(auto) dispatch_floating(DType dtype, const char* op, F&& f) {
     case DType::kFloat64:
       return f.template operator()<double>();
     default:
-      throw Error(fmt::format("{}: expected a float32 or float64 tensor, got {}", op,
-                              dtype_name(dtype)));
+      throw Error(
+          fmt::format("{}: expected a float32 or float64 tensor, got {}", op, dtype_name(dtype)));
   }
 }
 

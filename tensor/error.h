@@ -16,8 +16,8 @@ class Error : public std::runtime_error {
 };
 
 /// Throws strand::Error with a formatted message when `condition` is false.
-#define STRAND_CHECK(condition, ...)                          \
-  do {                                                        \
+#define STRAND_CHECK(condition, ...)                                   \
+  do {                                                                 \
     if (!(condition)) throw ::strand::Error(fmt::format(__VA_ARGS__)); \
   } while (false)
 

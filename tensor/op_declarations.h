@@ -54,7 +54,8 @@ STRAND_DECLARE_OP(UnaryOp, "unary", void(UnaryOpKind kind, const Tensor& x, Tens
 STRAND_DECLARE_OP(BinaryOp, "binary",
                   void(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out));
 // out = x * scale + shift
-STRAND_DECLARE_OP(AffineOp, "affine", void(const Tensor& x, double scale, double shift, Tensor& out));
+STRAND_DECLARE_OP(AffineOp, "affine",
+                  void(const Tensor& x, double scale, double shift, Tensor& out));
 // dx = dy * (x > 0)
 STRAND_DECLARE_OP(ReluBackwardOp, "relu_backward",
                   void(const Tensor& grad_out, const Tensor& x, Tensor& grad_in));
@@ -64,13 +65,15 @@ STRAND_DECLARE_OP(SigmoidBackwardOp, "sigmoid_backward",
 
 // ---- Reductions -----------------------------------------------------------------------
 // out = sum of x over `dims` (sorted, unique), out shaped as x with those dims set to 1
-STRAND_DECLARE_OP(SumOp, "sum", void(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out));
+STRAND_DECLARE_OP(SumOp, "sum",
+                  void(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out));
 // values, indices = max of x over `dim` (first index on ties), shaped as x with dim set to 1
 STRAND_DECLARE_OP(MaxOp, "max",
                   void(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices));
 // grad_in (zeroed by the caller, x's shape) [.., indices[..], ..] += grad_out[.., 0, ..]
 STRAND_DECLARE_OP(MaxBackwardOp, "max_backward",
-                  void(const Tensor& grad_out, const Tensor& indices, int64_t dim, Tensor& grad_in));
+                  void(const Tensor& grad_out, const Tensor& indices, int64_t dim,
+                       Tensor& grad_in));
 
 // ---- Linear algebra -------------------------------------------------------------------
 // out (M, N) = a (M, K) @ b (K, N); a and b may be transposed views (any strides)
@@ -107,9 +110,9 @@ STRAND_DECLARE_OP(Conv1dReluMaxOp, "conv1d_relu_max",
 // gradient. grad_w/grad_bias are overwritten; grad_x (float x only; undefined for codes)
 // is overwritten.
 STRAND_DECLARE_OP(Conv1dReluMaxBackwardOp, "conv1d_relu_max_backward",
-                  void(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                       const Tensor& out, const Tensor& argmax, const Conv1dParams& params,
-                       Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias));
+                  void(const Tensor& grad_out, const Tensor& x, const Tensor& w, const Tensor& out,
+                       const Tensor& argmax, const Conv1dParams& params, Tensor& grad_x,
+                       Tensor& grad_w, Tensor& grad_bias));
 
 // ---- Losses ---------------------------------------------------------------------------
 // elementwise loss = max(x, 0) - x * y + log(1 + exp(-|x|)); x, y same shape

@@ -58,10 +58,10 @@ class OpKernels {
 };
 
 /// Declares an op type: STRAND_DECLARE_OP(MyOp, "my_op", void(const Tensor&, Tensor&));
-#define STRAND_DECLARE_OP(Type, name, ...)      \
-  struct Type {                                 \
+#define STRAND_DECLARE_OP(Type, name, ...)     \
+  struct Type {                                \
     static constexpr const char* kName = name; \
-    using Fn = __VA_ARGS__;                     \
+    using Fn = __VA_ARGS__;                    \
   }
 
 /// Runs op `Op`'s kernel for `device` with `args`.

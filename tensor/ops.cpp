@@ -342,7 +342,8 @@ Tensor one_hot(const Tensor& codes, DType dtype) {
   return out.to(codes.device());
 }
 
-// ---- Losses ---------------------------------------------------------------------------------------
+// ---- Losses
+// ---------------------------------------------------------------------------------------
 
 Tensor bce_with_logits(const Tensor& logits, const Tensor& targets) {
   check_floating("bce_with_logits", logits);

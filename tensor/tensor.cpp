@@ -12,8 +12,8 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
     STRAND_CHECK(extent >= 0, "empty: negative extent in shape {}", shape_to_string(shape));
   }
   Tensor tensor;
-  tensor.storage_ =
-      std::make_shared<Storage>(static_cast<size_t>(strand::numel(shape)) * dtype_size(dtype), device);
+  tensor.storage_ = std::make_shared<Storage>(
+      static_cast<size_t>(strand::numel(shape)) * dtype_size(dtype), device);
   tensor.shape_ = shape;
   tensor.strides_ = contiguous_strides(shape);
   tensor.dtype_ = dtype;
@@ -61,18 +61,16 @@ Tensor Tensor::normal(const Shape& shape, double mean, double stddev, Generator&
 Tensor Tensor::from_blob(void* data, const Shape& shape, DType dtype, Device device,
                          std::function<void(void*)> release) {
   Tensor tensor;
-  tensor.storage_ = std::make_shared<Storage>(
-      data, static_cast<size_t>(strand::numel(shape)) * dtype_size(dtype), device,
-      std::move(release));
+  tensor.storage_ =
+      std::make_shared<Storage>(data, static_cast<size_t>(strand::numel(shape)) * dtype_size(dtype),
+                                device, std::move(release));
   tensor.shape_ = shape;
   tensor.strides_ = contiguous_strides(shape);
   tensor.dtype_ = dtype;
   return tensor;
 }
 
-int64_t Tensor::size(int64_t dim) const {
-  return shape_[normalize_dim(dim, this->dim(), "size")];
-}
+int64_t Tensor::size(int64_t dim) const { return shape_[normalize_dim(dim, this->dim(), "size")]; }
 
 bool Tensor::is_contiguous() const {
   int64_t expected = 1;
@@ -95,8 +93,7 @@ void* Tensor::raw_data() const {
 }
 
 double Tensor::item() const {
-  STRAND_CHECK(numel() == 1, "item(): tensor {} has {} elements, expected 1", describe(),
-               numel());
+  STRAND_CHECK(numel() == 1, "item(): tensor {} has {} elements, expected 1", describe(), numel());
   return to(Device::cpu()).to(DType::kFloat64).data<double>()[0];
 }
 
@@ -180,8 +177,8 @@ Tensor Tensor::expand(const Shape& shape) const {
     if (shape_[i] == shape[lead + i]) {
       view.strides_[lead + i] = strides_[i];
     } else {
-      STRAND_CHECK(shape_[i] == 1, "expand {} to {}: dimension {} has extent {}, not 1",
-                   describe(), shape_to_string(shape), i, shape_[i]);
+      STRAND_CHECK(shape_[i] == 1, "expand {} to {}: dimension {} has extent {}, not 1", describe(),
+                   shape_to_string(shape), i, shape_[i]);
     }
   }
   return view;
@@ -196,11 +193,9 @@ Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, int64_t of
     if (shape[i] == 0) last = offset - 1;
     if (shape[i] > 0) last += (shape[i] - 1) * strides[i];
   }
-  const int64_t capacity =
-      static_cast<int64_t>(storage_->nbytes() / dtype_size(dtype_));
+  const int64_t capacity = static_cast<int64_t>(storage_->nbytes() / dtype_size(dtype_));
   STRAND_CHECK(offset >= 0 && last < capacity,
-               "as_strided: view reaches element {} of a storage of {} elements", last,
-               capacity);
+               "as_strided: view reaches element {} of a storage of {} elements", last, capacity);
   Tensor view = *this;
   view.shape_ = shape;
   view.strides_ = strides;
@@ -208,9 +203,7 @@ Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, int64_t of
   return view;
 }
 
-Tensor Tensor::contiguous() const {
-  return is_contiguous() ? *this : clone();
-}
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
   Tensor copy = empty(shape_, dtype_, device());

@@ -109,8 +109,8 @@ class Tensor {
 template <typename T>
 T* Tensor::data() const {
   STRAND_CHECK(defined(), "data<{}>() on an undefined tensor", dtype_name(dtype_of<T>));
-  STRAND_CHECK(dtype_ == dtype_of<T>, "data<{}>() on a tensor of dtype {}",
-               dtype_name(dtype_of<T>), dtype_name(dtype_));
+  STRAND_CHECK(dtype_ == dtype_of<T>, "data<{}>() on a tensor of dtype {}", dtype_name(dtype_of<T>),
+               dtype_name(dtype_));
   return static_cast<T*>(storage_->data()) + offset_;
 }
 

@@ -175,15 +175,14 @@ void conv1d_backward_weight(const Conv1dGeometry& g, const T* grad_out, const T*
   }
 }
 
-#define STRAND_INSTANTIATE_CONV1D(T)                                                           \
-  template void conv1d_forward_reference<T>(const Conv1dGeometry&, const T*, const T*,        \
-                                            const T*, T*);                                     \
-  template void conv1d_forward<T>(const Conv1dGeometry&, const T*, const T*, const T*, T*);    \
-  template void conv1d_backward_input_reference<T>(const Conv1dGeometry&, const T*, const T*, \
-                                                   T*);                                        \
-  template void conv1d_backward_input<T>(const Conv1dGeometry&, const T*, const T*, T*);       \
-  template void conv1d_backward_weight_reference<T>(const Conv1dGeometry&, const T*, const T*, \
-                                                    T*);                                       \
+#define STRAND_INSTANTIATE_CONV1D(T)                                                               \
+  template void conv1d_forward_reference<T>(const Conv1dGeometry&, const T*, const T*, const T*,   \
+                                            T*);                                                   \
+  template void conv1d_forward<T>(const Conv1dGeometry&, const T*, const T*, const T*, T*);        \
+  template void conv1d_backward_input_reference<T>(const Conv1dGeometry&, const T*, const T*, T*); \
+  template void conv1d_backward_input<T>(const Conv1dGeometry&, const T*, const T*, T*);           \
+  template void conv1d_backward_weight_reference<T>(const Conv1dGeometry&, const T*, const T*,     \
+                                                    T*);                                           \
   template void conv1d_backward_weight<T>(const Conv1dGeometry&, const T*, const T*, T*);
 STRAND_INSTANTIATE_CONV1D(float)
 STRAND_INSTANTIATE_CONV1D(double)

@@ -79,8 +79,8 @@ void conv1d_onehot_forward_reference(const Conv1dGeometry& g, const uint8_t* cod
 }
 
 template <typename T>
-void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
-                           const T* bias, T* out) {
+void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const T* w, const T* bias,
+                           T* out) {
   const std::vector<T> table = gather_table(g, w);
 #pragma omp parallel
   {
@@ -99,8 +99,8 @@ void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const 
 }
 
 template <typename T>
-void conv1d_onehot_backward_weight(const Conv1dGeometry& g, const T* grad_out,
-                                   const uint8_t* codes, T* grad_w) {
+void conv1d_onehot_backward_weight(const Conv1dGeometry& g, const T* grad_out, const uint8_t* codes,
+                                   T* grad_w) {
   std::fill(grad_w, grad_w + g.out_channels * 4 * g.kernel_size, T(0));
   // Each filter o owns its slice of grad_w, so threads split over o without races.
 #pragma omp parallel
@@ -183,16 +183,16 @@ void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const
 }
 
 template <typename T>
-void conv1d_relu_max_dense_reference(const Conv1dGeometry& g, const T* x, const T* w,
-                                     const T* bias, T* out, int64_t* argmax) {
+void conv1d_relu_max_dense_reference(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
+                                     T* out, int64_t* argmax) {
   std::vector<T> conv(static_cast<size_t>(g.batch * g.out_channels * g.out_length));
   conv1d_forward_reference(g, x, w, bias, conv.data());
   relu_max_rows(g, conv.data(), out, argmax);
 }
 
 template <typename T>
-void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
-                           T* out, int64_t* argmax) {
+void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out,
+                           int64_t* argmax) {
   // One sample at a time through the fast dense conv keeps the activation map to (O, L_out).
   Conv1dGeometry one = g;
   one.batch = 1;
@@ -228,14 +228,15 @@ void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const 
           const uint8_t base = codes[b * g.length + p];
           if (base < 4) gw[base * taps + k] += upstream;
         } else {
-          for (int64_t c = 0; c < n_in; ++c) gw[c * taps + k] += upstream * x[(b * n_in + c) * g.length + p];
+          for (int64_t c = 0; c < n_in; ++c)
+            gw[c * taps + k] += upstream * x[(b * n_in + c) * g.length + p];
         }
       }
     }
     if (grad_bias) grad_bias[o] = bias_total;
   }
   if (grad_x == nullptr) return;
-  // grad_x: sample b owns its rows.
+    // grad_x: sample b owns its rows.
 #pragma omp parallel for schedule(static) if (g.batch * n_out * n_in * taps >= kParallelGrain)
   for (int64_t b = 0; b < g.batch; ++b) {
     T* gx = grad_x + b * n_in * g.length;
@@ -247,31 +248,32 @@ void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const 
       for (int64_t k = 0; k < taps; ++k) {
         const int64_t p = g.input_position(argmax[row], k);
         if (p < 0 || p >= g.length) continue;
-        for (int64_t c = 0; c < n_in; ++c) gx[c * g.length + p] += upstream * w[(o * n_in + c) * taps + k];
+        for (int64_t c = 0; c < n_in; ++c)
+          gx[c * g.length + p] += upstream * w[(o * n_in + c) * taps + k];
       }
     }
   }
 }
 
-#define STRAND_INSTANTIATE_ONEHOT(T)                                                          \
-  template void one_hot_from_codes<T>(int64_t, int64_t, const uint8_t*, T*);                 \
-  template void conv1d_onehot_forward_reference<T>(const Conv1dGeometry&, const uint8_t*,    \
-                                                   const T*, const T*, T*);                   \
-  template void conv1d_onehot_forward<T>(const Conv1dGeometry&, const uint8_t*, const T*,    \
-                                         const T*, T*);                                       \
-  template void conv1d_onehot_backward_weight<T>(const Conv1dGeometry&, const T*,            \
-                                                 const uint8_t*, T*);                         \
-  template void conv1d_relu_max_onehot_reference<T>(const Conv1dGeometry&, const uint8_t*,   \
-                                                    const T*, const T*, T*, int64_t*);        \
-  template void conv1d_relu_max_onehot<T>(const Conv1dGeometry&, const uint8_t*, const T*,   \
-                                          const T*, T*, int64_t*);                            \
-  template void conv1d_relu_max_dense_reference<T>(const Conv1dGeometry&, const T*, const T*, \
-                                                   const T*, T*, int64_t*);                   \
-  template void conv1d_relu_max_dense<T>(const Conv1dGeometry&, const T*, const T*, const T*, \
-                                         T*, int64_t*);                                       \
-  template void conv1d_relu_max_backward<T>(const Conv1dGeometry&, const T*, const uint8_t*, \
-                                            const T*, const T*, const T*, const int64_t*, T*, \
-                                            T*, T*);
+#define STRAND_INSTANTIATE_ONEHOT(T)                                                              \
+  template void one_hot_from_codes<T>(int64_t, int64_t, const uint8_t*, T*);                      \
+  template void conv1d_onehot_forward_reference<T>(const Conv1dGeometry&, const uint8_t*,         \
+                                                   const T*, const T*, T*);                       \
+  template void conv1d_onehot_forward<T>(const Conv1dGeometry&, const uint8_t*, const T*,         \
+                                         const T*, T*);                                           \
+  template void conv1d_onehot_backward_weight<T>(const Conv1dGeometry&, const T*, const uint8_t*, \
+                                                 T*);                                             \
+  template void conv1d_relu_max_onehot_reference<T>(const Conv1dGeometry&, const uint8_t*,        \
+                                                    const T*, const T*, T*, int64_t*);            \
+  template void conv1d_relu_max_onehot<T>(const Conv1dGeometry&, const uint8_t*, const T*,        \
+                                          const T*, T*, int64_t*);                                \
+  template void conv1d_relu_max_dense_reference<T>(const Conv1dGeometry&, const T*, const T*,     \
+                                                   const T*, T*, int64_t*);                       \
+  template void conv1d_relu_max_dense<T>(const Conv1dGeometry&, const T*, const T*, const T*, T*, \
+                                         int64_t*);                                               \
+  template void conv1d_relu_max_backward<T>(const Conv1dGeometry&, const T*, const uint8_t*,      \
+                                            const T*, const T*, const T*, const int64_t*, T*, T*, \
+                                            T*);
 STRAND_INSTANTIATE_ONEHOT(float)
 STRAND_INSTANTIATE_ONEHOT(double)
 #undef STRAND_INSTANTIATE_ONEHOT

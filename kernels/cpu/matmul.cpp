@@ -50,9 +50,9 @@ void matmul_fast(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int
   }
 }
 
-#define STRAND_INSTANTIATE_MATMUL(T)                                                          \
-  template void matmul_reference<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t,   \
-                                    const T*, int64_t, int64_t, T*);                         \
+#define STRAND_INSTANTIATE_MATMUL(T)                                                            \
+  template void matmul_reference<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t,      \
+                                    const T*, int64_t, int64_t, T*);                            \
   template void matmul_fast<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, const T*, \
                                int64_t, int64_t, T*);
 STRAND_INSTANTIATE_MATMUL(float)

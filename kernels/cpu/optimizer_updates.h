@@ -23,7 +23,8 @@ void sgd_update(int64_t n, T* param, const T* grad, T* buffer, double lr, double
   for (int64_t i = 0; i < n; ++i) {
     double g = static_cast<double>(grad[i]) + weight_decay * static_cast<double>(param[i]);
     if (momentum != 0.0) {
-      const double b = first_step ? g : momentum * static_cast<double>(buffer[i]) + (1.0 - dampening) * g;
+      const double b =
+          first_step ? g : momentum * static_cast<double>(buffer[i]) + (1.0 - dampening) * g;
       buffer[i] = static_cast<T>(b);
       g = nesterov ? g + momentum * b : b;
     }

@@ -16,7 +16,7 @@ void sum_reduce(int outer_rank, const int64_t* outer_shape, const int64_t* outer
   int64_t inner_count = 1;
   for (int d = 0; d < inner_rank; ++d) inner_count *= inner_shape[d];
 #pragma omp parallel for schedule(static) if (outer_count * inner_count >= kParallelGrain && \
-                                                  outer_count > 1)
+                                              outer_count > 1)
   for (int64_t o = 0; o < outer_count; ++o) {
     int64_t base = 0;
     int64_t rest = o;
@@ -44,8 +44,8 @@ void sum_reduce(int outer_rank, const int64_t* outer_shape, const int64_t* outer
 }
 
 template <typename T>
-void max_reduce(int64_t outer_count, const int64_t* outer_offsets, int64_t count,
-                int64_t stride, const T* x, T* values, int64_t* indices) {
+void max_reduce(int64_t outer_count, const int64_t* outer_offsets, int64_t count, int64_t stride,
+                const T* x, T* values, int64_t* indices) {
 #pragma omp parallel for schedule(static) if (outer_count * count >= kParallelGrain)
   for (int64_t o = 0; o < outer_count; ++o) {
     const T* row = x + outer_offsets[o];
@@ -69,7 +69,7 @@ template void sum_reduce<double>(int, const int64_t*, const int64_t*, int, const
                                  const int64_t*, const double*, double*);
 template void max_reduce<float>(int64_t, const int64_t*, int64_t, int64_t, const float*, float*,
                                 int64_t*);
-template void max_reduce<double>(int64_t, const int64_t*, int64_t, int64_t, const double*,
-                                 double*, int64_t*);
+template void max_reduce<double>(int64_t, const int64_t*, int64_t, int64_t, const double*, double*,
+                                 int64_t*);
 
 }  // namespace strand::kernels::cpu

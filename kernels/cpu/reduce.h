@@ -17,7 +17,7 @@ void sum_reduce(int outer_rank, const int64_t* outer_shape, const int64_t* outer
 /// For each outer position o: values[o] = max_i x[o, i], indices[o] = first argmax i, over
 /// `count` elements spaced `stride` apart. NaN propagates (a NaN wins, as in PyTorch).
 template <typename T>
-void max_reduce(int64_t outer_count, const int64_t* outer_offsets, int64_t count,
-                int64_t stride, const T* x, T* values, int64_t* indices);
+void max_reduce(int64_t outer_count, const int64_t* outer_offsets, int64_t count, int64_t stride,
+                const T* x, T* values, int64_t* indices);
 
 }  // namespace strand::kernels::cpu

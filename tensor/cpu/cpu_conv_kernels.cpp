@@ -1,8 +1,8 @@
 // CPU kernels for Conv1D: dense, one-hot gather, and the fused Conv1D+ReLU+GlobalMaxPool.
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
-#include "tensor/cpu/cpu_kernel_registration.h"
 #include "tensor/conv_geometry.h"
+#include "tensor/cpu/cpu_kernel_registration.h"
 #include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
@@ -35,8 +35,8 @@ void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Co
   });
 }
 
-void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x,
-                                const Conv1dParams& params, Tensor& grad_w) {
+void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const Conv1dParams& params,
+                                Tensor& grad_w) {
   const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous();
   dispatch_floating(x.dtype(), "conv1d_backward_weight", [&]<typename T>() {

@@ -48,8 +48,8 @@ void binary_cpu(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out
   dispatch_floating(out.dtype(), "binary", [&]<typename T>() {
     auto run = [&](auto f) {
       map_binary(static_cast<int>(out.dim()), out.shape().data(), a_view.data<T>(),
-                 a_view.strides().data(), b_view.data<T>(), b_view.strides().data(),
-                 out.data<T>(), out.strides().data(), f);
+                 a_view.strides().data(), b_view.data<T>(), b_view.strides().data(), out.data<T>(),
+                 out.strides().data(), f);
     };
     switch (kind) {
       case BinaryOpKind::kAdd:

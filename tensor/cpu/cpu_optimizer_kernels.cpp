@@ -15,9 +15,9 @@ T* optional_data(Tensor& t) {
 void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
                      const AdamParams& p) {
   dispatch_floating(param.dtype(), "adam_update", [&]<typename T>() {
-    kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
-                                 exp_avg.data<T>(), exp_avg_sq.data<T>(), p.lr, p.beta1, p.beta2,
-                                 p.eps, p.weight_decay, p.step);
+    kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(), exp_avg.data<T>(),
+                                 exp_avg_sq.data<T>(), p.lr, p.beta1, p.beta2, p.eps,
+                                 p.weight_decay, p.step);
   });
 }
 

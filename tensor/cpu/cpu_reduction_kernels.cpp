@@ -54,8 +54,7 @@ void max_cpu(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
   });
 }
 
-void max_backward_cpu(const Tensor& grad_out, const Tensor& indices, int64_t dim,
-                      Tensor& grad_in) {
+void max_backward_cpu(const Tensor& grad_out, const Tensor& indices, int64_t dim, Tensor& grad_in) {
   const std::vector<int64_t> offsets = line_offsets(grad_in, dim);
   const Tensor grad = grad_out.contiguous();
   const Tensor index = indices.contiguous();

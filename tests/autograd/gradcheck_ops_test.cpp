@@ -72,8 +72,7 @@ TEST_CASE("gradcheck div (broadcast, non-contiguous)") {
 }
 
 TEST_CASE("gradcheck affine") {
-  expect_gradcheck([](auto& v) { return affine(v[0], -2.5, 0.3); },
-                   {transposed_param({3, 4}, 17)});
+  expect_gradcheck([](auto& v) { return affine(v[0], -2.5, 0.3); }, {transposed_param({3, 4}, 17)});
 }
 
 TEST_CASE("gradcheck neg") {
@@ -128,7 +127,8 @@ TEST_CASE("gradcheck max") {
 }
 
 TEST_CASE("gradcheck matmul") {
-  expect_gradcheck([](auto& v) { return matmul(v[0], v[1]); }, {param({3, 4}, 35), param({4, 2}, 36)});
+  expect_gradcheck([](auto& v) { return matmul(v[0], v[1]); },
+                   {param({3, 4}, 35), param({4, 2}, 36)});
   expect_gradcheck([](auto& v) { return matmul(v[0], v[1]); },
                    {transposed_param({3, 4}, 37), transposed_param({4, 5}, 38)});
 }
@@ -147,8 +147,11 @@ TEST_CASE("gradcheck slice") {
 }
 
 TEST_CASE("gradcheck concat") {
-  expect_gradcheck([](auto& v) { return concat({v[0], v[1]}, 1); },
-                   {param({2, 3}, 43), transposed_param({2, 2}, 44)});
+  expect_gradcheck(
+      [](auto& v) {
+        return concat({v[0], v[1]}, 1);
+      },
+      {param({2, 3}, 43), transposed_param({2, 2}, 44)});
 }
 
 TEST_CASE("gradcheck chunk") {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The README's two commands in one script:
+#   bash scripts/quickstart.sh run    install what is missing, build, run the default job
+#   bash scripts/quickstart.sh test   install what is missing, build, pass the tests
+# Packages come from Debian (apt-get, idempotent: only missing ones are installed). The CUDA
+# toolkit is used when nvcc is found (/usr/local/cuda); GPU tests skip without a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-run}"
+build_dir="${STRAND_BUILD_DIR:-build}"
+jobs="$(nproc)"
+
+packages=(build-essential cmake pkg-config git clang-format libhts-dev zlib1g-dev doctest-dev
+          libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev openmpi-bin)
+
+install_missing() {
+  local missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+  fi
+}
+
+configure_and_build() {
+  if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$build_dir" -j "$jobs"
+}
+
+case "$mode" in
+  run)
+    install_missing
+    configure_and_build
+    shift || true
+    if [ -x "$build_dir/cli/strand" ]; then
+      "$build_dir/cli/strand" train "$@"
+    else
+      "$build_dir/bench/e2e_reference_model" "$@"
+    fi
+    ;;
+  test)
+    install_missing
+    configure_and_build
+    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac
