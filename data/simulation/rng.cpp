@@ -1,0 +1,88 @@
+// xoshiro256** (Blackman & Vigna) and sampling helpers.
+#include "data/simulation/rng.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace strand::data {
+namespace {
+
+constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Rng::Rng(std::uint64_t seed) {
+  for (auto& word : s_) {
+    word = splitmix64(seed);
+  }
+}
+
+std::uint64_t Rng::next_u64() {
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() {
+  // Top 53 bits scaled by 2^-53: exact, so identical everywhere.
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
+
+std::uint64_t Rng::uniform_int(std::uint64_t n) {
+  if (n == 0) {
+    throw std::invalid_argument("Rng::uniform_int: n must be positive");
+  }
+  // Reject the top partial block of 2^64 so every residue is equally likely.
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
+                              (std::numeric_limits<std::uint64_t>::max() % n + 1) % n;
+  std::uint64_t x = next_u64();
+  while (x > limit) {
+    x = next_u64();
+  }
+  return x % n;
+}
+
+bool Rng::bernoulli(double p) { return uniform() < p; }
+
+std::size_t Rng::categorical(std::span<const double> weights) {
+  double total = 0.0;
+  for (const double w : weights) {
+    if (!(w >= 0.0)) {
+      throw std::invalid_argument("Rng::categorical: weights must be non-negative");
+    }
+    total += w;
+  }
+  if (!(total > 0.0)) {
+    throw std::invalid_argument("Rng::categorical: weights must have a positive sum");
+  }
+  const double target = uniform() * total;
+  double cumulative = 0.0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    cumulative += weights[i];
+    if (target < cumulative) {
+      return i;
+    }
+  }
+  // Rounding can leave target == total; return the last category with non-zero weight.
+  for (std::size_t i = weights.size(); i-- > 0;) {
+    if (weights[i] > 0.0) {
+      return i;
+    }
+  }
+  return weights.size() - 1;  // unreachable: total > 0 implies a positive weight
+}
+
+}  // namespace strand::data
