@@ -100,7 +100,7 @@ TEST_CASE("default config is DragoNN's TAL1 benchmark and splits 12800/3200/4000
   }
 }
 
-TEST_CASE("same seed gives the same dataset; different seeds differ") {
+TEST_CASE("same seed gives the same dataset, different seeds differ") {
   const auto a = strand::data::simulate_single_motif_detection(tal1(), small_config(11));
   const auto b = strand::data::simulate_single_motif_detection(tal1(), small_config(11));
   const auto c = strand::data::simulate_single_motif_detection(tal1(), small_config(12));
@@ -115,7 +115,7 @@ TEST_CASE("same seed gives the same dataset; different seeds differ") {
   CHECK(dataset_hash(a) == 4904839123084401057ull);
 }
 
-TEST_CASE("negatives are background with GC fraction 0.4; only codes 0..3 occur") {
+TEST_CASE("negatives are background with GC fraction 0.4, only codes 0..3 occur") {
   auto config = small_config(3);
   const auto ds = strand::data::simulate_single_motif_detection(tal1(), config);
   std::array<double, 4> counts{};
