@@ -48,7 +48,12 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   config.validate();
   FastaOptions fasta_options;
   fasta_options.index_path = config.fasta_index;
-  if (!config.fasta_index.empty()) fasta_options.gzi_path = config.fasta_index + ".gzi";
+  if (!config.fasta_index.empty()) {
+    // "x.fa.gz.fai" -> "x.fa.gz.gzi", next to the .fai like samtools places them.
+    const std::string& fai = config.fasta_index;
+    const bool has_suffix = fai.size() > 4 && fai.ends_with(".fai");
+    fasta_options.gzi_path = (has_suffix ? fai.substr(0, fai.size() - 4) : fai) + ".gzi";
+  }
   FastaReader reader(config.fasta, fasta_options);
   if (config.format == "records") {
     return std::make_shared<RecordSource>(reader, config.intervals, config.window);

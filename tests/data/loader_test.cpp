@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
@@ -318,4 +319,20 @@ TEST_CASE("make_loader: FASTA + BED, streaming and in-memory give the same batch
   CHECK(a.batches == 4);
   CHECK(a.indices == b.indices);
   CHECK(a.codes == b.codes);
+}
+
+TEST_CASE("make_loader: fasta_index puts .fai and .gzi of a BGZF FASTA elsewhere") {
+  TempDir data_dir;
+  TempDir index_dir;
+  LoaderConfig c;
+  c.fasta = data_dir.copy_in(shared_file("genomes/yeast_small.fa.gz"), "y.fa.gz");
+  c.fasta_index = index_dir.file("y.fa.gz.fai");
+  c.intervals = data_dir.write("i.bed", "chrI\t100\t200\t1\nchrII\t300\t400\t0\n");
+  c.window = 50;
+  c.batch_size = 2;
+  const auto loader = make_loader(c);
+  CHECK(loader->steps_per_epoch() == 1);
+  CHECK(std::filesystem::exists(index_dir.file("y.fa.gz.fai")));
+  CHECK(std::filesystem::exists(index_dir.file("y.fa.gz.gzi")));
+  CHECK_FALSE(std::filesystem::exists(c.fasta + ".fai"));
 }
