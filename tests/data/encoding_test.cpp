@@ -24,7 +24,7 @@ TEST_CASE("lowercase is upper-cased and reported in the lower mask") {
   CHECK(mask == std::vector<uint8_t>{0, 0, 1, 1, 0, 1});
 }
 
-TEST_CASE("reverse complement swaps A/T and C/G, keeps N, reverses the mask") {
+TEST_CASE("reverse complement swaps A/T and C/G keeps N reverses the mask") {
   auto codes = encode("AACGTN");
   std::vector<uint8_t> mask = {1, 0, 0, 0, 0, 0};
   reverse_complement(codes.data(), codes.size(), mask.data());
@@ -34,7 +34,7 @@ TEST_CASE("reverse complement swaps A/T and C/G, keeps N, reverses the mask") {
   CHECK(decode(codes.data(), codes.size()) == "AACGTN");
 }
 
-TEST_CASE("one_hot gives (B, 4, L) with zero columns for N") {
+TEST_CASE("one_hot gives (B 4 L) with zero columns for N") {
   const auto codes = encode(
       "ACGN"
       "TTAA");  // (2, 4)

@@ -68,7 +68,7 @@ TEST_CASE("ce.fa regions are identical to samtools faidx") {
   check_against_samtools(reader.clone(), "ce_samtools_regions.tsv");
 }
 
-TEST_CASE("BGZF yeast_small.fa.gz: index like samtools, regions identical") {
+TEST_CASE("BGZF yeast_small.fa.gz: index like samtools regions identical") {
   TempDir dir;
   const std::string fa = dir.copy_in(shared_file("genomes/yeast_small.fa.gz"), "y.fa.gz");
   FastaReader reader(fa);
@@ -95,7 +95,7 @@ TEST_CASE("faidx edge cases: the built index matches htslib's expected index") {
   CHECK(tmp_files == 0);
 }
 
-TEST_CASE("'> name' headers are rejected by default, naming the line") {
+TEST_CASE("'> name' headers are rejected by default naming the line") {
   TempDir dir;
   const std::string fa = dir.write("space.fa", ">chr1\nACGT\n> chr2 desc\nACGT\n");
   CHECK_THROWS_WITH_AS(FastaReader{fa}, doctest::Contains("space.fa:3: FASTA header '> chr2 desc'"),
@@ -111,7 +111,7 @@ TEST_CASE("CRLF FASTA is read without carriage returns") {
   CHECK(reader.fetch("b", 0, 2) == "GG");
 }
 
-TEST_CASE("a stale .fai (older than the FASTA) is rebuilt, or rejected on request") {
+TEST_CASE("a stale .fai (older than the FASTA) is rebuilt or rejected on request") {
   TempDir dir;
   const std::string fa = dir.write("s.fa", ">a\nACGT\n");
   { FastaReader first(fa); }
@@ -149,7 +149,7 @@ TEST_CASE("a missing index is an error when building is disabled") {
                        DataError);
 }
 
-TEST_CASE("an unwritable index directory is named, with a way out") {
+TEST_CASE("an unwritable index directory is named with a way out") {
   TempDir dir;
   const std::string fa = dir.write("u.fa", ">a\nACGT\n");
   FastaOptions options;

@@ -23,7 +23,7 @@ std::vector<Contig> genome() { return {{"chr1", 1000}, {"chr2", 500}}; }
 
 }  // namespace
 
-TEST_CASE("BED with CRLF, blank lines, comments and a label column") {
+TEST_CASE("BED with CRLF blank lines comments and a label column") {
   TempDir dir;
   const auto set =
       read_bed(dir, "track name=x\r\n# comment\r\nchr1\t10\t20\t1\r\n\r\n  \nchr2\t5\t9\t0.5\r\n");
@@ -37,7 +37,7 @@ TEST_CASE("BED with CRLF, blank lines, comments and a label column") {
   CHECK(set.stats.lines == 6);
 }
 
-TEST_CASE("BED errors name file, line, expectation and finding") {
+TEST_CASE("BED errors name file line expectation and finding") {
   TempDir dir;
   CHECK_THROWS_WITH_AS(read_bed(dir, "chr1\t10\t20\t1\nchr1\t-5\t20\t1\n"),
                        doctest::Contains("in.bed:2: start -5 is negative"), DataError);
@@ -111,7 +111,7 @@ TEST_CASE("narrowPeak: summit and signalValue label") {
       doctest::Contains("q.narrowPeak:1: narrowPeak needs 10 columns, found 7"), DataError);
 }
 
-TEST_CASE("DREAM TSV: B/U/A per cell type, ambiguous masked") {
+TEST_CASE("DREAM TSV: B/U/A per cell type ambiguous masked") {
   TempDir dir;
   IntervalReadOptions options;
   options.format = IntervalFormat::kDreamTsv;
@@ -135,7 +135,7 @@ TEST_CASE("DREAM TSV: B/U/A per cell type, ambiguous masked") {
       doctest::Contains("m.tsv:2: missing label column 4"), DataError);
 }
 
-TEST_CASE("interval format names parse, unknown ones are rejected") {
+TEST_CASE("interval format names parse unknown ones are rejected") {
   CHECK(parse_interval_format("narrowPeak") == IntervalFormat::kNarrowPeak);
   CHECK(parse_interval_format("BED") == IntervalFormat::kBed);
   CHECK_THROWS_WITH_AS(parse_interval_format("gff"), doctest::Contains("unknown interval format"),

@@ -82,7 +82,7 @@ class FailingSource : public ArraySource {
 
 }  // namespace
 
-TEST_CASE("batches are identical for 1, 2 and 4 worker threads") {
+TEST_CASE("batches are identical for 1 2 and 4 worker threads") {
   const auto source = make_array(203);
   DataLoader one(source, augmenting_options(1));
   const Epoch reference = run_epoch(one, 3);
@@ -97,7 +97,7 @@ TEST_CASE("batches are identical for 1, 2 and 4 worker threads") {
   }
 }
 
-TEST_CASE("augmentation is reproducible per (seed, epoch, index) and applied as drawn") {
+TEST_CASE("augmentation is reproducible per (seed epoch index) and applied as drawn") {
   const auto source = make_array(50);
   LoaderOptions o = augmenting_options(2);
   o.augment.substitution_rate = 0.0;
@@ -137,7 +137,7 @@ TEST_CASE("substitution noise changes about the requested fraction of bases") {
   CHECK(changed < 11000);
 }
 
-TEST_CASE("shuffle depends on seed and epoch, and covers every sample once") {
+TEST_CASE("shuffle depends on seed and epoch and covers every sample once") {
   const auto source = make_array(100);
   DataLoader loader(source, augmenting_options(2));
   const Epoch e0 = run_epoch(loader, 0);
@@ -175,7 +175,7 @@ TEST_CASE("balanced batches hold equal counts per class") {
   CHECK(loader.steps_per_epoch() == 10);
 }
 
-TEST_CASE("sharding: ranks are disjoint, cover the data and take the same number of steps") {
+TEST_CASE("sharding: ranks are disjoint cover the data and take the same number of steps") {
   const auto source = make_array(103);
   std::vector<int64_t> all;
   std::vector<int64_t> steps;
@@ -227,7 +227,7 @@ TEST_CASE("both strands: every sample forward then reverse complemented") {
   }
 }
 
-TEST_CASE("a worker's exception reaches next() for its batch, earlier batches still arrive") {
+TEST_CASE("a worker's exception reaches next() for its batch earlier batches still arrive") {
   auto base = make_array(64);
   LoaderOptions o;
   o.sampler.batch_size = 8;
@@ -297,7 +297,7 @@ TEST_CASE("LoaderConfig.validate names the offending field") {
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("unknown interval format 'gff'"), DataError);
 }
 
-TEST_CASE("make_loader: FASTA + BED, streaming and in-memory give the same batches") {
+TEST_CASE("make_loader: FASTA + BED streaming and in-memory give the same batches") {
   TempDir dir;
   LoaderConfig c;
   c.fasta = dir.copy_in(shared_file("genomes/ce.fa"), "ce.fa");

@@ -72,7 +72,7 @@ TEST_CASE("interval windows: in-memory and streaming give the same bases as the 
   CHECK_THROWS_AS(fetch_text(memory, 0, 26), DataError);
 }
 
-TEST_CASE("interval windows: narrowPeak summits centre the window; short contigs pad N") {
+TEST_CASE("interval windows: narrowPeak summits centre the window and short contigs pad N") {
   TempDir dir;
   const std::string fa = dir.write("s.fa", ">tiny\nACGTACGTAC\n>big\nAAAAACCCCCGGGGGTTTTT\n");
   IntervalReadOptions read;
@@ -92,7 +92,7 @@ TEST_CASE("interval windows: narrowPeak summits centre the window; short contigs
   CHECK(fetch_text(padded_streaming, 1, 0) == "ACGTACGTACNNNN");
 }
 
-TEST_CASE("records + label TSV: header, masking, crop and pad, errors") {
+TEST_CASE("records + label TSV: header masking crop and pad errors") {
   TempDir dir;
   const std::string fa = dir.write("r.fa", ">s1\nAACCGGTT\n>s2\nacgt\n>s3\nTTTTGGGG\n");
   FastaReader reader(fa);
