@@ -1,0 +1,40 @@
+// Batch: one batch of encoded sequences and labels, in a single allocation from a pluggable
+// allocator (so a CUDA backend can hand out pinned host memory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace strand::data {
+
+/// Allocation hook for batch buffers. allocate(bytes) must return memory aligned to at least
+/// 64 bytes (or throw); release(ptr, bytes) frees it. Empty functions mean the default
+/// (aligned operator new/delete).
+struct BatchAllocator {
+  std::function<void*(size_t)> allocate;
+  std::function<void(void*, size_t)> release;
+};
+
+/// A plain batch. All arrays are contiguous, row-major, and owned by `storage`.
+struct Batch {
+  int64_t size = 0;         ///< B (the last batch of an epoch may be smaller)
+  int64_t length = 0;       ///< L
+  int64_t num_targets = 0;  ///< T
+  uint64_t epoch = 0;
+  int64_t step = 0;                 ///< batch number within the epoch for this rank
+  uint8_t* codes = nullptr;         ///< (B, L) base codes 0..4
+  float* labels = nullptr;          ///< (B, T); 0.0 where label_mask is 0
+  uint8_t* label_mask = nullptr;    ///< (B, T) 1 = valid label, 0 = ambiguous
+  uint8_t* lower_mask = nullptr;    ///< (B, L) 1 = soft-masked base; null unless requested
+  int64_t* sample_index = nullptr;  ///< (B) index of each row in the source
+  uint8_t* reverse = nullptr;       ///< (B) 1 where the row was reverse complemented
+  std::shared_ptr<void> storage;    ///< owns every array above
+};
+
+/// Allocates a batch with room for B rows through `allocator`.
+Batch allocate_batch(int64_t batch_size, int64_t length, int64_t num_targets, bool lower_mask,
+                     const BatchAllocator& allocator = {});
+
+}  // namespace strand::data

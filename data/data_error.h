@@ -1,0 +1,16 @@
+// DataError: the one exception type the data loader throws for bad input or I/O failure.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace strand::data {
+
+/// Thrown for unreadable, malformed or inconsistent input. The message names the file,
+/// the line (where there is one), what was expected and what was found.
+class DataError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace strand::data

@@ -1,0 +1,168 @@
+// DataLoader: ordered, bounded, multi-threaded batch production with error propagation.
+#include "data/data_loader.h"
+
+#include <algorithm>
+
+#include "data/data_error.h"
+#include "data/encoding.h"
+#include "data/rng.h"
+#include "fmt/format.h"
+
+namespace strand::data {
+
+SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
+                           int64_t index) {
+  SampleAugment a;
+  a.key = mix_key(seed, epoch, static_cast<uint64_t>(index));
+  CounterRng rng(a.key);
+  const uint64_t span = static_cast<uint64_t>(2 * options.max_shift + 1);
+  a.shift = static_cast<int64_t>(rng.below(span)) - options.max_shift;
+  a.reverse = rng.uniform() < options.rc_probability;
+  return a;
+}
+
+void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t length) {
+  if (rate <= 0.0) return;
+  CounterRng rng(splitmix64(key ^ 0x5355425354ULL));
+  for (int64_t i = 0; i < length; ++i) {
+    if (rng.uniform() < rate && codes[i] < kNumBases) {
+      codes[i] = static_cast<uint8_t>((codes[i] + 1 + rng.below(3)) % kNumBases);
+    }
+  }
+}
+
+DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options)
+    : source_(std::move(source)), options_(std::move(options)) {
+  if (!source_) throw DataError("DataLoader: source is null");
+  if (options_.threads < 1 || options_.prefetch_depth < 1) {
+    throw DataError(fmt::format("DataLoader: threads ({}) and prefetch_depth ({}) must be >= 1",
+                                options_.threads, options_.prefetch_depth));
+  }
+  const AugmentOptions& a = options_.augment;
+  if (a.max_shift < 0 || a.rc_probability < 0 || a.rc_probability > 1 || a.substitution_rate < 0 ||
+      a.substitution_rate > 1) {
+    throw DataError(
+        fmt::format("DataLoader: need max_shift >= 0 and probabilities in [0, 1], "
+                    "got max_shift {}, rc_probability {}, substitution_rate {}",
+                    a.max_shift, a.rc_probability, a.substitution_rate));
+  }
+  if (options_.lower_mask && !source_->has_lower_mask()) {
+    throw DataError(
+        "DataLoader: lower_mask requested but the source keeps no soft-mask "
+        "information (enable lower_mask on the source)");
+  }
+  if (options_.sampler.balanced) {
+    classes_.resize(static_cast<size_t>(source_->size()));
+    for (int64_t i = 0; i < source_->size(); ++i) {
+      classes_[static_cast<size_t>(i)] = static_cast<uint8_t>(sample_class(*source_, i));
+    }
+  }
+  // The plan size does not depend on the epoch, so epoch 0 gives the step count.
+  steps_per_epoch_ = plan_epoch(source_->size(), classes_, options_.sampler, 0).steps;
+  window_ = std::max(options_.prefetch_depth, options_.threads);
+  source_->prepare_workers(options_.threads);
+  for (int w = 0; w < options_.threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+}
+
+DataLoader::~DataLoader() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void DataLoader::start_epoch(uint64_t epoch) {
+  auto plan = std::make_shared<Plan>();
+  plan->epoch_plan = plan_epoch(source_->size(), classes_, options_.sampler, epoch);
+  plan->epoch = epoch;
+  {
+    std::lock_guard lock(mutex_);
+    plan->generation = ++generation_;
+    plan_ = std::move(plan);
+    next_claim_ = 0;
+    next_deliver_ = 0;
+    ready_.clear();
+  }
+  work_cv_.notify_all();
+}
+
+std::optional<Batch> DataLoader::next() {
+  bool started = false;
+  {
+    std::lock_guard lock(mutex_);
+    started = plan_ != nullptr;
+  }
+  if (!started) start_epoch(0);
+  std::unique_lock lock(mutex_);
+  if (next_deliver_ >= plan_->epoch_plan.steps) return std::nullopt;
+  const int64_t step = next_deliver_;
+  ready_cv_.wait(lock, [&] { return ready_.count(step) != 0; });
+  Result result = std::move(ready_.at(step));
+  ready_.erase(step);
+  ++next_deliver_;
+  lock.unlock();
+  work_cv_.notify_all();
+  if (result.error) std::rethrow_exception(result.error);
+  return std::move(result.batch);
+}
+
+void DataLoader::worker_loop(int worker) {
+  while (true) {
+    std::shared_ptr<const Plan> plan;
+    int64_t step = 0;
+    {
+      std::unique_lock lock(mutex_);
+      work_cv_.wait(lock, [&] {
+        return stop_ || (plan_ && next_claim_ < plan_->epoch_plan.steps &&
+                         next_claim_ < next_deliver_ + window_);
+      });
+      if (stop_) return;
+      plan = plan_;
+      step = next_claim_++;
+    }
+    Result result;
+    try {
+      result.batch = build_batch(*plan, step, worker);
+    } catch (...) {
+      result.error = std::current_exception();
+    }
+    if (stop_) return;
+    {
+      std::lock_guard lock(mutex_);
+      if (plan->generation != generation_) continue;  // a newer epoch replaced this plan
+      ready_.emplace(step, std::move(result));
+    }
+    ready_cv_.notify_all();
+  }
+}
+
+Batch DataLoader::build_batch(const Plan& plan, int64_t step, int worker) const {
+  const EpochPlan& p = plan.epoch_plan;
+  const int64_t begin = p.batch_begin(step);
+  const int64_t rows = p.batch_end(step) - begin;
+  const int64_t l = source_->length();
+  const int64_t t = source_->num_targets();
+  Batch batch = allocate_batch(rows, l, t, options_.lower_mask, options_.allocator);
+  batch.epoch = plan.epoch;
+  batch.step = step;
+  const uint64_t seed = options_.sampler.seed;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (stop_) break;  // shutting down: the batch is discarded
+    const PlanItem& item = p.items[static_cast<size_t>(begin + r)];
+    SampleAugment a = draw_augment(options_.augment, seed, plan.epoch, item.index);
+    if (item.strand != ItemStrand::kRandom) a.reverse = item.strand == ItemStrand::kReverse;
+    uint8_t* codes = batch.codes + r * l;
+    uint8_t* lower = batch.lower_mask != nullptr ? batch.lower_mask + r * l : nullptr;
+    source_->fetch(item.index, a.shift, codes, lower, worker);
+    if (a.reverse) reverse_complement(codes, static_cast<size_t>(l), lower);
+    apply_substitutions(options_.augment.substitution_rate, a.key, codes, l);
+    source_->labels(item.index, batch.labels + r * t, batch.label_mask + r * t);
+    batch.sample_index[r] = item.index;
+    batch.reverse[r] = a.reverse ? 1 : 0;
+  }
+  return batch;
+}
+
+}  // namespace strand::data

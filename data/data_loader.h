@@ -1,0 +1,101 @@
+// DataLoader: worker threads build augmented batches from a SequenceSource into a bounded,
+// ordered queue.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "data/batch.h"
+#include "data/sampler.h"
+#include "data/sequence_source.h"
+
+namespace strand::data {
+
+/// Per-sample augmentation. Every draw comes from CounterRng(mix_key(seed, epoch, index)) in
+/// a fixed order (shift, strand, substitutions), so a sample's augmentation depends only on
+/// (seed, epoch, sample index).
+struct AugmentOptions {
+  int64_t max_shift = 0;         ///< jitter J: shift uniform in [-J, J], kept inside the contig
+  double rc_probability = 0.0;   ///< probability of reverse complementing (labels unchanged)
+  double substitution_rate = 0;  ///< per-base probability of replacing A/C/G/T by another base
+};
+
+struct LoaderOptions {
+  SamplerOptions sampler;
+  AugmentOptions augment;
+  int threads = 1;           ///< worker threads (>= 1)
+  int prefetch_depth = 2;    ///< batches built ahead of the consumer: max(depth, threads)
+  bool lower_mask = false;   ///< fill Batch::lower_mask (source must support it)
+  BatchAllocator allocator;  ///< batch buffer allocation hook (pinned memory later)
+};
+
+/// Applies AugmentOptions to one fetched sample: writes the shift to use before fetching and
+/// whether to reverse complement; substitutions are applied by apply_substitutions().
+struct SampleAugment {
+  int64_t shift = 0;
+  bool reverse = false;
+  uint64_t key = 0;  // seeds the substitution stream
+};
+SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
+                           int64_t index);
+void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t length);
+
+/// Batches come out of next() in the plan's order whatever the thread count. A worker's
+/// exception is rethrown by next() for the batch it was building; the destructor stops and
+/// joins the workers promptly, also mid-epoch.
+class DataLoader {
+ public:
+  DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options);
+  ~DataLoader();
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  /// Starts (or restarts) epoch `epoch`: discards batches of the previous plan.
+  void start_epoch(uint64_t epoch);
+  /// Next batch of the current epoch (epoch 0 if none was started); nullopt at its end.
+  std::optional<Batch> next();
+  /// Batches per epoch for this rank (the same for every epoch and rank).
+  int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  const SequenceSource& source() const { return *source_; }
+
+ private:
+  struct Plan {
+    EpochPlan epoch_plan;
+    uint64_t epoch = 0;
+    uint64_t generation = 0;
+  };
+  struct Result {
+    std::optional<Batch> batch;
+    std::exception_ptr error;
+  };
+
+  void worker_loop(int worker);
+  Batch build_batch(const Plan& plan, int64_t step, int worker) const;
+
+  std::shared_ptr<SequenceSource> source_;
+  LoaderOptions options_;
+  std::vector<uint8_t> classes_;
+  int64_t steps_per_epoch_ = 0;
+  int window_ = 1;
+
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  std::condition_variable ready_cv_;
+  std::shared_ptr<const Plan> plan_;  // guarded by mutex_
+  int64_t next_claim_ = 0;
+  int64_t next_deliver_ = 0;
+  uint64_t generation_ = 0;
+  std::map<int64_t, Result> ready_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace strand::data

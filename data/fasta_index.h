@@ -1,0 +1,64 @@
+// FASTA index management: find, validate (staleness) and atomically build .fai/.gzi files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strand::data {
+
+/// What to do with an index that is older than its FASTA or does not match it.
+enum class StaleIndexPolicy {
+  kRebuild,  ///< build a fresh index (atomically) next to the old one
+  kError,    ///< throw DataError naming the index and why it is stale
+};
+
+/// Where the index lives and how strict to be when opening a FASTA.
+struct FastaOptions {
+  /// .fai path; empty means "<fasta>.fai". Point it at a writable directory when the FASTA
+  /// sits in a read-only one.
+  std::string index_path;
+  /// .gzi path for BGZF input; empty means "<fasta>.gzi".
+  std::string gzi_path;
+  /// Build a missing index (otherwise a missing index is an error).
+  bool build_missing_index = true;
+  StaleIndexPolicy stale_index = StaleIndexPolicy::kRebuild;
+  /// htslib reads "> chr1" as record "chr1" and ">" as an empty name; other tools disagree, so
+  /// such headers are an error by default. Checked whenever strand builds the index.
+  bool allow_loose_headers = false;
+};
+
+/// One line of a .fai file.
+struct FaiEntry {
+  std::string name;
+  int64_t length = 0;
+  int64_t offset = 0;
+  int64_t line_bases = 0;
+  int64_t line_width = 0;
+};
+
+/// Resolved index locations for a FASTA, after ensure_fasta_index().
+struct FastaIndexPaths {
+  std::string fai;
+  std::string gzi;  ///< empty for an uncompressed FASTA
+  bool bgzf = false;
+  bool built = false;  ///< true when this call (re)built the index
+};
+
+/// Checks that `fasta` is readable (plain or BGZF, not plain gzip, not truncated), then makes
+/// sure a current index exists: builds a missing one, rebuilds or rejects a stale one.
+/// Throws DataError with the file, the problem and a suggested fix.
+FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options = {});
+
+/// Builds fai (and gzi for BGZF) with htslib's fai_build3, writing temporary files in the
+/// target directories and renaming them into place, so readers never see a partial index.
+void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi);
+
+/// Reads a .fai file. Throws DataError naming the file and line for malformed lines.
+std::vector<FaiEntry> read_fai(const std::string& fai);
+
+/// Scans FASTA headers and throws DataError naming the line for ">" followed by whitespace
+/// or nothing (see FastaOptions::allow_loose_headers).
+void check_fasta_headers(const std::string& fasta);
+
+}  // namespace strand::data

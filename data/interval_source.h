@@ -1,0 +1,66 @@
+// IntervalSource: windows around labelled intervals of an indexed FASTA, held in memory as
+// codes or streamed from the file per sample.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/fasta_reader.h"
+#include "data/intervals.h"
+#include "data/sequence_source.h"
+
+namespace strand::data {
+
+struct IntervalSourceOptions {
+  int64_t window = 1000;    ///< L: bases per sample, centred on the interval
+  int64_t max_shift = 0;    ///< largest |shift| fetch() will be asked for (jitter J)
+  bool use_summit = true;   ///< centre on the narrowPeak summit when present
+  bool streaming = false;   ///< fetch from the file per sample instead of holding codes
+  bool lower_mask = false;  ///< keep soft-mask information for fetch(lower_mask)
+  BadIntervalPolicy policy = BadIntervalPolicy::kError;
+};
+
+/// Samples are intervals; sample i is the L-base window centred on interval i (or its summit),
+/// moved by the jitter shift and kept inside the contig (a contig shorter than L is padded
+/// with N). In-memory mode stores each window plus J bases of flank per side as codes (about
+/// N * (L + 2J) bytes); streaming mode keeps only the intervals and opens one faidx handle per
+/// worker, so memory does not grow with the sequence held.
+class IntervalSource : public SequenceSource {
+ public:
+  /// Validates the intervals against the FASTA (policy from options) and, in memory mode,
+  /// loads the windows.
+  IntervalSource(FastaReader reader, IntervalSet intervals, const IntervalSourceOptions& options);
+
+  int64_t size() const override { return static_cast<int64_t>(samples_.size()); }
+  int64_t length() const override { return options_.window; }
+  int64_t num_targets() const override { return intervals_.num_targets(); }
+  void prepare_workers(int n) override;
+  void fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t* lower_mask,
+             int worker) const override;
+  void labels(int64_t index, float* out, uint8_t* mask) const override;
+  bool has_lower_mask() const override { return options_.lower_mask || options_.streaming; }
+
+  const IntervalSet& intervals() const { return intervals_; }
+  const IntervalStats& stats() const { return intervals_.stats; }
+  /// Bytes of sequence held in memory (0 in streaming mode).
+  size_t resident_bytes() const { return pool_.size(); }
+
+ private:
+  struct Sample {
+    int contig = 0;
+    int64_t centre = 0;
+    int64_t contig_length = 0;
+    int64_t slice_start = 0;   // in-memory: genomic start of the stored slice
+    int64_t slice_length = 0;  // in-memory: bases stored
+    size_t offset = 0;         // in-memory: position of the slice in pool_
+  };
+
+  FastaReader reader_;
+  IntervalSet intervals_;
+  IntervalSourceOptions options_;
+  std::vector<Sample> samples_;
+  std::vector<uint8_t> pool_;  // in-memory codes; bit 3 set for lowercase when lower_mask
+  std::vector<FastaReader> worker_readers_;
+};
+
+}  // namespace strand::data

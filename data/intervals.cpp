@@ -1,0 +1,248 @@
+// Interval file parsing (BED / narrowPeak / DREAM TSV) and validation against a genome.
+#include "data/intervals.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "data/data_error.h"
+#include "data/text_fields.h"
+#include "fmt/format.h"
+
+namespace strand::data {
+namespace {
+
+constexpr int kNarrowPeakColumns = 10;
+constexpr int kSummitColumn = 10;  // 1-based
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_bed_comment(std::string_view line) {
+  return line.starts_with('#') || line.starts_with("track") || line.starts_with("browser");
+}
+
+// A label value: numbers, or an ambiguous marker ('.', NA, nan) -> masked.
+struct LabelValue {
+  float value = 0.0F;
+  bool valid = true;
+};
+
+LabelValue parse_numeric_label(std::string_view field, const std::string& path, int64_t line,
+                               int column) {
+  const std::string l = lower(field);
+  if (l == "." || l == "na" || l == "nan") return {0.0F, false};
+  const auto value = parse_float(field);
+  if (!value) {
+    throw DataError(fmt::format("{}:{}: label column {} must be a number (or '.', NA), found '{}'",
+                                path, line, column, field));
+  }
+  return {*value, true};
+}
+
+LabelValue parse_dream_label(std::string_view field, const std::string& path, int64_t line,
+                             int column) {
+  if (field == "B") return {1.0F, true};
+  if (field == "U") return {0.0F, true};
+  if (field == "A") return {0.0F, false};
+  throw DataError(fmt::format("{}:{}: label column {} must be B, U or A, found '{}'", path, line,
+                              column, field));
+}
+
+int64_t parse_coordinate(std::string_view field, const std::string& path, int64_t line,
+                         const char* what) {
+  const auto value = parse_int(field);
+  if (!value) {
+    throw DataError(
+        fmt::format("{}:{}: {} must be an integer, found '{}'", path, line, what, field));
+  }
+  return *value;
+}
+
+}  // namespace
+
+IntervalFormat parse_interval_format(const std::string& name) {
+  const std::string l = lower(name);
+  if (l == "bed") return IntervalFormat::kBed;
+  if (l == "narrowpeak") return IntervalFormat::kNarrowPeak;
+  if (l == "dream" || l == "tsv") return IntervalFormat::kDreamTsv;
+  throw DataError(
+      fmt::format("unknown interval format '{}': expected bed, narrowpeak or dream", name));
+}
+
+IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options) {
+  IntervalSet set;
+  set.path = path;
+  LineReader reader(path);
+  std::vector<int> columns = options.label_columns;
+  const bool dream = options.format == IntervalFormat::kDreamTsv;
+  bool have_header = !dream;
+  if (!dream) {
+    if (columns.empty()) columns = {options.format == IntervalFormat::kBed ? 4 : 7};
+    for (const int c : columns) set.target_names.push_back(fmt::format("column{}", c));
+  }
+  for (const int c : columns) {
+    if (c < 4) {
+      throw DataError(
+          fmt::format("label column {} for '{}' must be 4 or more (1-based; 1-3 "
+                      "are chrom, start, end)",
+                      c, path));
+    }
+  }
+
+  std::string line;
+  while (reader.next(line)) {
+    const int64_t n = reader.line_number();
+    if (is_blank(line)) continue;
+    const auto fields = split_tabs(line);
+    if (!have_header) {
+      if (fields.size() < 4 || lower(fields[0]) != "chrom" || lower(fields[1]) != "start" ||
+          lower(fields[2]) != "end") {
+        throw DataError(fmt::format(
+            "{}:{}: expected a header 'chrom<TAB>start<TAB>end<TAB>CELL...' with at least one "
+            "label column, found '{}'",
+            path, n, line));
+      }
+      if (columns.empty()) {
+        for (size_t i = 3; i < fields.size(); ++i) columns.push_back(static_cast<int>(i + 1));
+      }
+      for (const int c : columns) {
+        if (static_cast<size_t>(c) > fields.size()) {
+          throw DataError(
+              fmt::format("{}:{}: label column {} requested but the header has {} columns", path, n,
+                          c, fields.size()));
+        }
+        set.target_names.emplace_back(fields[static_cast<size_t>(c - 1)]);
+      }
+      have_header = true;
+      continue;
+    }
+    if (!dream && is_bed_comment(line)) continue;
+    if (fields.size() < 3) {
+      throw DataError(fmt::format(
+          "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
+          path, n, fields.size(), line));
+    }
+    Interval iv;
+    iv.contig = std::string(fields[0]);
+    iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
+    iv.end = parse_coordinate(fields[2], path, n, "end (column 3)");
+    iv.line = n;
+    if (options.format == IntervalFormat::kNarrowPeak) {
+      if (fields.size() < kNarrowPeakColumns) {
+        throw DataError(fmt::format("{}:{}: narrowPeak needs {} columns, found {}", path, n,
+                                    kNarrowPeakColumns, fields.size()));
+      }
+      const int64_t offset =
+          parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
+      if (offset >= 0) iv.summit = iv.start + offset;
+    }
+    for (const int c : columns) {
+      if (static_cast<size_t>(c) > fields.size()) {
+        throw DataError(fmt::format("{}:{}: missing label column {} (line has {} columns)", path, n,
+                                    c, fields.size()));
+      }
+    }
+    // Coordinates that are wrong whatever the genome.
+    bool keep = true;
+    if (iv.start < 0 || iv.start >= iv.end) {
+      const std::string problem =
+          iv.start < 0 ? fmt::format("start {} is negative", iv.start)
+                       : fmt::format("start {} is not before end {}", iv.start, iv.end);
+      if (options.policy == BadIntervalPolicy::kError) {
+        throw DataError(fmt::format("{}:{}: {} (expected 0 <= start < end)", path, n, problem));
+      }
+      if (options.policy == BadIntervalPolicy::kClip && iv.start < 0 && iv.end > 0) {
+        iv.start = 0;
+        ++set.stats.clipped;
+      } else {
+        keep = false;
+      }
+    }
+    if (iv.summit >= 0 && (iv.summit < iv.start || iv.summit >= iv.end)) {
+      throw DataError(fmt::format("{}:{}: summit offset {} lies outside the interval", path, n,
+                                  iv.summit - iv.start));
+    }
+    if (!keep) {
+      ++set.stats.skipped;
+      continue;
+    }
+    for (const int c : columns) {
+      const std::string_view field = fields[static_cast<size_t>(c - 1)];
+      const LabelValue v =
+          dream ? parse_dream_label(field, path, n, c) : parse_numeric_label(field, path, n, c);
+      set.labels.push_back(v.value);
+      set.label_mask.push_back(v.valid ? 1 : 0);
+      if (!v.valid) ++set.stats.masked_labels;
+    }
+    set.intervals.push_back(std::move(iv));
+  }
+  set.stats.lines = reader.line_number();
+  if (!have_header) {
+    throw DataError(
+        fmt::format("'{}' is empty: expected a header line 'chrom start end CELL...'", path));
+  }
+  if (set.intervals.empty()) {
+    throw DataError(fmt::format("'{}' contains no intervals ({} lines read, {} skipped)", path,
+                                set.stats.lines, set.stats.skipped));
+  }
+  set.stats.intervals = set.size();
+  return set;
+}
+
+void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
+                        const std::string& fasta_path, BadIntervalPolicy policy) {
+  std::unordered_map<std::string_view, int64_t> lengths;
+  for (const Contig& c : contigs) lengths.emplace(c.name, c.length);
+  const auto t = static_cast<size_t>(set.num_targets());
+  size_t kept = 0;
+  for (size_t i = 0; i < set.intervals.size(); ++i) {
+    Interval& iv = set.intervals[i];
+    const auto it = lengths.find(iv.contig);
+    bool keep = true;
+    if (it == lengths.end()) {
+      if (policy == BadIntervalPolicy::kError) {
+        throw DataError(fmt::format("{}:{}: contig '{}' is not in FASTA '{}'", set.path, iv.line,
+                                    iv.contig, fasta_path));
+      }
+      keep = false;
+    } else if (iv.end > it->second) {
+      if (policy == BadIntervalPolicy::kError) {
+        throw DataError(fmt::format("{}:{}: end {} is past the end of contig '{}' (length {})",
+                                    set.path, iv.line, iv.end, iv.contig, it->second));
+      }
+      if (policy == BadIntervalPolicy::kClip && iv.start < it->second) {
+        iv.end = it->second;
+        if (iv.summit >= iv.end) iv.summit = -1;
+        ++set.stats.clipped;
+      } else {
+        keep = false;
+      }
+    }
+    if (!keep) {
+      ++set.stats.skipped;
+      continue;
+    }
+    if (kept != i) {
+      set.intervals[kept] = std::move(iv);
+      std::copy_n(set.labels.begin() + static_cast<std::ptrdiff_t>(i * t), t,
+                  set.labels.begin() + static_cast<std::ptrdiff_t>(kept * t));
+      std::copy_n(set.label_mask.begin() + static_cast<std::ptrdiff_t>(i * t), t,
+                  set.label_mask.begin() + static_cast<std::ptrdiff_t>(kept * t));
+    }
+    ++kept;
+  }
+  set.intervals.resize(kept);
+  set.labels.resize(kept * t);
+  set.label_mask.resize(kept * t);
+  set.stats.intervals = set.size();
+  if (set.intervals.empty()) {
+    throw DataError(fmt::format("no interval of '{}' lies on a contig of '{}' ({} skipped)",
+                                set.path, fasta_path, set.stats.skipped));
+  }
+}
+
+}  // namespace strand::data

@@ -1,0 +1,119 @@
+// RecordSource: FASTA records + label TSV, held in memory as codes.
+#include "data/record_source.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "data/data_error.h"
+#include "data/text_fields.h"
+#include "data/window.h"
+#include "fmt/format.h"
+
+namespace strand::data {
+namespace {
+
+bool is_missing(std::string_view field) {
+  std::string l(field);
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l == "." || l == "na" || l == "nan";
+}
+
+}  // namespace
+
+RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_path,
+                           int64_t window)
+    : window_(window) {
+  if (window < 0) throw DataError(fmt::format("RecordSource: window {} must be >= 0", window));
+  LineReader in(labels_path);
+  std::string line;
+  size_t num_labels = 0;
+  bool first = true;
+  int64_t common_length = -1;
+  std::string first_record;
+  while (in.next(line)) {
+    const int64_t n = in.line_number();
+    if (is_blank(line)) continue;
+    const auto fields = split_tabs(line);
+    if (fields.size() < 2) {
+      throw DataError(
+          fmt::format("{}:{}: expected NAME<TAB>LABEL..., found '{}'", labels_path, n, line));
+    }
+    if (first) {
+      first = false;
+      num_labels = fields.size() - 1;
+      const bool header = std::any_of(fields.begin() + 1, fields.end(), [](std::string_view f) {
+        return !parse_float(f) && !is_missing(f);
+      });
+      for (size_t i = 1; i < fields.size(); ++i) {
+        target_names_.push_back(header ? std::string(fields[i]) : fmt::format("label{}", i));
+      }
+      if (header) continue;
+    }
+    if (fields.size() - 1 != num_labels) {
+      throw DataError(fmt::format("{}:{}: expected {} label columns, found {}", labels_path, n,
+                                  num_labels, fields.size() - 1));
+    }
+    const std::string name(fields[0]);
+    const int id = reader.contig_id(name);
+    if (id < 0) {
+      throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n, name,
+                                  reader.path()));
+    }
+    for (size_t i = 1; i < fields.size(); ++i) {
+      if (is_missing(fields[i])) {
+        labels_.push_back(0.0F);
+        label_mask_.push_back(0);
+        continue;
+      }
+      const auto value = parse_float(fields[i]);
+      if (!value) {
+        throw DataError(
+            fmt::format("{}:{}: label column {} must be a number (or '.', NA), "
+                        "found '{}'",
+                        labels_path, n, i + 1, fields[i]));
+      }
+      labels_.push_back(*value);
+      label_mask_.push_back(1);
+    }
+    const int64_t len = reader.contigs()[static_cast<size_t>(id)].length;
+    if (window_ == 0) {
+      if (common_length >= 0 && len != common_length) {
+        throw DataError(fmt::format(
+            "{}:{}: record '{}' has length {} but '{}' has {}; set a window length to crop/pad "
+            "records of different lengths",
+            labels_path, n, name, len, first_record, common_length));
+      }
+      common_length = len;
+      first_record = name;
+    }
+    offsets_.push_back(pool_.size());
+    lengths_.push_back(len);
+    pool_.resize(pool_.size() + static_cast<size_t>(len));
+    reader.fetch_codes(name, 0, len, pool_.data() + offsets_.back());
+  }
+  if (offsets_.empty()) {
+    throw DataError(
+        fmt::format("label file '{}' is empty: expected NAME<TAB>LABEL lines", labels_path));
+  }
+  if (window_ == 0) window_ = common_length;
+  if (window_ == 0) {
+    throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));
+  }
+}
+
+void RecordSource::fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t* lower_mask,
+                         int /*worker*/) const {
+  const auto i = static_cast<size_t>(index);
+  const int64_t start = window_start(lengths_[i] / 2, window_, shift, lengths_[i]);
+  copy_window(pool_.data() + offsets_[i], lengths_[i], start, window_, codes);
+  if (lower_mask != nullptr) std::fill_n(lower_mask, window_, uint8_t{0});
+}
+
+void RecordSource::labels(int64_t index, float* out, uint8_t* mask) const {
+  const auto t = static_cast<size_t>(num_targets());
+  const auto offset = static_cast<std::ptrdiff_t>(static_cast<size_t>(index) * t);
+  std::copy_n(labels_.begin() + offset, t, out);
+  std::copy_n(label_mask_.begin() + offset, t, mask);
+}
+
+}  // namespace strand::data

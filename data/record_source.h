@@ -1,0 +1,43 @@
+// RecordSource: whole FASTA records as samples, labelled by a name -> labels TSV
+// (DeepBind-style sets).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/fasta_reader.h"
+#include "data/sequence_source.h"
+
+namespace strand::data {
+
+/// Label TSV: one line per sample, "NAME<TAB>LABEL1[<TAB>LABEL2...]", numbers or '.'/NA
+/// (masked). The first line is a header (target names) when any of its label fields is not
+/// a number. Every line must have the same number of labels; NAME must be a FASTA record.
+/// Records are held in memory as codes. Sample i is the L-base window centred in the record
+/// of TSV line i: longer records are cropped (jitter moves the crop), shorter ones are padded
+/// with N at the end. window = 0 requires all labelled records to have the same length.
+class RecordSource : public SequenceSource {
+ public:
+  RecordSource(const FastaReader& reader, const std::string& labels_path, int64_t window = 0);
+
+  int64_t size() const override { return static_cast<int64_t>(offsets_.size()); }
+  int64_t length() const override { return window_; }
+  int64_t num_targets() const override { return static_cast<int64_t>(target_names_.size()); }
+  void fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t* lower_mask,
+             int worker) const override;
+  void labels(int64_t index, float* out, uint8_t* mask) const override;
+
+  const std::vector<std::string>& target_names() const { return target_names_; }
+
+ private:
+  std::vector<uint8_t> pool_;        // codes of all labelled records, back to back
+  std::vector<size_t> offsets_;      // (N) start of each sample's record in pool_
+  std::vector<int64_t> lengths_;     // (N) record lengths
+  std::vector<float> labels_;        // (N, T)
+  std::vector<uint8_t> label_mask_;  // (N, T)
+  std::vector<std::string> target_names_;
+  int64_t window_ = 0;
+};
+
+}  // namespace strand::data

@@ -1,0 +1,46 @@
+// Counter-based randomness: every draw is a pure function of (seed, epoch, index, ...), so a
+// sample's augmentation never depends on thread count or timing.
+#pragma once
+
+#include <cstdint>
+
+namespace strand::data {
+
+/// splitmix64 finaliser: a strong 64-bit mixing function.
+inline constexpr uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+/// Hashes a tuple of counters into one 64-bit key.
+inline constexpr uint64_t mix_key(uint64_t seed, uint64_t a, uint64_t b = 0, uint64_t c = 0) {
+  return splitmix64(splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b) ^ c);
+}
+
+/// A small generator whose whole state comes from one key (e.g. mix_key(seed, epoch, index)).
+/// Each sample gets its own instance; nothing is shared between threads.
+__extension__ using Uint128 = unsigned __int128;
+
+class CounterRng {
+ public:
+  explicit constexpr CounterRng(uint64_t key) : state_(key) {}
+
+  /// Next 64 random bits.
+  constexpr uint64_t next() {
+    state_ += 0x9E3779B97F4A7C15ULL;
+    return splitmix64(state_);
+  }
+  /// Uniform double in [0, 1).
+  constexpr double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  /// Uniform integer in [0, n), n > 0 (multiply-shift; bias is below 2^-32 for n < 2^32).
+  constexpr uint64_t below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<Uint128>(next()) * n) >> 64);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+}  // namespace strand::data
