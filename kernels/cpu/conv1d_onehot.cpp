@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/conv1d.h"
@@ -13,15 +14,31 @@ namespace {
 
 constexpr int64_t kCodes = 5;  // A, C, G, T, N
 
-// table (K, 5, O): table[k][base][o] = w[o, base, k]; the N row is zero. Laid out so that the
-// O filters of one (tap, base) are contiguous: the gather adds whole rows, which vectorises.
+// The gather works on pairs of taps: a pair (tap 2q, tap 2q+1) sees one of 5 x 5 = 25 code
+// combinations, so a table of the 25 pre-added weight sums halves the number of adds (the hot
+// loop is bound by its loads, one table row per term). An odd kernel gets a virtual last tap
+// whose weights are zero and whose input reads as N.
+constexpr int64_t kPairCodes = kCodes * kCodes;
+
+int64_t tap_pairs(const Conv1dGeometry& g) { return (g.kernel_size + 1) / 2; }
+
+// table (pairs, 25, O): table[q][c1 * 5 + c2][o] = w[o, c1, 2q] + w[o, c2, 2q + 1], an N code
+// or the virtual tap contributing zero. The O filters of one entry are contiguous, so the
+// gather adds whole rows, which vectorises.
 template <typename T>
-std::vector<T> gather_table(const Conv1dGeometry& g, const T* w) {
-  std::vector<T> table(static_cast<size_t>(g.kernel_size * kCodes * g.out_channels), T(0));
-  for (int64_t o = 0; o < g.out_channels; ++o) {
-    for (int64_t base = 0; base < 4; ++base) {
-      for (int64_t k = 0; k < g.kernel_size; ++k) {
-        table[(k * kCodes + base) * g.out_channels + o] = w[(o * 4 + base) * g.kernel_size + k];
+std::vector<T> pair_table(const Conv1dGeometry& g, const T* w) {
+  const int64_t n_out = g.out_channels;
+  const int64_t pairs = tap_pairs(g);
+  const auto weight = [&](int64_t o, int64_t base, int64_t k) {
+    return base < 4 && k < g.kernel_size ? w[(o * 4 + base) * g.kernel_size + k] : T(0);
+  };
+  std::vector<T> table(static_cast<size_t>(pairs * kPairCodes * n_out));
+  for (int64_t q = 0; q < pairs; ++q) {
+    for (int64_t c1 = 0; c1 < kCodes; ++c1) {
+      for (int64_t c2 = 0; c2 < kCodes; ++c2) {
+        T* row = table.data() + (q * kPairCodes + c1 * kCodes + c2) * n_out;
+        for (int64_t o = 0; o < n_out; ++o)
+          row[o] = weight(o, c1, 2 * q) + weight(o, c2, 2 * q + 1);
       }
     }
   }
@@ -29,32 +46,140 @@ std::vector<T> gather_table(const Conv1dGeometry& g, const T* w) {
 }
 
 // The codes of one sample with the padding made explicit as N, so the inner loops need no
-// bounds checks: padded[j] is the code at input position j - pad_left.
+// bounds checks: padded[j] is the code at input position j - pad_left. It extends one dilation
+// past the last real tap for the virtual tap of an odd kernel.
 void padded_codes(const Conv1dGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded) {
-  const int64_t span = (g.out_length - 1) * g.stride + (g.kernel_size - 1) * g.dilation + 1;
+  const int64_t span = (g.out_length - 1) * g.stride + (2 * tap_pairs(g) - 1) * g.dilation + 1;
   padded.assign(static_cast<size_t>(std::max<int64_t>(span, 0)), kBaseN);
+  // Only [first, last) maps into the input; a branch-free loop over it vectorises.
+  const int64_t first = std::clamp<int64_t>(g.pad_left, 0, span);
+  const int64_t last = std::clamp<int64_t>(g.pad_left + g.length, first, span);
+  const uint8_t* source = codes - g.pad_left;
+  uint8_t* target = padded.data();
+  for (int64_t j = first; j < last; ++j) target[j] = std::min<uint8_t>(source[j], kBaseN);
+}
+
+// pair_codes[j] = padded[j] * 5 + padded[j + dilation]: the pair-table entry of the pair whose
+// first tap reads input index j. Pair q of output t reads pair_codes[t * stride + 2q * dilation].
+// Made once per sample; padded is scratch.
+void pair_codes(const Conv1dGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded,
+                std::vector<uint8_t>& pair_codes_out) {
+  padded_codes(g, codes, padded);
+  const int64_t span = static_cast<int64_t>(padded.size()) - g.dilation;
+  pair_codes_out.resize(static_cast<size_t>(std::max<int64_t>(span, 0)));
+  const uint8_t* first_tap = padded.data();
+  const uint8_t* second_tap = padded.data() + g.dilation;
+  uint8_t* target = pair_codes_out.data();
   for (int64_t j = 0; j < span; ++j) {
-    const int64_t p = j - g.pad_left;
-    if (p >= 0 && p < g.length) padded[j] = std::min<uint8_t>(codes[p], kBaseN);
+    target[j] = static_cast<uint8_t>(first_tap[j] * kCodes + second_tap[j]);
   }
 }
 
-// acc (O) = bias + sum_k table[k][padded[t * stride + k * dilation]].
+// Accumulators for kBlock consecutive output positions and all O filters at once. With O a
+// compile-time constant the compiler keeps them in vector registers (no load/store per term)
+// and the kBlock positions give independent add chains; O = 0 stands for "O known only at run
+// time" (the generic path, kBlock = 1, accumulators in memory).
+template <typename T, int64_t O, int64_t kBlock>
+struct GatherBlock {
+  T acc[kBlock][O];
+};
+
+// The number of positions per block: enough accumulators to fill about eight vector registers.
+template <typename T, int64_t O>
+constexpr int64_t block_positions() {
+#if defined(__AVX512F__)
+  constexpr int64_t kVectorBytes = 64;
+#else
+  constexpr int64_t kVectorBytes = 32;
+#endif
+  constexpr int64_t lanes = 8 * kVectorBytes / static_cast<int64_t>(sizeof(T));
+  return O >= lanes ? 1 : lanes / O;
+}
+
+// acc[p][o] = bias[o] + sum_q table[q][pair_codes[(t0 + p) * stride + 2q * dilation]][o].
+template <typename T, int64_t O, int64_t kBlock>
+inline void gather(const Conv1dGeometry& g, const T* table, const uint8_t* codes, int64_t t0,
+                   const T* bias, T (&acc)[kBlock][O]) {
+  for (int64_t p = 0; p < kBlock; ++p) {
+#pragma omp simd
+    for (int64_t o = 0; o < O; ++o) acc[p][o] = bias ? bias[o] : T(0);
+  }
+  const int64_t pairs = tap_pairs(g);
+  const uint8_t* window = codes + t0 * g.stride;
+  for (int64_t q = 0; q < pairs; ++q) {
+    const T* table_q = table + q * kPairCodes * O;
+    const uint8_t* window_q = window + 2 * q * g.dilation;
+    for (int64_t p = 0; p < kBlock; ++p) {
+      const T* row = table_q + window_q[p * g.stride] * O;
+#pragma omp simd
+      for (int64_t o = 0; o < O; ++o) acc[p][o] += row[o];
+    }
+  }
+}
+
+// Runtime-O version of gather() for one position (filter counts without a specialisation).
 template <typename T>
-inline void gather_position(const Conv1dGeometry& g, const T* table, const uint8_t* padded,
-                            int64_t t, const T* bias, T* acc) {
+inline void gather_dynamic(const Conv1dGeometry& g, const T* table, const uint8_t* codes, int64_t t,
+                           const T* bias, T* acc) {
   const int64_t n_out = g.out_channels;
   if (bias) {
     std::copy(bias, bias + n_out, acc);
   } else {
     std::fill(acc, acc + n_out, T(0));
   }
-  const uint8_t* window = padded + t * g.stride;
-  for (int64_t k = 0; k < g.kernel_size; ++k) {
-    const T* row = table + (k * kCodes + window[k * g.dilation]) * n_out;
+  const uint8_t* window = codes + t * g.stride;
+  for (int64_t q = 0; q < tap_pairs(g); ++q) {
+    const T* row = table + (q * kPairCodes + window[2 * q * g.dilation]) * n_out;
 #pragma omp simd
     for (int64_t o = 0; o < n_out; ++o) acc[o] += row[o];
   }
+}
+
+// Calls consume(t, acc) for every output position t of one sample, acc[o] being conv[o, t].
+// Positions go in increasing order (the fused max relies on it to keep the first argmax).
+template <typename T, int64_t O, typename Consume>
+inline void for_each_position(const Conv1dGeometry& g, const T* table, const uint8_t* codes,
+                              const T* bias, Consume&& consume) {
+  constexpr int64_t kBlock = block_positions<T, O>();
+  int64_t t = 0;
+  for (; t + kBlock <= g.out_length; t += kBlock) {
+    T acc[kBlock][O];
+    gather<T, O, kBlock>(g, table, codes, t, bias, acc);
+    for (int64_t p = 0; p < kBlock; ++p) consume(t + p, acc[p]);
+  }
+  for (; t < g.out_length; ++t) {
+    T acc[1][O];
+    gather<T, O, 1>(g, table, codes, t, bias, acc);
+    consume(t, acc[0]);
+  }
+}
+
+// Runs body.template operator()<O>() with O a compile-time filter count for the common sizes,
+// or O = 0 for any other (the body then takes the runtime path).
+template <typename Body>
+void dispatch_filters(int64_t n_out, Body&& body) {
+  switch (n_out) {
+    case 8:
+      return body.template operator()<8>();
+    case 16:
+      return body.template operator()<16>();
+    case 32:
+      return body.template operator()<32>();
+    case 64:
+      return body.template operator()<64>();
+    default:
+      return body.template operator()<0>();
+  }
+}
+
+// Per-thread scratch for the codes of one sample, reused across calls so the batch loop does
+// not allocate.
+struct CodeScratch {
+  std::vector<uint8_t> padded, pairs;
+};
+CodeScratch& code_scratch() {
+  thread_local CodeScratch scratch;
+  return scratch;
 }
 
 }  // namespace
@@ -81,21 +206,29 @@ void conv1d_onehot_forward_reference(const Conv1dGeometry& g, const uint8_t* cod
 template <typename T>
 void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const T* w, const T* bias,
                            T* out) {
-  const std::vector<T> table = gather_table(g, w);
-#pragma omp parallel
-  {
-    std::vector<uint8_t> padded;
-    std::vector<T> acc(static_cast<size_t>(g.out_channels));
-#pragma omp for schedule(static)
+  const std::vector<T> table = pair_table(g, w);
+  const int64_t n_out = g.out_channels;
+  const int64_t n_pos = g.out_length;
+  dispatch_filters(n_out, [&]<int64_t O>() {
+#pragma omp parallel for schedule(static)
     for (int64_t b = 0; b < g.batch; ++b) {
-      padded_codes(g, codes + b * g.length, padded);
-      T* out_b = out + b * g.out_channels * g.out_length;
-      for (int64_t t = 0; t < g.out_length; ++t) {
-        gather_position(g, table.data(), padded.data(), t, bias, acc.data());
-        for (int64_t o = 0; o < g.out_channels; ++o) out_b[o * g.out_length + t] = acc[o];
+      CodeScratch& scratch = code_scratch();
+      pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
+      T* out_b = out + b * n_out * n_pos;
+      if constexpr (O > 0) {
+        for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
+                                [&](int64_t t, const T* acc) {
+                                  for (int64_t o = 0; o < O; ++o) out_b[o * n_pos + t] = acc[o];
+                                });
+      } else {
+        std::vector<T> acc(static_cast<size_t>(n_out));
+        for (int64_t t = 0; t < n_pos; ++t) {
+          gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
+          for (int64_t o = 0; o < n_out; ++o) out_b[o * n_pos + t] = acc[o];
+        }
       }
     }
-  }
+  });
 }
 
 template <typename T>
@@ -148,38 +281,67 @@ void conv1d_relu_max_onehot_reference(const Conv1dGeometry& g, const uint8_t* co
   relu_max_rows(g, conv.data(), out, argmax);
 }
 
+// Running max and first argmax of one sample's O filters. Index has the width of T so the
+// compare-and-select vectorises lane for lane.
+template <typename T, int64_t O>
+struct RunningMax {
+  using Index = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  T best[O];
+  Index best_t[O];
+
+  RunningMax() {
+    std::fill(best, best + O, -std::numeric_limits<T>::infinity());
+    std::fill(best_t, best_t + O, Index(0));
+  }
+  // Strictly greater keeps the first position of the max, as the oracle does.
+  void update(int64_t t, const T* acc) {
+#pragma omp simd
+    for (int64_t o = 0; o < O; ++o) {
+      const bool better = acc[o] > best[o];
+      best[o] = better ? acc[o] : best[o];
+      best_t[o] = better ? static_cast<Index>(t) : best_t[o];
+    }
+  }
+};
+
 template <typename T>
 void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
                             const T* bias, T* out, int64_t* argmax) {
-  const std::vector<T> table = gather_table(g, w);
+  const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
-#pragma omp parallel
-  {
-    std::vector<uint8_t> padded;
-    std::vector<T> acc(static_cast<size_t>(n_out));
-    std::vector<T> best(static_cast<size_t>(n_out));
-    std::vector<int64_t> best_t(static_cast<size_t>(n_out));
-#pragma omp for schedule(static)
+  dispatch_filters(n_out, [&]<int64_t O>() {
+#pragma omp parallel for schedule(static)
     for (int64_t b = 0; b < g.batch; ++b) {
-      padded_codes(g, codes + b * g.length, padded);
-      std::fill(best.begin(), best.end(), -std::numeric_limits<T>::infinity());
-      std::fill(best_t.begin(), best_t.end(), 0);
-      for (int64_t t = 0; t < g.out_length; ++t) {
-        gather_position(g, table.data(), padded.data(), t, bias, acc.data());
-        // Strictly greater keeps the first position of the max, as the oracle does.
-#pragma omp simd
+      CodeScratch& scratch = code_scratch();
+      pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
+      if constexpr (O > 0) {
+        RunningMax<T, O> running;
+        for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
+                                [&](int64_t t, const T* acc) { running.update(t, acc); });
+        for (int64_t o = 0; o < O; ++o) {
+          out[b * O + o] = std::max(running.best[o], T(0));
+          argmax[b * O + o] = running.best_t[o];
+        }
+      } else {
+        std::vector<T> acc(static_cast<size_t>(n_out));
+        std::vector<T> best(static_cast<size_t>(n_out), -std::numeric_limits<T>::infinity());
+        std::vector<int64_t> best_t(static_cast<size_t>(n_out), 0);
+        for (int64_t t = 0; t < g.out_length; ++t) {
+          gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
+          for (int64_t o = 0; o < n_out; ++o) {
+            if (acc[o] > best[o]) {  // strictly greater: first argmax, as the oracle
+              best[o] = acc[o];
+              best_t[o] = t;
+            }
+          }
+        }
         for (int64_t o = 0; o < n_out; ++o) {
-          const bool better = acc[o] > best[o];
-          best[o] = better ? acc[o] : best[o];
-          best_t[o] = better ? t : best_t[o];
+          out[b * n_out + o] = std::max(best[o], T(0));
+          argmax[b * n_out + o] = best_t[o];
         }
       }
-      for (int64_t o = 0; o < n_out; ++o) {
-        out[b * n_out + o] = std::max(best[o], T(0));
-        argmax[b * n_out + o] = best_t[o];
-      }
     }
-  }
+  });
 }
 
 template <typename T>
@@ -194,12 +356,19 @@ template <typename T>
 void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out,
                            int64_t* argmax) {
   // One sample at a time through the fast dense conv keeps the activation map to (O, L_out).
+  // Threads split the samples: one parallel region for the batch, instead of one per sample
+  // inside conv1d_forward (which then runs single-threaded, nested), each thread with its own
+  // activation buffer.
   Conv1dGeometry one = g;
   one.batch = 1;
-  std::vector<T> conv(static_cast<size_t>(g.out_channels * g.out_length));
-  for (int64_t b = 0; b < g.batch; ++b) {
-    conv1d_forward(one, x + b * g.in_channels * g.length, w, bias, conv.data());
-    relu_max_rows(one, conv.data(), out + b * g.out_channels, argmax + b * g.out_channels);
+#pragma omp parallel
+  {
+    std::vector<T> conv(static_cast<size_t>(g.out_channels * g.out_length));
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < g.batch; ++b) {
+      conv1d_forward(one, x + b * g.in_channels * g.length, w, bias, conv.data());
+      relu_max_rows(one, conv.data(), out + b * g.out_channels, argmax + b * g.out_channels);
+    }
   }
 }
 
