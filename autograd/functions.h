@@ -73,6 +73,9 @@ Var global_max_pool1d(const Var& x);
 // ---- Losses (mean over all elements) ---------------------------------------------------------
 /// Mean binary cross-entropy of logits against targets in [0, 1] (same shape).
 Var bce_with_logits(const Var& logits, const Var& targets);
+/// BCE weighted per element (e.g. a label mask: 0 = ambiguous, skipped), averaged over the
+/// total weight: sum(w * bce) / max(sum(w), tiny).
+Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights);
 /// Mean squared error.
 Var mse(const Var& prediction, const Var& target);
 

@@ -2,6 +2,8 @@
 #include "autograd/functions.h"
 #include "tensor/ops.h"
 
+#include <algorithm>
+
 namespace strand {
 
 Var bce_with_logits(const Var& logits, const Var& targets) {
@@ -16,6 +18,24 @@ Var bce_with_logits(const Var& logits, const Var& targets) {
     const Tensor spread = ops::affine(g.reshape({1}).expand(x.shape()), scale, 0.0);
     return std::vector<Tensor>{ops::bce_with_logits_backward(spread, x, y)};
   });
+}
+
+Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights) {
+  STRAND_CHECK(weights.shape() == logits.shape(),
+               "bce_with_logits: weights {} do not match logits {}", weights.describe(),
+               logits.value().describe());
+  const Tensor x = logits.value(), y = targets.value();
+  const Tensor w = weights.to(x.dtype());
+  const double total_weight = ops::sum(w).item();
+  // An all-masked batch has no valid label: its loss and gradient are zero, not NaN.
+  const double scale = 1.0 / std::max(total_weight, 1e-12);
+  const Tensor weighted = ops::mul(ops::bce_with_logits(x, y), w);
+  return make_result(ops::affine(ops::sum(weighted), scale, 0.0), "bce_with_logits_weighted",
+                     {logits}, [=](const Tensor& g) {
+                       const Tensor spread =
+                           ops::mul(ops::affine(g.reshape({1}).expand(x.shape()), scale, 0.0), w);
+                       return std::vector<Tensor>{ops::bce_with_logits_backward(spread, x, y)};
+                     });
 }
 
 Var mse(const Var& prediction, const Var& target) {

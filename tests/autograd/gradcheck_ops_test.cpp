@@ -212,3 +212,16 @@ TEST_CASE("gradcheck mse") {
 }
 
 }  // namespace strand
+
+namespace strand {
+
+TEST_CASE("gradcheck bce_with_logits weighted by a label mask") {
+  const Var y(Tensor::from_vector<double>({1, 0, 1, 0, 1, 1}, {3, 2}));
+  const Tensor mask = Tensor::from_vector<double>({1, 1, 0, 1, 1, 0}, {3, 2});
+  const GradcheckResult result = gradcheck([&](auto& v) { return bce_with_logits(v[0], y, mask); },
+                                           {Var(testing::random_tensor({3, 2}, 70), true)});
+  INFO(result.message);
+  CHECK(result.ok);
+}
+
+}  // namespace strand

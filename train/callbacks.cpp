@@ -1,0 +1,201 @@
+// The standard callbacks.
+#include "train/callbacks.h"
+
+#include <cmath>
+#include <limits>
+#include <ostream>
+
+#include "fmt/format.h"
+
+namespace strand::train {
+
+// ---- EarlyStopping ------------------------------------------------------------------------
+
+EarlyStopping::EarlyStopping(EarlyStoppingOptions options) : options_(std::move(options)) {
+  STRAND_CHECK(options_.patience >= 0, "EarlyStopping: patience must be >= 0, got {}",
+               options_.patience);
+  if (options_.mode == "auto") {
+    maximize_ = options_.monitor.find("loss") == std::string::npos;
+  } else {
+    STRAND_CHECK(options_.mode == "min" || options_.mode == "max",
+                 "EarlyStopping: mode must be 'min', 'max' or 'auto', got '{}'", options_.mode);
+    maximize_ = options_.mode == "max";
+  }
+  best_ = maximize_ ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+}
+
+void EarlyStopping::on_train_begin(FitContext&) {}
+
+bool EarlyStopping::improved(double value) const {
+  if (std::isnan(value)) return false;
+  return maximize_ ? value > best_ + options_.min_delta : value < best_ - options_.min_delta;
+}
+
+void EarlyStopping::on_epoch_end(FitContext& context, const EpochLogs& logs) {
+  auto it = logs.values.find(options_.monitor);
+  STRAND_CHECK(it != logs.values.end(),
+               "EarlyStopping: monitored value '{}' is not logged (validation data missing?)",
+               options_.monitor);
+  if (improved(it->second)) {
+    best_ = it->second;
+    best_epoch_ = logs.epoch;
+    wait_ = 0;
+    if (options_.restore_best_weights) {
+      best_weights_.clear();
+      for (const Var& p : context.model.parameters()) best_weights_.push_back(p.value().clone());
+    }
+  } else if (++wait_ >= options_.patience) {
+    context.stop_training = true;
+  }
+}
+
+void EarlyStopping::on_train_end(FitContext& context) {
+  if (!options_.restore_best_weights || best_weights_.empty()) return;
+  std::vector<Var> parameters = context.model.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    parameters[i].mutable_value().copy_(best_weights_[i]);
+}
+
+CheckpointMetadata EarlyStopping::state() const {
+  return {{"early_stopping.best", fmt::format("{}", best_)},
+          {"early_stopping.best_epoch", std::to_string(best_epoch_)},
+          {"early_stopping.wait", std::to_string(wait_)}};
+}
+
+void EarlyStopping::restore(const CheckpointMetadata& state, std::vector<Tensor> best_weights) {
+  auto get = [&](const char* key) {
+    auto it = state.find(key);
+    STRAND_CHECK(it != state.end(), "checkpoint metadata lacks '{}'", key);
+    return it->second;
+  };
+  best_ = std::stod(get("early_stopping.best"));
+  best_epoch_ = std::stoll(get("early_stopping.best_epoch"));
+  wait_ = std::stoll(get("early_stopping.wait"));
+  best_weights_ = std::move(best_weights);
+}
+
+// ---- ModelCheckpoint ------------------------------------------------------------------------
+
+ModelCheckpoint::ModelCheckpoint(std::filesystem::path directory, std::string monitor,
+                                 bool save_best, bool save_last,
+                                 std::function<CheckpointMetadata()> extra_metadata)
+    : directory_(std::move(directory)),
+      monitor_(std::move(monitor)),
+      save_best_(save_best),
+      save_last_(save_last),
+      extra_metadata_(std::move(extra_metadata)) {}
+
+void ModelCheckpoint::on_epoch_end(FitContext& context, const EpochLogs& logs) {
+  CheckpointMetadata metadata = extra_metadata_ ? extra_metadata_() : CheckpointMetadata{};
+  metadata["epoch"] = std::to_string(logs.epoch);
+  metadata["epochs_completed"] = std::to_string(logs.epoch + 1);
+  metadata["global_step"] = std::to_string(logs.global_step);
+  for (const auto& [key, value] : logs.values) metadata["logs." + key] = fmt::format("{}", value);
+  if (save_best_) {
+    auto it = logs.values.find(monitor_);
+    if (it != logs.values.end() && !std::isnan(it->second)) {
+      const bool maximize = monitor_.find("loss") == std::string::npos;
+      if (!best_ || (maximize ? it->second > *best_ : it->second < *best_)) {
+        best_ = it->second;
+        save_checkpoint(directory_ / "best.safetensors", context.model, nullptr, metadata);
+      }
+    }
+  }
+  // Last is written after best, so a resume always finds a best file as recent as last.
+  if (save_last_) {
+    save_checkpoint(directory_ / "last.safetensors", context.model, &context.optimizer, metadata);
+  }
+}
+
+// ---- TensorBoardLogger ------------------------------------------------------------------------
+
+TensorBoardLogger::TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps)
+    : writer_(log_dir), every_steps_(every_steps) {}
+
+void TensorBoardLogger::on_batch_end(FitContext& context, const BatchLogs& logs) {
+  if (every_steps_ <= 0 || logs.global_step % every_steps_ != 0) return;
+  writer_.add_scalar("step/loss", logs.loss, logs.global_step);
+  writer_.add_scalar("step/samples_per_second", logs.samples_per_second, logs.global_step);
+  writer_.add_scalar("step/learning_rate", context.optimizer.learning_rate(), logs.global_step);
+}
+
+void TensorBoardLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
+  for (const auto& [key, value] : logs.values) {
+    writer_.add_scalar("epoch/" + key, value, logs.epoch + 1);
+  }
+  writer_.flush();
+}
+
+void TensorBoardLogger::on_train_end(FitContext&) { writer_.flush(); }
+
+// ---- CSV loggers
+// ----------------------------------------------------------------------------------
+
+namespace {
+std::vector<std::string> epoch_columns(bool with_validation) {
+  std::vector<std::string> columns = {
+      "epoch", "loss", "accuracy", "learning_rate", "samples_per_second", "epoch_seconds"};
+  if (with_validation) {
+    for (const char* c : {"val_loss", "val_accuracy", "val_auroc", "val_auprc"})
+      columns.push_back(c);
+  }
+  return columns;
+}
+}  // namespace
+
+CsvEpochLogger::CsvEpochLogger(std::filesystem::path path, bool with_validation)
+    : logger_(std::move(path), epoch_columns(with_validation)) {}
+
+void CsvEpochLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
+  std::map<std::string, double> row;
+  for (const std::string& column : logger_.columns()) {
+    row[column] = column == "epoch" ? static_cast<double>(logs.epoch + 1) : logs.get(column);
+  }
+  logger_.log(row);
+}
+
+StepLossLogger::StepLossLogger(std::filesystem::path path)
+    : logger_(std::move(path), {"step", "epoch", "loss"}) {}
+
+void StepLossLogger::on_batch_end(FitContext&, const BatchLogs& logs) {
+  const double row[] = {static_cast<double>(logs.global_step), static_cast<double>(logs.epoch + 1),
+                        logs.loss};
+  logger_.log(row);
+}
+
+void StepLossLogger::on_epoch_end(FitContext&, const EpochLogs&) {}
+
+// ---- ProgressLogger ------------------------------------------------------------------------
+
+ProgressLogger::ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps)
+    : out_(out),
+      bar_(out, interactive, static_cast<size_t>(std::max<int64_t>(log_every_steps, 1))) {}
+
+void ProgressLogger::on_epoch_begin(FitContext&, int64_t) { started_ = false; }
+
+void ProgressLogger::on_batch_end(FitContext& context, const BatchLogs& logs) {
+  if (!started_) {
+    bar_.start_epoch(logs.epoch + 1, static_cast<size_t>(logs.steps_per_epoch));
+    started_ = true;
+  }
+  (void)context;
+  bar_.update(static_cast<size_t>(logs.step_in_epoch + 1), static_cast<size_t>(logs.batch_size),
+              logs.loss);
+}
+
+void ProgressLogger::on_epoch_end(FitContext& context, const EpochLogs& logs) {
+  if (started_) bar_.finish_epoch();
+  std::string line = fmt::format("epoch {}/{}: loss {:.4f} accuracy {:.4f}", logs.epoch + 1,
+                                 context.epochs, logs.get("loss"), logs.get("accuracy"));
+  if (logs.values.count("val_loss")) {
+    line += fmt::format(" | val_loss {:.4f} val_accuracy {:.4f} val_auROC {:.4f} val_auPRC {:.4f}",
+                        logs.get("val_loss"), logs.get("val_accuracy"), logs.get("val_auroc"),
+                        logs.get("val_auprc"));
+  }
+  line += fmt::format(" | {:.0f} samples/s, {:.2f} s", logs.get("samples_per_second"),
+                      logs.get("epoch_seconds"));
+  out_ << line << std::endl;
+}
+
+}  // namespace strand::train

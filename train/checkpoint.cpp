@@ -1,0 +1,121 @@
+// Checkpoint save and load through the safetensors codec.
+#include "train/checkpoint.h"
+
+#include <cstring>
+
+#include "tensor/dtype_dispatch.h"
+#include "train/safetensors.h"
+
+namespace strand::train {
+namespace {
+
+constexpr const char* kOptimizerPrefix = "optimizer.";
+
+std::string safetensors_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "F32";
+    case DType::kFloat64:
+      return "F64";
+    case DType::kUInt8:
+      return "U8";
+    case DType::kInt32:
+      return "I32";
+    case DType::kInt64:
+      return "I64";
+  }
+  throw Error("unknown dtype");
+}
+
+DType dtype_from_safetensors(const std::string& dtype, const std::string& tensor,
+                             const std::filesystem::path& path) {
+  if (dtype == "F32") return DType::kFloat32;
+  if (dtype == "F64") return DType::kFloat64;
+  if (dtype == "U8") return DType::kUInt8;
+  if (dtype == "I32") return DType::kInt32;
+  if (dtype == "I64") return DType::kInt64;
+  throw Error(fmt::format("{}: tensor '{}' has dtype {}, which strand does not use", path.string(),
+                          tensor, dtype));
+}
+
+SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
+  const Tensor host = tensor.to(Device::cpu()).contiguous();
+  SafetensorsEntry entry{
+      name, safetensors_dtype(host.dtype()), host.shape(),
+      std::vector<std::byte>(static_cast<size_t>(host.numel()) * dtype_size(host.dtype()))};
+  std::memcpy(entry.data.data(), host.raw_data(), entry.data.size());
+  return entry;
+}
+
+Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& path) {
+  Tensor tensor = Tensor::empty(entry.shape, dtype_from_safetensors(entry.dtype, entry.name, path));
+  std::memcpy(tensor.raw_data(), entry.data.data(), entry.data.size());
+  return tensor;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const Module& model,
+                     const Optimizer* optimizer, const CheckpointMetadata& metadata) {
+  std::vector<SafetensorsEntry> entries;
+  for (const auto& [name, parameter] : model.named_parameters()) {
+    entries.push_back(to_entry(name, parameter.value()));
+  }
+  CheckpointMetadata all = metadata;
+  all["format"] = "strand-checkpoint-1";
+  if (optimizer != nullptr) {
+    for (const auto& [key, value] : optimizer->state()) {
+      entries.push_back(to_entry(kOptimizerPrefix + key, value));
+    }
+    all["optimizer"] = optimizer->name();
+  }
+  if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+  write_safetensors(path, entries, all);
+}
+
+CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& model,
+                                   Optimizer* optimizer) {
+  const SafetensorsFile file = read_safetensors(path);
+  std::map<std::string, const SafetensorsEntry*> by_name;
+  for (const auto& entry : file.entries) by_name[entry.name] = &entry;
+  // Check everything before changing anything, so a bad file leaves the model as it was.
+  std::vector<std::pair<Var, Tensor>> updates;
+  for (const auto& [name, parameter] : model.named_parameters()) {
+    auto it = by_name.find(name);
+    STRAND_CHECK(it != by_name.end(), "{}: no tensor '{}' for the model's parameter", path.string(),
+                 name);
+    Tensor value = from_entry(*it->second, path);
+    STRAND_CHECK(value.shape() == parameter.shape(),
+                 "{}: tensor '{}' has shape {} but the model's parameter is {}", path.string(),
+                 name, shape_to_string(value.shape()), shape_to_string(parameter.shape()));
+    updates.emplace_back(parameter, value.to(parameter.dtype()).to(parameter.device()));
+  }
+  if (optimizer != nullptr) {
+    OptimizerState state;
+    const std::string prefix = kOptimizerPrefix;
+    for (const auto& entry : file.entries) {
+      if (entry.name.rfind(prefix, 0) == 0) {
+        state[entry.name.substr(prefix.size())] = from_entry(entry, path);
+      }
+    }
+    STRAND_CHECK(!state.empty(), "{}: holds no optimizer state (was it saved without one?)",
+                 path.string());
+    auto saved_name = file.metadata.find("optimizer");
+    STRAND_CHECK(saved_name == file.metadata.end() || saved_name->second == optimizer->name(),
+                 "{}: optimizer state is for {}, but training uses {}", path.string(),
+                 saved_name->second, optimizer->name());
+    try {
+      optimizer->load_state(state);
+    } catch (const Error& error) {
+      throw Error(fmt::format("{}: {}", path.string(), error.what()));
+    }
+  }
+  for (auto& [parameter, value] : updates) parameter.mutable_value() = value;
+  return file.metadata;
+}
+
+CheckpointMetadata read_checkpoint_metadata(const std::filesystem::path& path) {
+  return read_safetensors(path).metadata;
+}
+
+}  // namespace strand::train

@@ -1,0 +1,195 @@
+// The fit / evaluate / predict loops.
+#include "train/fit.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+#include "layers/activations.h"
+#include "tensor/ops.h"
+#include "train/metrics.h"
+#include "train/training_batch.h"
+
+namespace strand::train {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool ends_in_sigmoid(const Sequential& model) {
+  return model.size() > 0 && dynamic_cast<const Sigmoid*>(model.layer(model.size() - 1).get());
+}
+
+// The loss of one batch; BCE honours the label mask (ambiguous labels carry no loss).
+Var batch_loss(const Loss& loss, const Var& output, const TrainingBatch& batch) {
+  const Var targets(batch.labels.to(output.dtype()));
+  if (dynamic_cast<const BinaryCrossEntropy*>(&loss)) {
+    return bce_with_logits(output, targets, batch.label_mask);
+  }
+  return loss(output, targets);
+}
+
+void check_output_shape(const Var& output, const TrainingBatch& batch) {
+  STRAND_CHECK(output.shape() == batch.labels.shape(),
+               "the model's output {} does not match the labels {}: the last layer must have "
+               "one unit per target",
+               output.value().describe(), batch.labels.describe());
+}
+
+}  // namespace
+
+double EpochLogs::get(const std::string& key) const {
+  auto it = values.find(key);
+  STRAND_CHECK(it != values.end(), "epoch {} has no value '{}'", epoch, key);
+  return it->second;
+}
+
+Var training_output(Sequential& model, const Loss& loss, const Var& input) {
+  if (loss.takes_logits() && ends_in_sigmoid(model)) {
+    return model.forward_layers(input, model.size() - 1);
+  }
+  STRAND_CHECK(!loss.takes_logits(),
+               "loss '{}' expects logits: end the model in Sigmoid (skipped while training) or "
+               "in a layer producing raw scores",
+               loss.name());
+  return model.forward(input);
+}
+
+History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
+            data::DataLoader* validation, const FitOptions& options,
+            const std::vector<std::shared_ptr<Callback>>& callbacks) {
+  FitContext context{model, optimizer, false, options.epochs};
+  History history;
+  const auto train_start = std::chrono::steady_clock::now();
+  int64_t global_step = options.initial_global_step;
+  for (auto& callback : callbacks) callback->on_train_begin(context);
+  for (int64_t epoch = options.initial_epoch; epoch < options.epochs && !context.stop_training;
+       ++epoch) {
+    model.train();
+    for (auto& callback : callbacks) callback->on_epoch_begin(context, epoch);
+    const auto epoch_start = std::chrono::steady_clock::now();
+    train.start_epoch(static_cast<uint64_t>(epoch));
+    double loss_sum = 0.0;
+    int64_t samples = 0;
+    MetricAccumulator accuracy_metrics(1);
+    int64_t step_in_epoch = 0;
+    while (auto batch = train.next()) {
+      const TrainingBatch tensors = as_tensors(*batch);
+      optimizer.zero_grad();
+      Var output = training_output(model, loss, Var(tensors.codes));
+      check_output_shape(output, tensors);
+      Var batch_loss_value = batch_loss(loss, output, tensors);
+      const double loss_value = batch_loss_value.value().item();
+      STRAND_CHECK(std::isfinite(loss_value),
+                   "training loss became {} at epoch {}, step {}: lower the learning rate or "
+                   "check the labels",
+                   loss_value, epoch + 1, step_in_epoch + 1);
+      batch_loss_value.backward();
+      optimizer.step();
+      ++global_step;
+      loss_sum += loss_value * static_cast<double>(tensors.size);
+      samples += tensors.size;
+      {
+        // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
+        const Tensor scores = output.value().to(DType::kFloat32).contiguous();
+        accuracy_metrics.add(
+            std::span<const float>(scores.data<float>(), scores.numel()),
+            std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
+            std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+      }
+      BatchLogs logs{epoch,
+                     step_in_epoch,
+                     train.steps_per_epoch(),
+                     global_step,
+                     tensors.size,
+                     loss_value,
+                     static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
+      for (auto& callback : callbacks) callback->on_batch_end(context, logs);
+      ++step_in_epoch;
+    }
+    const double epoch_seconds = seconds_since(epoch_start);
+    EpochLogs logs;
+    logs.epoch = epoch;
+    logs.global_step = global_step;
+    logs.values["loss"] = samples > 0 ? loss_sum / static_cast<double>(samples) : NAN;
+    logs.values["accuracy"] =
+        accuracy_metrics.compute(0, loss.takes_logits() ? 0.0 : kDefaultThreshold).accuracy;
+    logs.values["learning_rate"] = optimizer.learning_rate();
+    logs.values["samples_per_second"] =
+        static_cast<double>(samples) / std::max(epoch_seconds, 1e-9);
+    logs.values["epoch_seconds"] = epoch_seconds;
+    if (validation != nullptr) {
+      const Evaluation result = evaluate(model, loss, *validation);
+      logs.values["val_loss"] = result.loss;
+      logs.values["val_accuracy"] = result.accuracy;
+      logs.values["val_auroc"] = result.auroc;
+      logs.values["val_auprc"] = result.auprc;
+    }
+    history.epochs.push_back(logs);
+    for (auto& callback : callbacks) callback->on_epoch_end(context, logs);
+  }
+  history.stopped_early = context.stop_training;
+  for (auto& callback : callbacks) callback->on_train_end(context);
+  history.seconds = seconds_since(train_start);
+  return history;
+}
+
+Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader) {
+  NoGradGuard no_grad;
+  model.eval();
+  loader.start_epoch(0);
+  double loss_sum = 0.0, weight_sum = 0.0;
+  MetricAccumulator metrics(1);
+  while (auto batch = loader.next()) {
+    const TrainingBatch tensors = as_tensors(*batch);
+    Var output = training_output(model, loss, Var(tensors.codes));
+    check_output_shape(output, tensors);
+    // Batches weigh by their valid labels, so the mean matches a single pass over the data.
+    const double batch_weight = ops::sum(tensors.label_mask).item();
+    loss_sum += batch_loss(loss, output, tensors).value().item() * batch_weight;
+    weight_sum += batch_weight;
+    // Metrics use probabilities: the logits through the Sigmoid that training skipped.
+    Var scores = loss.takes_logits() ? sigmoid(output) : output;
+    const Tensor s = scores.value().to(DType::kFloat32).contiguous();
+    metrics.add(
+        std::span<const float>(s.data<float>(), s.numel()),
+        std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
+        std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+  }
+  model.train();
+  Evaluation result;
+  const BinaryMetrics binary = metrics.compute(0);
+  result.loss = weight_sum > 0 ? loss_sum / weight_sum : NAN;
+  result.accuracy = binary.accuracy;
+  result.auroc = binary.auroc;
+  result.auprc = binary.auprc;
+  result.count = static_cast<int64_t>(binary.count);
+  return result;
+}
+
+Predictions predict(Sequential& model, data::DataLoader& loader) {
+  NoGradGuard no_grad;
+  model.eval();
+  loader.start_epoch(0);
+  Predictions out;
+  while (auto batch = loader.next()) {
+    const TrainingBatch tensors = as_tensors(*batch);
+    const Tensor scores =
+        model.forward(Var(tensors.codes)).value().to(DType::kFloat32).contiguous();
+    STRAND_CHECK(scores.dim() == 2, "predict: the model's output {} is not (B, T)",
+                 scores.describe());
+    out.num_targets = scores.size(1);
+    const float* s = scores.data<float>();
+    out.scores.insert(out.scores.end(), s, s + scores.numel());
+    const float* l = tensors.labels.data<float>();
+    out.labels.insert(out.labels.end(), l, l + tensors.labels.numel());
+    out.sample_index.insert(out.sample_index.end(), batch->sample_index,
+                            batch->sample_index + batch->size);
+  }
+  model.train();
+  return out;
+}
+
+}  // namespace strand::train

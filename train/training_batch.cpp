@@ -1,0 +1,23 @@
+// Wraps a loader batch's arrays as tensors.
+#include "train/training_batch.h"
+
+#include <memory>
+
+namespace strand::train {
+
+TrainingBatch as_tensors(const data::Batch& batch) {
+  // Each tensor holds a reference to the batch's single allocation.
+  auto keep = [storage = batch.storage](void*) { (void)storage; };
+  TrainingBatch out;
+  out.size = batch.size;
+  out.codes = Tensor::from_blob(batch.codes, {batch.size, batch.length}, DType::kUInt8,
+                                Device::cpu(), keep);
+  out.labels = Tensor::from_blob(batch.labels, {batch.size, batch.num_targets}, DType::kFloat32,
+                                 Device::cpu(), keep);
+  const Tensor mask = Tensor::from_blob(batch.label_mask, {batch.size, batch.num_targets},
+                                        DType::kUInt8, Device::cpu(), keep);
+  out.label_mask = mask.to(DType::kFloat32);
+  return out;
+}
+
+}  // namespace strand::train
