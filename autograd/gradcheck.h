@@ -10,16 +10,18 @@
 
 namespace strand {
 
+/// Step size and tolerances of gradcheck().
 struct GradcheckOptions {
-  double eps = 1e-6;
-  double atol = 1e-5;
-  double rtol = 1e-3;
-  uint64_t seed = 0;  // for the random projection of non-scalar outputs
+  double eps = 1e-6;   ///< central-difference step
+  double atol = 1e-5;  ///< absolute tolerance
+  double rtol = 1e-3;  ///< relative tolerance
+  uint64_t seed = 0;   ///< for the random projection of non-scalar outputs
 };
 
+/// The outcome of gradcheck().
 struct GradcheckResult {
-  bool ok = true;
-  double max_abs_error = 0.0;
+  bool ok = true;              ///< every element within tolerance
+  double max_abs_error = 0.0;  ///< largest |analytic - numeric|
   /// The first mismatch: input index, element index, analytic vs numeric value.
   std::string message;
 };

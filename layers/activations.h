@@ -5,6 +5,7 @@
 
 namespace strand {
 
+/// max(x, 0), elementwise.
 class ReLU : public Layer {
  public:
   Var forward(const Var& x) override;
@@ -12,6 +13,7 @@ class ReLU : public Layer {
   std::string type_name() const override { return "ReLU"; }
 };
 
+/// 1 / (1 + exp(-x)), elementwise.
 class Sigmoid : public Layer {
  public:
   Var forward(const Var& x) override;

@@ -7,15 +7,18 @@
 
 namespace strand {
 
+/// Conv1D padding: none ("valid") or enough to keep the length ("same", stride 1).
 enum class Padding { kValid, kSame };
 
+/// Options of Conv1D beyond the channel counts and kernel size.
 struct Conv1DOptions {
-  int64_t stride = 1;
-  int64_t dilation = 1;
-  Padding padding = Padding::kValid;
-  bool bias = true;
+  int64_t stride = 1;                 ///< step between output positions
+  int64_t dilation = 1;               ///< spacing between kernel taps
+  Padding padding = Padding::kValid;  ///< valid or same
+  bool bias = true;                   ///< whether to add a learned bias
 };
 
+/// 1D convolution over (B, C_in, L) floats, or over (B, L) uint8 base codes when C_in = 4.
 class Conv1D : public Layer {
  public:
   /// Weights (C_out, C_in, K) drawn Glorot-uniform (the Keras default the reference
@@ -30,11 +33,17 @@ class Conv1D : public Layer {
 
   /// The kernel parameters for an input of `length` (resolves "same" padding).
   Conv1dParams params_for_length(int64_t length) const;
+  /// The weight, (C_out, C_in, K).
   const Var& weight() const { return weight_; }
+  /// The bias, (C_out); undefined without bias.
   const Var& bias() const { return bias_; }
+  /// C_in
   int64_t in_channels() const { return in_channels_; }
+  /// C_out
   int64_t out_channels() const { return out_channels_; }
+  /// K
   int64_t kernel_size() const { return kernel_size_; }
+  /// Stride, dilation, padding and bias.
   const Conv1DOptions& options() const { return options_; }
 
  private:

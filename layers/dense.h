@@ -6,6 +6,7 @@
 
 namespace strand {
 
+/// Fully connected layer: (B, in) -> x W^T + b, (B, out).
 class Dense : public Layer {
  public:
   /// Weights Glorot-uniform (Keras default), bias zero.
@@ -17,7 +18,9 @@ class Dense : public Layer {
   std::string type_name() const override { return "Dense"; }
   void reset_parameters(Generator& generator) override;
 
+  /// The weight, (out, in).
   const Var& weight() const { return weight_; }
+  /// The bias, (out); undefined without bias.
   const Var& bias() const { return bias_; }
 
  private:

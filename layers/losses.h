@@ -8,10 +8,13 @@
 
 namespace strand {
 
+/// A loss: a scalar Var from a prediction and a target of the same shape.
 class Loss {
  public:
   virtual ~Loss() = default;
+  /// The mean loss over every element.
   virtual Var operator()(const Var& prediction, const Var& target) const = 0;
+  /// The Keras name, e.g. "binary_crossentropy".
   virtual std::string name() const = 0;
   /// True when the loss expects logits (pre-sigmoid scores) rather than probabilities.
   virtual bool takes_logits() const { return false; }
@@ -28,6 +31,7 @@ class BinaryCrossEntropy : public Loss {
   bool takes_logits() const override { return true; }
 };
 
+/// Mean of (prediction - target)^2 over every element.
 class MeanSquaredError : public Loss {
  public:
   Var operator()(const Var& prediction, const Var& target) const override {

@@ -17,32 +17,43 @@ namespace strand {
 Generator& default_generator();
 void manual_seed(uint64_t seed);
 
+/// The base of every layer and model: named parameters and named submodules.
 class Module {
  public:
   virtual ~Module() = default;
   Module() = default;
+  /// Copies share parameters (Vars are handles).
   Module(const Module&) = default;
+  /// Copies share parameters (Vars are handles).
   Module& operator=(const Module&) = default;
+  /// Moves the parameters and submodules.
   Module(Module&&) = default;
+  /// Moves the parameters and submodules.
   Module& operator=(Module&&) = default;
 
   /// All parameters, depth first in registration order, with dotted names.
   std::vector<std::pair<std::string, Var>> named_parameters() const;
+  /// All parameters, in named_parameters() order.
   std::vector<Var> parameters() const;
   /// Parameters that require grad (the ones an optimizer should update).
   std::vector<Var> trainable_parameters() const;
+  /// The direct submodules with their names.
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const {
     return children_;
   }
+  /// The number of scalars in all parameters.
   int64_t parameter_count() const;
 
   /// Training mode (the default) versus evaluation mode, recursively.
   void train(bool training = true);
+  /// Evaluation mode, recursively.
   void eval() { train(false); }
+  /// Whether this module is in training mode.
   bool is_training() const { return training_; }
 
   /// Freezes (requires_grad = false) or unfreezes every parameter, recursively.
   void set_trainable(bool trainable);
+  /// Drops every parameter's gradient, recursively.
   void zero_grad();
   /// Moves every parameter to `device`.
   void to(Device device);
@@ -53,11 +64,13 @@ class Module {
   /// Registers a parameter under `name` and returns it.
   Var register_parameter(std::string name, Tensor value, bool requires_grad = true);
   template <typename M>
+  /// Registers a submodule under `name` (its parameters become "name.*") and returns it.
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
     children_.emplace_back(std::move(name), module);
     return module;
   }
   template <typename M>
+  /// Registers a copy of `module` under `name` and returns the shared copy.
   std::shared_ptr<M> register_module(std::string name, M module) {
     return register_module(std::move(name), std::make_shared<M>(std::move(module)));
   }

@@ -11,6 +11,7 @@
 
 namespace strand {
 
+/// Layers applied in order, named "0", "1", ...; fuses Conv1D -> ReLU -> GlobalMaxPool1D.
 class Sequential : public Layer {
  public:
   Sequential() = default;
@@ -20,6 +21,7 @@ class Sequential : public Layer {
     return add(std::make_shared<L>(std::move(layer)));
   }
   template <typename L>
+  /// Appends a shared layer; returns it.
   std::shared_ptr<L> add(std::shared_ptr<L> layer) {
     layers_.push_back(layer);
     return register_module(std::to_string(layers_.size() - 1), layer);
@@ -31,10 +33,13 @@ class Sequential : public Layer {
   Shape output_shape(const Shape& input) const override;
   std::string type_name() const override { return "Sequential"; }
 
+  /// The number of layers.
   size_t size() const { return layers_.size(); }
+  /// Layer `i` (throws std::out_of_range).
   const std::shared_ptr<Layer>& layer(size_t i) const { return layers_.at(i); }
   /// Whether Conv1D -> ReLU -> GlobalMaxPool1D runs fused (default on).
   void set_fusion(bool enabled) { fusion_ = enabled; }
+  /// Whether fusion is enabled.
   bool fusion() const { return fusion_; }
 
   /// A Keras-like table: layer, output shape, parameter count, and the totals, for a

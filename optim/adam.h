@@ -10,16 +10,19 @@
 
 namespace strand {
 
+/// Hyper-parameters of Adam (PyTorch's names and formula).
 struct AdamOptions {
-  double learning_rate = 1e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-7;
-  double weight_decay = 0.0;
+  double learning_rate = 1e-3;  ///< step size
+  double beta1 = 0.9;           ///< decay of the first moment
+  double beta2 = 0.999;         ///< decay of the second moment
+  double eps = 1e-7;            ///< added to the denominator (Keras default)
+  double weight_decay = 0.0;    ///< L2 penalty added to the gradient
 };
 
+/// Adam with bias correction and optional L2 weight decay.
 class Adam : public Optimizer {
  public:
+  /// Optimizes `parameters` (e.g. model.trainable_parameters()).
   Adam(std::vector<Var> parameters, AdamOptions options = {});
   std::string name() const override { return "Adam"; }
 

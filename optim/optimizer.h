@@ -15,8 +15,10 @@ namespace strand {
 /// "<parameter index>.<buffer>", e.g. "0.exp_avg".
 using OptimizerState = std::map<std::string, Tensor>;
 
+/// The base of the optimizers: updates a list of parameters from their gradients.
 class Optimizer {
  public:
+  /// Takes the parameters to update (not a Module).
   explicit Optimizer(std::vector<Var> parameters, double learning_rate);
   virtual ~Optimizer() = default;
 
@@ -25,10 +27,15 @@ class Optimizer {
   /// Drops every parameter's gradient.
   void zero_grad();
 
+  /// The current learning rate.
   double learning_rate() const { return learning_rate_; }
+  /// Changes the learning rate (schedules, callbacks).
   void set_learning_rate(double learning_rate) { learning_rate_ = learning_rate; }
+  /// Steps taken so far (1-based during an update).
   int64_t step_count() const { return step_count_; }
+  /// The parameters, in the order given.
   const std::vector<Var>& parameters() const { return parameters_; }
+  /// "Adam", "SGD", ...
   virtual std::string name() const = 0;
 
   /// A deep copy of the state (host tensors).
@@ -41,6 +48,7 @@ class Optimizer {
   virtual void update(size_t index, Var& parameter) = 0;
   /// The buffer `name` of parameter `index`, created zero-filled like the parameter.
   Tensor& buffer(size_t index, const std::string& name);
+  /// Whether parameter `index` has the buffer `name` yet.
   bool has_buffer(size_t index, const std::string& name) const;
 
  private:

@@ -5,16 +5,19 @@
 
 namespace strand {
 
+/// Hyper-parameters of SGD (PyTorch's semantics).
 struct SGDOptions {
-  double learning_rate = 0.01;
-  double momentum = 0.0;
-  double dampening = 0.0;
-  double weight_decay = 0.0;
-  bool nesterov = false;
+  double learning_rate = 0.01;  ///< step size
+  double momentum = 0.0;        ///< momentum factor (0: plain SGD)
+  double dampening = 0.0;       ///< dampening of the momentum
+  double weight_decay = 0.0;    ///< L2 penalty added to the gradient
+  bool nesterov = false;        ///< Nesterov momentum
 };
 
+/// Stochastic gradient descent with optional momentum, dampening and Nesterov.
 class SGD : public Optimizer {
  public:
+  /// Optimizes `parameters`.
   SGD(std::vector<Var> parameters, SGDOptions options = {});
   std::string name() const override { return "SGD"; }
 

@@ -9,12 +9,14 @@
 
 namespace strand {
 
+/// Memory for tensor storage on one device type.
 class Allocator {
  public:
   virtual ~Allocator() = default;
   /// Returns memory for `nbytes` bytes on `device`, aligned for any element type (64 bytes
   /// on the CPU so SIMD loads never straddle cache lines). nbytes may be 0.
   virtual void* allocate(size_t nbytes, Device device) = 0;
+  /// Returns memory from allocate() (same nbytes and device).
   virtual void deallocate(void* pointer, size_t nbytes, Device device) = 0;
 };
 

@@ -15,8 +15,10 @@ constexpr uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// Counter-based random numbers: the state is (seed, counter), so it saves and restores exactly.
 class Generator {
  public:
+  /// A generator at counter 0 for `seed`.
   explicit Generator(uint64_t seed = 0) : seed_(seed) {}
 
   /// 64 random bits: mix64 of (seed, counter).
@@ -29,8 +31,11 @@ class Generator {
   /// state stays (seed, counter)).
   double next_normal();
 
+  /// The seed.
   uint64_t seed() const { return seed_; }
+  /// How many 64-bit draws were made.
   uint64_t counter() const { return counter_; }
+  /// Restores a (seed, counter) state.
   void set_state(uint64_t seed, uint64_t counter) {
     seed_ = seed;
     counter_ = counter;

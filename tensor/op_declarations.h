@@ -18,26 +18,28 @@ enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv };
 /// Parameters shared by the Conv1D kernels. Input length L, output length
 /// L_out = (L + pad_left + pad_right - dilation * (K - 1) - 1) / stride + 1.
 struct Conv1dParams {
-  int64_t stride = 1;
-  int64_t dilation = 1;
-  int64_t pad_left = 0;
-  int64_t pad_right = 0;
+  int64_t stride = 1;     ///< step between output positions
+  int64_t dilation = 1;   ///< spacing between taps
+  int64_t pad_left = 0;   ///< zeros before the input
+  int64_t pad_right = 0;  ///< zeros after the input
 };
 
 /// Hyper-parameters of the fused optimizer updates (one struct so every backend sees the
 /// same fields).
 struct AdamParams {
-  double lr, beta1, beta2, eps, weight_decay;
-  int64_t step;  // 1-based, for bias correction
+  double lr, beta1, beta2, eps, weight_decay;  ///< as in AdamOptions
+  int64_t step;                                ///< 1-based, for bias correction
 };
+/// Hyper-parameters of the fused SGD update.
 struct SgdParams {
-  double lr, momentum, dampening, weight_decay;
-  bool nesterov;
-  bool first_step;  // momentum buffer starts as the gradient (PyTorch semantics)
+  double lr, momentum, dampening, weight_decay;  ///< as in SGDOptions
+  bool nesterov;                                 ///< as in SGDOptions
+  bool first_step;  ///< momentum buffer starts as the gradient (PyTorch semantics)
 };
+/// Hyper-parameters of the fused RMSprop update.
 struct RmspropParams {
-  double lr, alpha, eps, weight_decay, momentum;
-  bool centered;
+  double lr, alpha, eps, weight_decay, momentum;  ///< as in RMSpropOptions
+  bool centered;                                  ///< as in RMSpropOptions
 };
 
 // ---- Memory -------------------------------------------------------------------------

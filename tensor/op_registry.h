@@ -20,9 +20,10 @@ void ensure_builtin_kernels_registered();
 
 /// Remembers (op name, device) pairs as kernels register, for listings and tests.
 void record_registered_kernel(const char* op_name, DeviceType type);
+/// One (op, device type) pair with a registered kernel.
 struct RegisteredKernel {
-  std::string op_name;
-  DeviceType device_type;
+  std::string op_name;     ///< Op::kName
+  DeviceType device_type;  ///< the backend
 };
 std::vector<RegisteredKernel> registered_kernels();
 
@@ -31,16 +32,20 @@ std::vector<RegisteredKernel> registered_kernels();
 template <typename Op>
 class OpKernels {
  public:
+  /// The kernel's function type.
   using Fn = typename Op::Fn;
 
+  /// Sets (or replaces) the kernel of this op for a device type.
   static void register_kernel(DeviceType type, Fn* kernel) {
     table()[static_cast<int>(type)] = kernel;
     record_registered_kernel(Op::kName, type);
   }
+  /// Whether a kernel is registered for `type`.
   static bool has_kernel(DeviceType type) {
     ensure_builtin_kernels_registered();
     return table()[static_cast<int>(type)] != nullptr;
   }
+  /// The kernel for `device`; throws naming the op and device when there is none.
   static Fn* kernel(Device device) {
     ensure_builtin_kernels_registered();
     Fn* found = table()[static_cast<int>(device.type)];

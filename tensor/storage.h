@@ -9,6 +9,7 @@
 
 namespace strand {
 
+/// A block of memory on one device, shared by the tensors that view it.
 class Storage {
  public:
   /// Allocates `nbytes` on `device` through its registered allocator.
@@ -19,8 +20,11 @@ class Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
+  /// The first byte.
   void* data() const { return data_; }
+  /// Size in bytes.
   size_t nbytes() const { return nbytes_; }
+  /// Where the memory lives.
   Device device() const { return device_; }
 
  private:

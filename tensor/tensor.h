@@ -16,18 +16,23 @@
 
 namespace strand {
 
+/// A typed, strided view of a Storage on a device (no autograd; see Var).
 class Tensor {
  public:
   /// An undefined tensor (no storage); defined() is false.
   Tensor() = default;
 
   // ---- Creation ----------------------------------------------------------------------
+  /// A new contiguous tensor with uninitialised elements.
   static Tensor empty(const Shape& shape, DType dtype = DType::kFloat32,
                       Device device = Device::cpu());
+  /// A new contiguous tensor of zeros.
   static Tensor zeros(const Shape& shape, DType dtype = DType::kFloat32,
                       Device device = Device::cpu());
+  /// A new contiguous tensor of ones.
   static Tensor ones(const Shape& shape, DType dtype = DType::kFloat32,
                      Device device = Device::cpu());
+  /// A new contiguous tensor filled with `value`.
   static Tensor full(const Shape& shape, double value, DType dtype = DType::kFloat32,
                      Device device = Device::cpu());
   /// Uniform in [low, high), drawn on the host from `generator` in row-major order.
@@ -46,16 +51,27 @@ class Tensor {
                           std::function<void(void*)> release = nullptr);
 
   // ---- Properties --------------------------------------------------------------------
+  /// False for a default-constructed tensor.
   bool defined() const { return storage_ != nullptr; }
+  /// Extents, outermost first.
   const Shape& shape() const { return shape_; }
+  /// Element strides, one per dimension.
   const Strides& strides() const { return strides_; }
+  /// The rank.
   int64_t dim() const { return static_cast<int64_t>(shape_.size()); }
+  /// The extent of dimension `dim` (negative counts from the end).
   int64_t size(int64_t dim) const;
+  /// The number of elements.
   int64_t numel() const { return strand::numel(shape_); }
+  /// The first element's offset into the storage, in elements.
   int64_t offset() const { return offset_; }
+  /// The element type.
   DType dtype() const { return dtype_; }
+  /// Where the data lives.
   Device device() const { return storage_ ? storage_->device() : Device::cpu(); }
+  /// Whether the strides are the row-major ones for the shape.
   bool is_contiguous() const;
+  /// The shared storage.
   const StoragePtr& storage() const { return storage_; }
   /// "float32 (2, 3) on cpu", for error messages.
   std::string describe() const;
@@ -64,6 +80,7 @@ class Tensor {
   /// Pointer to the first element (offset applied); checks that T matches dtype().
   template <typename T>
   T* data() const;
+  /// Pointer to the first element (offset applied), untyped.
   void* raw_data() const;
   /// The single element of a one-element tensor as a double (copies from the device).
   double item() const;
@@ -78,8 +95,11 @@ class Tensor {
   /// Elements start, start+step, ... < end along `dim` (negative start/end count from the
   /// end).
   Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  /// A view with two dimensions swapped.
   Tensor transpose(int64_t dim0, int64_t dim1) const;
+  /// A view with a new size-1 dimension at `dim`.
   Tensor unsqueeze(int64_t dim) const;
+  /// A view without the size-1 dimension `dim`.
   Tensor squeeze(int64_t dim) const;
   /// Broadcasts size-1 dimensions to `shape` with stride 0 (NumPy rules).
   Tensor expand(const Shape& shape) const;
@@ -90,12 +110,17 @@ class Tensor {
   // ---- Copies ------------------------------------------------------------------------
   /// This tensor if already contiguous, else a contiguous copy.
   Tensor contiguous() const;
+  /// A contiguous copy on the same device.
   Tensor clone() const;
+  /// A copy on `device` (this tensor when already there).
   Tensor to(Device device) const;
+  /// A converted copy (this tensor when already of `dtype`).
   Tensor to(DType dtype) const;
   /// Copies `source` (same shape, any dtype/strides/device) into this tensor in place.
   Tensor& copy_(const Tensor& source);
+  /// Sets every element to `value`, in place.
   Tensor& fill_(double value);
+  /// Sets every element to zero, in place.
   Tensor& zero_() { return fill_(0.0); }
 
  private:

@@ -1,0 +1,12 @@
+// Umbrella header: Module, Layer, Sequential and the built-in layers and losses.
+//   #include <strand/layers.h>
+#pragma once
+
+#include "layers/activations.h"
+#include "layers/conv1d.h"
+#include "layers/dense.h"
+#include "layers/layer.h"
+#include "layers/losses.h"
+#include "layers/module.h"
+#include "layers/sequential.h"
+#include "strand/autograd.h"

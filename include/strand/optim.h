@@ -1,0 +1,8 @@
+// Umbrella header: the optimizers (SGD, Adam, RMSprop).
+//   #include <strand/optim.h>
+#pragma once
+
+#include "optim/adam.h"
+#include "optim/optimizer.h"
+#include "optim/rmsprop.h"
+#include "optim/sgd.h"

@@ -1,0 +1,14 @@
+// Umbrella header: the training loop (fit, evaluate, predict), callbacks, metrics and
+// checkpoints (namespace strand::train). Includes the layers, optimizers and data headers.
+//   #include <strand/train.h>
+#pragma once
+
+#include "strand/data.h"
+#include "strand/layers.h"
+#include "strand/optim.h"
+#include "train/callback.h"
+#include "train/callbacks.h"
+#include "train/checkpoint.h"
+#include "train/fit.h"
+#include "train/metrics.h"
+#include "train/safetensors.h"

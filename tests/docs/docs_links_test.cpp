@@ -1,0 +1,154 @@
+// Checks the documentation's links: every relative link in docs/**/*.md and the examples'
+// READMEs points at a file or folder that exists, and a link whose text is a name in
+// backticks, [`name`](path), names something the file contains (for a qualified name such as
+// `Adam::update`, every `::`-separated part). Links inside fenced code blocks are ignored, as
+// are URLs (scheme://...) and in-page anchors (#...).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Link {
+  std::string text;    // as written between [ and ]
+  std::string target;  // between ( and ), without a #fragment
+  int line = 0;
+};
+
+// Markdown links [text](target) outside ``` fences; text and target on one line.
+std::vector<Link> extract_links(const std::string& markdown) {
+  std::vector<Link> links;
+  std::istringstream lines(markdown);
+  std::string line;
+  bool in_fence = false;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.find("```") != std::string::npos && line.find_first_not_of(' ') == line.find("```")) {
+      in_fence = !in_fence;
+      continue;
+    }
+    if (in_fence) continue;
+    for (size_t open = line.find('['); open != std::string::npos; open = line.find('[', open + 1)) {
+      const size_t close = line.find("](", open);
+      if (close == std::string::npos) break;
+      if (line.find('[', open + 1) < close) continue;  // a nested '[': try the inner one
+      const size_t end = line.find(')', close + 2);
+      if (end == std::string::npos) break;
+      Link link{line.substr(open + 1, close - open - 1), line.substr(close + 2, end - close - 2),
+                number};
+      if (const size_t hash = link.target.find('#'); hash != std::string::npos) {
+        link.target.resize(hash);
+      }
+      links.push_back(link);
+    }
+  }
+  return links;
+}
+
+bool is_external(const std::string& target) {
+  return target.empty() || target.find("://") != std::string::npos ||
+         target.rfind("mailto:", 0) == 0;
+}
+
+// `name` -> name; anything else -> "".
+std::string code_name(const std::string& text) {
+  if (text.size() < 3 || text.front() != '`' || text.back() != '`') return "";
+  return text.substr(1, text.size() - 2);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Every "::"-separated part of `name` occurs in `content`.
+bool names_something_in(const std::string& name, const std::string& content) {
+  size_t start = 0;
+  while (true) {
+    const size_t sep = name.find("::", start);
+    const std::string part = name.substr(start, sep == std::string::npos ? sep : sep - start);
+    if (!part.empty() && content.find(part) == std::string::npos) return false;
+    if (sep == std::string::npos) return true;
+    start = sep + 2;
+  }
+}
+
+std::vector<fs::path> documents() {
+  const fs::path root = strand::test::source_dir();
+  std::vector<fs::path> files;
+  for (const char* dir : {"docs", "examples"}) {
+    if (!fs::exists(root / dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".md") {
+        files.push_back(entry.path());
+      }
+    }
+  }
+  return files;
+}
+
+// Problems found in one document, one line each ("file:line: ...").
+std::vector<std::string> check_document(const fs::path& document) {
+  std::vector<std::string> problems;
+  const fs::path root = strand::test::source_dir();
+  const std::string where = fs::relative(document, root).string();
+  for (const Link& link : extract_links(read_file(document))) {
+    if (is_external(link.target)) continue;
+    const fs::path target = document.parent_path() / link.target;
+    const std::string at = where + ":" + std::to_string(link.line) + ": ";
+    if (!fs::exists(target)) {
+      problems.push_back(at + "link to a missing file: " + link.target);
+      continue;
+    }
+    const std::string name = code_name(link.text);
+    if (name.empty() || fs::is_directory(target)) continue;
+    if (!names_something_in(name, read_file(target))) {
+      problems.push_back(at + "`" + name + "` does not occur in " + link.target);
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+TEST_CASE("link extraction skips code fences and strips anchors") {
+  const std::string markdown =
+      "See [`f`](a.cpp#L3) and [text](dir/).\n"
+      "```python\nmodel[:-1](codes)\n```\n"
+      "[x [`g`](b.h)] and [web](https://example.org).\n";
+  const std::vector<Link> links = extract_links(markdown);
+  REQUIRE(links.size() == 4);
+  CHECK(links[0].text == "`f`");
+  CHECK(links[0].target == "a.cpp");
+  CHECK(links[1].target == "dir/");
+  CHECK(links[2].text == "`g`");
+  CHECK(links[2].line == 5);
+  CHECK(is_external(links[3].target));
+  CHECK(code_name("`Adam::update`") == "Adam::update");
+  CHECK(code_name("plain") == "");
+  CHECK(names_something_in("Adam::update", "void Adam::update(size_t i)"));
+  CHECK_FALSE(names_something_in("Adam::step", "void Adam::update(size_t i)"));
+}
+
+TEST_CASE("docs links point at existing files and name what those files contain") {
+  const std::vector<fs::path> files = documents();
+  REQUIRE_MESSAGE(fs::exists(fs::path(strand::test::source_dir()) / "docs" / "guided_tour.md"),
+                  "docs/guided_tour.md is missing");
+  int links_checked = 0;
+  for (const fs::path& document : files) {
+    links_checked += static_cast<int>(extract_links(read_file(document)).size());
+    for (const std::string& problem : check_document(document)) FAIL_CHECK(problem);
+  }
+  CHECK(links_checked > 20);
+}
