@@ -1,0 +1,39 @@
+// Internal helpers of the CUDA Tensor adapters: Tensor -> IndexSpace/StrideSet, and the
+// per-family registration functions called by register_cuda_kernels().
+#pragma once
+
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_stream.h"
+#include "tensor/tensor.h"
+
+namespace strand::cuda {
+
+inline kernels::cuda::IndexSpace space_of(const Shape& shape, const char* op) {
+  STRAND_CHECK(static_cast<int>(shape.size()) <= kernels::cuda::kMaxRank,
+               "{} (CUDA): tensors of rank {} are not supported (at most {})", op, shape.size(),
+               kernels::cuda::kMaxRank);
+  kernels::cuda::IndexSpace space;
+  space.rank = static_cast<int>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) space.extent[d] = shape[d];
+  return space;
+}
+
+inline kernels::cuda::StrideSet strides_of(const Strides& strides) {
+  kernels::cuda::StrideSet set;
+  for (size_t d = 0; d < strides.size() && d < kernels::cuda::kMaxRank; ++d) {
+    set.stride[d] = strides[d];
+  }
+  return set;
+}
+
+template <typename T>
+const T* optional_ptr(const Tensor& t) {
+  return t.defined() ? static_cast<const T*>(t.raw_data()) : nullptr;
+}
+inline void* optional_mut(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
+
+void register_cuda_memory_kernels();
+void register_cuda_compute_kernels();
+void register_cuda_conv_kernels();
+
+}  // namespace strand::cuda

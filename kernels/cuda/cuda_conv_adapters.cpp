@@ -1,0 +1,376 @@
+// CUDA Tensor adapters for Conv1D: dense (strand's kernels or cuDNN, chosen per shape; see
+// conv_select.h), the one-hot gather Conv1D and the fused Conv1D+ReLU+GlobalMaxPool.
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "kernels/cuda/conv_select.h"
+#include "kernels/cuda/cuda_adapter_util.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_device.h"
+#include "tensor/conv_geometry.h"
+#include "tensor/op_declarations.h"
+
+#ifdef STRAND_WITH_CUDNN
+#include <cudnn.h>
+#endif
+
+namespace strand::cuda {
+namespace {
+
+namespace k = kernels::cuda;
+using kernels::Conv1dGeometry;
+
+enum class ConvPass { kForward = 0, kBackwardInput = 1, kBackwardWeight = 2 };
+const char* pass_name(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward:
+      return "forward";
+    case ConvPass::kBackwardInput:
+      return "backward_input";
+    case ConvPass::kBackwardWeight:
+      return "backward_weight";
+  }
+  return "?";
+}
+
+ConvAlgorithm initial_policy() {
+  const char* env = std::getenv("STRAND_CUDA_CONV");
+  if (env == nullptr) return ConvAlgorithm::kAuto;
+  const std::string value = env;
+  if (value == "own") return ConvAlgorithm::kOwn;
+  if (value == "cudnn") return ConvAlgorithm::kCudnn;
+  STRAND_CHECK(value == "auto" || value.empty(),
+               "STRAND_CUDA_CONV must be auto, own or cudnn, got '{}'", value);
+  return ConvAlgorithm::kAuto;
+}
+
+struct SelectionState {
+  std::mutex mutex;
+  ConvAlgorithm policy = initial_policy();
+  std::map<std::string, ConvChoice> choices;
+};
+SelectionState& selection() {
+  static SelectionState state;
+  return state;
+}
+
+std::string shape_key(ConvPass pass, const Conv1dGeometry& g, DType dtype) {
+  return fmt::format("{} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
+                     dtype_name(dtype), g.batch, g.in_channels, g.length, g.out_channels,
+                     g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
+}
+
+// ---- cuDNN ----------------------------------------------------------------------------------
+
+#ifdef STRAND_WITH_CUDNN
+cudnnHandle_t cudnn_handle(Device device) {
+  static std::mutex mutex;
+  static cudnnHandle_t handles[16] = {};
+  const cudaStream_t s = stream(device);
+  std::lock_guard lock(mutex);
+  cudnnHandle_t& h = handles[device.index];
+  if (h == nullptr) STRAND_CUDNN_CHECK(cudnnCreate(&h));
+  STRAND_CUDNN_CHECK(cudnnSetStream(h, s));
+  return h;
+}
+
+// Conv1D as a 2-D convolution of height 1: x (B, C, 1, L), w (O, C, 1, K), y (B, O, 1, L_out).
+class CudnnConv {
+ public:
+  explicit CudnnConv(const Conv1dGeometry& g) {
+    STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
+    STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
+    STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
+    STRAND_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv_));
+    const auto i = [](int64_t v) { return static_cast<int>(v); };
+    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                  i(g.batch), i(g.in_channels), 1, i(g.length)));
+    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(y_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                  i(g.batch), i(g.out_channels), 1,
+                                                  i(g.out_length)));
+    STRAND_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                  i(g.out_channels), i(g.in_channels), 1,
+                                                  i(g.kernel_size)));
+    STRAND_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv_, 0, i(g.pad_left), 1, i(g.stride), 1,
+                                                       i(g.dilation), CUDNN_CROSS_CORRELATION,
+                                                       CUDNN_DATA_FLOAT));
+    // Plain FP32 arithmetic (no TF32): results stay comparable with the CPU oracles.
+    STRAND_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_, CUDNN_FMA_MATH));
+  }
+  ~CudnnConv() {
+    cudnnDestroyConvolutionDescriptor(conv_);
+    cudnnDestroyFilterDescriptor(w_);
+    cudnnDestroyTensorDescriptor(y_);
+    cudnnDestroyTensorDescriptor(x_);
+  }
+  CudnnConv(const CudnnConv&) = delete;
+  CudnnConv& operator=(const CudnnConv&) = delete;
+
+  void forward(Device device, const void* x, const void* w, void* y) {
+    cudnnHandle_t h = cudnn_handle(device);
+    int found = 0;
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    STRAND_CUDNN_CHECK(
+        cudnnGetConvolutionForwardAlgorithm_v7(h, x_, w_, conv_, y_, 8, &found, perf));
+    STRAND_CHECK(found > 0, "cuDNN offers no forward algorithm");
+    const Tensor workspace = scratch(device, perf[0].memory);
+    const float one = 1.0f, zero = 0.0f;
+    STRAND_CUDNN_CHECK(cudnnConvolutionForward(h, &one, x_, x, w_, w, conv_, perf[0].algo,
+                                               optional_mut(workspace), perf[0].memory, &zero, y_,
+                                               y));
+  }
+  void backward_input(Device device, const void* dy, const void* w, void* dx) {
+    cudnnHandle_t h = cudnn_handle(device);
+    int found = 0;
+    cudnnConvolutionBwdDataAlgoPerf_t perf[8];
+    STRAND_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_, y_, conv_, x_, 8, &found, perf));
+    STRAND_CHECK(found > 0, "cuDNN offers no backward-data algorithm");
+    const Tensor workspace = scratch(device, perf[0].memory);
+    const float one = 1.0f, zero = 0.0f;
+    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, w_, w, y_, dy, conv_, perf[0].algo,
+                                                    optional_mut(workspace), perf[0].memory, &zero,
+                                                    x_, dx));
+  }
+  void backward_weight(Device device, const void* dy, const void* x, void* dw) {
+    cudnnHandle_t h = cudnn_handle(device);
+    int found = 0;
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
+    STRAND_CUDNN_CHECK(
+        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_, y_, conv_, w_, 8, &found, perf));
+    STRAND_CHECK(found > 0, "cuDNN offers no backward-filter algorithm");
+    const Tensor workspace = scratch(device, perf[0].memory);
+    const float one = 1.0f, zero = 0.0f;
+    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, x_, x, y_, dy, conv_, perf[0].algo,
+                                                      optional_mut(workspace), perf[0].memory,
+                                                      &zero, w_, dw));
+  }
+
+ private:
+  static Tensor scratch(Device device, size_t bytes) {
+    if (bytes == 0) return Tensor();
+    return Tensor::empty({static_cast<int64_t>(bytes)}, DType::kUInt8, device);
+  }
+  cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
+  cudnnFilterDescriptor_t w_ = nullptr;
+  cudnnConvolutionDescriptor_t conv_ = nullptr;
+};
+#endif
+
+bool cudnn_can_run(const Conv1dGeometry& g, DType dtype, const Conv1dParams& p) {
+#ifdef STRAND_WITH_CUDNN
+  constexpr int64_t kIntMax = 1 << 30;
+  return dtype == DType::kFloat32 && p.pad_left == p.pad_right && g.out_length > 0 &&
+         g.batch < kIntMax && g.length < kIntMax && g.in_channels < kIntMax &&
+         g.out_channels < kIntMax;
+#else
+  (void)g, (void)dtype, (void)p;
+  return false;
+#endif
+}
+
+// Runs `own` or `library` per the policy and the remembered (or now measured) choice.
+template <typename Own, typename Library>
+void run_selected(ConvPass pass, const Conv1dGeometry& g, DType dtype, const Conv1dParams& p,
+                  Device device, Own&& own, Library&& library) {
+  if (!cudnn_can_run(g, dtype, p)) return own();
+  SelectionState& state = selection();
+  const std::string key = shape_key(pass, g, dtype);
+  ConvAlgorithm policy;
+  {
+    std::lock_guard lock(state.mutex);
+    policy = state.policy;
+    if (policy == ConvAlgorithm::kAuto) {
+      auto it = state.choices.find(key);
+      if (it != state.choices.end()) return it->second.chosen == "cudnn" ? library() : own();
+    }
+  }
+  if (policy == ConvAlgorithm::kOwn) return own();
+  if (policy == ConvAlgorithm::kCudnn) return library();
+  if (capturing(device)) return own();  // no timing inside a graph capture
+  const cudaStream_t s = stream(device);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  STRAND_CUDA_CHECK(cudaEventCreate(&start));
+  STRAND_CUDA_CHECK(cudaEventCreate(&stop));
+  const auto time = [&](auto&& run) {
+    run();  // warm-up (and cuDNN's heuristics)
+    STRAND_CUDA_CHECK(cudaEventRecord(start, s));
+    for (int i = 0; i < 3; ++i) run();
+    STRAND_CUDA_CHECK(cudaEventRecord(stop, s));
+    STRAND_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    STRAND_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return static_cast<double>(ms) / 3.0;
+  };
+  ConvChoice choice;
+  choice.op = pass_name(pass);
+  choice.shape = key;
+  try {
+    choice.cudnn_ms = time(library);
+  } catch (const Error&) {
+    choice.cudnn_ms = -1.0;  // cuDNN refused the shape: strand's kernel it is
+  }
+  choice.own_ms = time(own);  // runs last, so `out` holds strand's result either way
+  choice.chosen = choice.cudnn_ms >= 0.0 && choice.cudnn_ms < choice.own_ms ? "cudnn" : "own";
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::lock_guard lock(state.mutex);
+  state.choices[key] = choice;
+}
+
+// ---- Adapters ---------------------------------------------------------------------------------
+
+void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1dParams& params,
+                 Tensor& out) {
+  const Device device = out.device();
+  require_device(device);
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const cudaStream_t s = stream(device);
+  run_selected(
+      ConvPass::kForward, g, x.dtype(), params, device,
+      [&] {
+        k::conv1d_forward(x.dtype(), g, xc.raw_data(), wc.raw_data(), optional_mut(bc),
+                          out.raw_data(), s);
+      },
+      [&] {
+#ifdef STRAND_WITH_CUDNN
+        CudnnConv(g).forward(device, xc.raw_data(), wc.raw_data(), out.raw_data());
+        k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
+                            out.raw_data(), s);
+#endif
+      });
+}
+
+void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1dParams& params,
+                                Tensor& grad_x) {
+  const Device device = grad_x.device();
+  require_device(device);
+  const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), wc = w.contiguous();
+  const cudaStream_t s = stream(device);
+  run_selected(
+      ConvPass::kBackwardInput, g, w.dtype(), params, device,
+      [&] {
+        k::conv1d_backward_input(w.dtype(), g, go.raw_data(), wc.raw_data(), grad_x.raw_data(), s);
+      },
+      [&] {
+#ifdef STRAND_WITH_CUDNN
+        CudnnConv(g).backward_input(device, go.raw_data(), wc.raw_data(), grad_x.raw_data());
+#endif
+      });
+}
+
+void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
+                                 const Conv1dParams& params, Tensor& grad_w) {
+  const Device device = grad_w.device();
+  require_device(device);
+  const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous();
+  const cudaStream_t s = stream(device);
+  run_selected(
+      ConvPass::kBackwardWeight, g, x.dtype(), params, device,
+      [&] {
+        k::conv1d_backward_weight(x.dtype(), g, go.raw_data(), xc.raw_data(), grad_w.raw_data(), s);
+      },
+      [&] {
+#ifdef STRAND_WITH_CUDNN
+        CudnnConv(g).backward_weight(device, go.raw_data(), xc.raw_data(), grad_w.raw_data());
+#endif
+      });
+}
+
+void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
+                        const Conv1dParams& params, Tensor& out) {
+  require_device(out.device());
+  const auto g = conv_geometry(codes.shape(), w.shape(), params);
+  const Tensor cc = codes.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
+                           out.raw_data(), stream(out.device()));
+}
+
+void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
+                                        const Conv1dParams& params, Tensor& grad_w) {
+  require_device(grad_w.device());
+  const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
+  k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
+                                   grad_w.raw_data(), stream(grad_w.device()));
+}
+
+void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
+                          const Conv1dParams& params, Tensor& out, Tensor& argmax) {
+  require_device(out.device());
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const bool codes = x.dtype() == DType::kUInt8;
+  k::conv1d_relu_max(w.dtype(), g, codes ? xc.data<uint8_t>() : nullptr,
+                     codes ? nullptr : xc.raw_data(), wc.raw_data(), optional_mut(bc),
+                     out.raw_data(), argmax.data<int64_t>(), stream(out.device()));
+}
+
+void conv1d_relu_max_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                                   const Tensor& out, const Tensor& argmax,
+                                   const Conv1dParams& params, Tensor& grad_x, Tensor& grad_w,
+                                   Tensor& grad_bias) {
+  require_device(grad_w.device());
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
+  const Tensor oc = out.contiguous(), ac = argmax.contiguous();
+  const bool codes = x.dtype() == DType::kUInt8;
+  k::conv1d_relu_max_backward(w.dtype(), g, go.raw_data(), codes ? xc.data<uint8_t>() : nullptr,
+                              codes ? nullptr : xc.raw_data(), wc.raw_data(), oc.raw_data(),
+                              ac.data<int64_t>(), codes ? nullptr : optional_mut(grad_x),
+                              grad_w.raw_data(), optional_mut(grad_bias), stream(grad_w.device()));
+}
+
+}  // namespace
+
+void set_conv_algorithm(ConvAlgorithm algorithm) {
+  SelectionState& state = selection();
+  std::lock_guard lock(state.mutex);
+  state.policy = algorithm;
+  state.choices.clear();
+}
+
+ConvAlgorithm conv_algorithm() {
+  SelectionState& state = selection();
+  std::lock_guard lock(state.mutex);
+  return state.policy;
+}
+
+bool cudnn_available() {
+#ifdef STRAND_WITH_CUDNN
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<ConvChoice> conv_choices() {
+  SelectionState& state = selection();
+  std::lock_guard lock(state.mutex);
+  std::vector<ConvChoice> out;
+  for (const auto& [key, choice] : state.choices) out.push_back(choice);
+  return out;
+}
+
+void register_cuda_conv_kernels() {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<Conv1dOp>::register_kernel(kCuda, conv1d_cuda);
+  OpKernels<Conv1dBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
+  OpKernels<Conv1dBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
+  OpKernels<Conv1dOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
+  OpKernels<Conv1dOneHotBackwardWeightOp>::register_kernel(kCuda,
+                                                           conv1d_onehot_backward_weight_cuda);
+  OpKernels<Conv1dReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
+  OpKernels<Conv1dReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
+}
+
+}  // namespace strand::cuda

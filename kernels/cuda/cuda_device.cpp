@@ -1,0 +1,140 @@
+// Device discovery, error reporting, per-device streams and library handles.
+#include "kernels/cuda/cuda_device.h"
+
+#include <array>
+#include <mutex>
+
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_stream.h"
+#include "tensor/dtype.h"
+#include "tensor/error.h"
+
+namespace strand::cuda {
+
+constexpr int kMaxDevices = 16;
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  cudaGetLastError();  // clear a sticky launch error so the next call starts clean
+  throw Error(fmt::format("CUDA error: {} failed at {}:{}: {} ({})", call, file, line,
+                          cudaGetErrorString(status), cudaGetErrorName(status)));
+}
+
+void throw_library_error(const char* library, int status, const std::string& text, const char* call,
+                         const char* file, int line) {
+  throw Error(fmt::format("{} error: {} failed at {}:{}: {} (status {})", library, call, file, line,
+                          text, status));
+}
+
+void throw_dtype_error(const char* op, int dtype) {
+  throw Error(fmt::format("{} (CUDA): expected float32 or float64, got {}", op,
+                          dtype_name(static_cast<DType>(dtype))));
+}
+
+namespace {
+
+struct DeviceCount {
+  int count = 0;
+  std::string reason;
+};
+
+const DeviceCount& probe() {
+  static const DeviceCount result = [] {
+    DeviceCount found;
+    const cudaError_t status = cudaGetDeviceCount(&found.count);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      found.count = 0;
+      found.reason = fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(status));
+    } else if (found.count == 0) {
+      found.reason = "cudaGetDeviceCount: no devices";
+    }
+    return found;
+  }();
+  return result;
+}
+
+}  // namespace
+
+bool cuda_available() { return probe().count > 0; }
+int device_count() { return probe().count; }
+std::string unavailability_reason() { return probe().reason; }
+
+void require_device(Device device) {
+  STRAND_CHECK(device.is_cuda(), "require_device: {} is not a CUDA device", device.to_string());
+  const DeviceCount& found = probe();
+  STRAND_CHECK(found.count > 0, "CUDA requested but no CUDA device is available ({})",
+               found.reason);
+  STRAND_CHECK(device.index >= 0 && device.index < found.count && device.index < kMaxDevices,
+               "CUDA device {} requested but only {} CUDA device(s) are available",
+               device.to_string(), found.count);
+  thread_local int current = -1;
+  if (current != device.index) {
+    STRAND_CUDA_CHECK(cudaSetDevice(device.index));
+    current = device.index;
+  }
+}
+
+DeviceProperties device_properties(int index) {
+  require_device(Device::cuda(index));
+  cudaDeviceProp prop{};
+  STRAND_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceProperties out;
+  out.name = prop.name;
+  out.major = prop.major;
+  out.minor = prop.minor;
+  out.multiprocessors = prop.multiProcessorCount;
+  out.total_memory = prop.totalGlobalMem;
+  out.l2_cache_bytes = static_cast<size_t>(prop.l2CacheSize);
+  out.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+  return out;
+}
+
+void synchronize(Device device) {
+  require_device(device);
+  STRAND_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+}
+
+std::pair<size_t, size_t> memory_info(Device device) {
+  require_device(device);
+  size_t free_bytes = 0, total_bytes = 0;
+  STRAND_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return {free_bytes, total_bytes};
+}
+
+namespace {
+std::mutex& handle_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+}  // namespace
+
+cudaStream_t stream(Device device) {
+  static std::array<cudaStream_t, kMaxDevices> streams{};
+  require_device(device);
+  std::lock_guard lock(handle_mutex());
+  cudaStream_t& s = streams[static_cast<size_t>(device.index)];
+  if (s == nullptr) STRAND_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
+bool capturing(Device device) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  STRAND_CUDA_CHECK(cudaStreamIsCapturing(stream(device), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+cublasHandle_t cublas(Device device) {
+  static std::array<cublasHandle_t, kMaxDevices> handles{};
+  cudaStream_t s = stream(device);
+  std::lock_guard lock(handle_mutex());
+  cublasHandle_t& h = handles[static_cast<size_t>(device.index)];
+  if (h == nullptr) {
+    STRAND_CUBLAS_CHECK(cublasCreate(&h));
+    // Exact FP32 (no TF32): results are compared with the CPU oracles.
+    STRAND_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  }
+  STRAND_CUBLAS_CHECK(cublasSetStream(h, s));
+  return h;
+}
+
+}  // namespace strand::cuda

@@ -1,0 +1,360 @@
+// CUDA kernels: fill, copy with dtype conversion, unary and broadcast binary maps, the
+// pointwise backward rules, BCE from logits, and the fused optimizer updates.
+#include <cmath>
+
+#include "kernels/cuda/cuda_common.cuh"
+
+namespace strand::kernels::cuda {
+namespace {
+
+// ---- Fill / copy ----------------------------------------------------------------------
+
+template <typename T>
+__global__ void fill_kernel(T* out, IndexSpace space, StrideSet os, int64_t n, bool contiguous,
+                            T value) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    if (contiguous) {
+      out[i] = value;
+    } else {
+      const StrideSet* s[1] = {&os};
+      int64_t off[1];
+      strided_offsets<1>(i, space, s, off);
+      out[off[0]] = value;
+    }
+  }
+}
+
+template <typename Out, typename In>
+__global__ void copy_kernel(Out* out, StrideSet os, const In* in, StrideSet is, IndexSpace space,
+                            int64_t n, bool contiguous) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    if (contiguous) {
+      out[i] = static_cast<Out>(in[i]);
+    } else {
+      const StrideSet* s[2] = {&os, &is};
+      int64_t off[2];
+      strided_offsets<2>(i, space, s, off);
+      out[off[0]] = static_cast<Out>(in[off[1]]);
+    }
+  }
+}
+
+// ---- Unary / binary -----------------------------------------------------------------------
+
+template <typename T>
+__device__ __forceinline__ T apply_unary(Unary kind, T v, T scale, T shift) {
+  switch (kind) {
+    case Unary::kNeg:
+      return -v;
+    case Unary::kExp:
+      return exp(v);
+    case Unary::kLog:
+      return log(v);
+    case Unary::kSigmoid:
+      return sigmoid_of(v);
+    case Unary::kRelu:
+      return v > T(0) ? v : T(0);
+    case Unary::kTanh:
+      return tanh(v);
+    case Unary::kSqrt:
+      return sqrt(v);
+    case Unary::kSquare:
+      return v * v;
+    case Unary::kAffine:
+      return v * scale + shift;
+  }
+  return v;
+}
+
+template <typename T>
+__global__ void unary_kernel(Unary kind, const T* x, StrideSet xs, T* out, StrideSet os,
+                             IndexSpace space, int64_t n, bool contiguous, T scale, T shift) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    if (contiguous) {
+      out[i] = apply_unary(kind, x[i], scale, shift);
+    } else {
+      const StrideSet* s[2] = {&xs, &os};
+      int64_t off[2];
+      strided_offsets<2>(i, space, s, off);
+      out[off[1]] = apply_unary(kind, x[off[0]], scale, shift);
+    }
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T apply_binary(Binary kind, T a, T b) {
+  switch (kind) {
+    case Binary::kAdd:
+      return a + b;
+    case Binary::kSub:
+      return a - b;
+    case Binary::kMul:
+      return a * b;
+    case Binary::kDiv:
+      return a / b;
+    case Binary::kReluBackward:
+      return b > T(0) ? a : T(0);
+    case Binary::kSigmoidBackward:
+      return a * b * (T(1) - b);
+  }
+  return a;
+}
+
+template <typename T>
+__global__ void binary_kernel(Binary kind, const T* a, StrideSet as, const T* b, StrideSet bs,
+                              T* out, StrideSet os, IndexSpace space, int64_t n, bool contiguous) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    if (contiguous) {
+      out[i] = apply_binary(kind, a[i], b[i]);
+    } else {
+      const StrideSet* s[3] = {&as, &bs, &os};
+      int64_t off[3];
+      strided_offsets<3>(i, space, s, off);
+      out[off[2]] = apply_binary(kind, a[off[0]], b[off[1]]);
+    }
+  }
+}
+
+// ---- BCE ----------------------------------------------------------------------------------
+
+template <typename T>
+__global__ void bce_forward_kernel(int64_t n, const T* x, const T* y, T* out) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    const T v = x[i];
+    out[i] = (v > T(0) ? v : T(0)) - v * y[i] + log1p(exp(-fabs(v)));
+  }
+}
+
+template <typename T>
+__global__ void bce_backward_kernel(int64_t n, const T* g, const T* x, const T* y, T* grad) {
+  STRAND_GRID_STRIDE_LOOP(i, n) { grad[i] = g[i] * (sigmoid_of(x[i]) - y[i]); }
+}
+
+// ---- Optimizers (double arithmetic, PyTorch semantics; see kernels/cpu/optimizer_updates.h)
+
+template <typename T>
+__global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2, double step_size,
+                            double beta1, double beta2, double bias2_sqrt, double eps,
+                            double weight_decay) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    const double p = static_cast<double>(param[i]);
+    const double g = static_cast<double>(grad[i]) + weight_decay * p;
+    const double m = beta1 * static_cast<double>(m1[i]) + (1.0 - beta1) * g;
+    const double v = beta2 * static_cast<double>(m2[i]) + (1.0 - beta2) * g * g;
+    m1[i] = static_cast<T>(m);
+    m2[i] = static_cast<T>(v);
+    param[i] = static_cast<T>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+  }
+}
+
+template <typename T>
+__global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* buffer, double lr,
+                           double momentum, double dampening, double weight_decay, bool nesterov,
+                           bool first_step) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    double g = static_cast<double>(grad[i]) + weight_decay * static_cast<double>(param[i]);
+    if (momentum != 0.0) {
+      const double b =
+          first_step ? g : momentum * static_cast<double>(buffer[i]) + (1.0 - dampening) * g;
+      buffer[i] = static_cast<T>(b);
+      g = nesterov ? g + momentum * b : b;
+    }
+    param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * g);
+  }
+}
+
+template <typename T>
+__global__ void rmsprop_kernel(int64_t n, T* param, const T* grad, T* square_avg, T* grad_avg,
+                               T* buffer, double lr, double alpha, double eps, double weight_decay,
+                               double momentum, bool centered) {
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    const double g = static_cast<double>(grad[i]) + weight_decay * static_cast<double>(param[i]);
+    const double sq = alpha * static_cast<double>(square_avg[i]) + (1.0 - alpha) * g * g;
+    square_avg[i] = static_cast<T>(sq);
+    double variance = sq;
+    if (centered) {
+      const double avg = alpha * static_cast<double>(grad_avg[i]) + (1.0 - alpha) * g;
+      grad_avg[i] = static_cast<T>(avg);
+      variance = sq - avg * avg;
+    }
+    const double denom = sqrt(variance) + eps;
+    if (momentum > 0.0) {
+      const double b = momentum * static_cast<double>(buffer[i]) + g / denom;
+      buffer[i] = static_cast<T>(b);
+      param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * b);
+    } else {
+      param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * g / denom);
+    }
+  }
+}
+
+// One block row (blockIdx.y) per tensor; blocks along x stride over its elements.
+__global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, double beta1,
+                                  double beta2, double bias2_sqrt, double eps,
+                                  double weight_decay) {
+  const int t = blockIdx.y;
+  const int64_t n = args.numel[t];
+  float* param = args.param[t];
+  const float* grad = args.grad[t];
+  float* m1 = args.exp_avg[t];
+  float* m2 = args.exp_avg_sq[t];
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    const double p = static_cast<double>(param[i]);
+    const double g = static_cast<double>(grad[i]) + weight_decay * p;
+    const double m = beta1 * static_cast<double>(m1[i]) + (1.0 - beta1) * g;
+    const double v = beta2 * static_cast<double>(m2[i]) + (1.0 - beta2) * g * g;
+    m1[i] = static_cast<float>(m);
+    m2[i] = static_cast<float>(v);
+    param[i] = static_cast<float>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+  }
+}
+
+}  // namespace
+
+void fill(DType dtype, void* out, const IndexSpace& space, const StrideSet& out_strides,
+          double value, cudaStream_t stream) {
+  const int64_t n = space.numel();
+  if (n == 0) return;
+  const bool contiguous = is_contiguous(space, out_strides);
+  dispatch_all(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    fill_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), space, out_strides,
+                                                           n, contiguous, static_cast<T>(value));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void copy_convert(DType out_dtype, void* out, const StrideSet& out_strides, DType in_dtype,
+                  const void* in, const StrideSet& in_strides, const IndexSpace& space,
+                  cudaStream_t stream) {
+  const int64_t n = space.numel();
+  if (n == 0) return;
+  const bool contiguous = is_contiguous(space, out_strides) && is_contiguous(space, in_strides);
+  if (contiguous && out_dtype == in_dtype) {
+    STRAND_CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<size_t>(n) * dtype_size(in_dtype),
+                                      cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  dispatch_all(out_dtype, [&](auto out_tag) {
+    using Out = decltype(out_tag);
+    dispatch_all(in_dtype, [&](auto in_tag) {
+      using In = decltype(in_tag);
+      copy_kernel<Out, In><<<blocks_for(n), kThreads, 0, stream>>>(
+          static_cast<Out*>(out), out_strides, static_cast<const In*>(in), in_strides, space, n,
+          contiguous);
+    });
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void unary(DType dtype, Unary kind, const void* x, const StrideSet& x_strides, void* out,
+           const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
+           cudaStream_t stream) {
+  const int64_t n = space.numel();
+  if (n == 0) return;
+  const bool contiguous = is_contiguous(space, x_strides) && is_contiguous(space, out_strides);
+  dispatch_float(dtype, "unary", [&](auto tag) {
+    using T = decltype(tag);
+    unary_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        kind, static_cast<const T*>(x), x_strides, static_cast<T*>(out), out_strides, space, n,
+        contiguous, static_cast<T>(scale), static_cast<T>(shift));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void binary(DType dtype, Binary kind, const void* a, const StrideSet& a_strides, const void* b,
+            const StrideSet& b_strides, void* out, const StrideSet& out_strides,
+            const IndexSpace& space, cudaStream_t stream) {
+  const int64_t n = space.numel();
+  if (n == 0) return;
+  const bool contiguous = is_contiguous(space, a_strides) && is_contiguous(space, b_strides) &&
+                          is_contiguous(space, out_strides);
+  dispatch_float(dtype, "binary", [&](auto tag) {
+    using T = decltype(tag);
+    binary_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        kind, static_cast<const T*>(a), a_strides, static_cast<const T*>(b), b_strides,
+        static_cast<T*>(out), out_strides, space, n, contiguous);
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void bce_with_logits_forward(DType dtype, int64_t n, const void* logits, const void* targets,
+                             void* out, cudaStream_t stream) {
+  if (n == 0) return;
+  dispatch_float(dtype, "bce_with_logits", [&](auto tag) {
+    using T = decltype(tag);
+    bce_forward_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        n, static_cast<const T*>(logits), static_cast<const T*>(targets), static_cast<T*>(out));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, const void* logits,
+                              const void* targets, void* grad, cudaStream_t stream) {
+  if (n == 0) return;
+  dispatch_float(dtype, "bce_with_logits_backward", [&](auto tag) {
+    using T = decltype(tag);
+    bce_backward_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        n, static_cast<const T*>(grad_out), static_cast<const T*>(logits),
+        static_cast<const T*>(targets), static_cast<T*>(grad));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
+                 void* exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                 double weight_decay, int64_t step, cudaStream_t stream) {
+  if (n == 0) return;
+  const double bias1 = 1.0 - std::pow(beta1, static_cast<double>(step));
+  const double bias2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+  dispatch_float(dtype, "adam_update", [&](auto tag) {
+    using T = decltype(tag);
+    adam_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(exp_avg),
+        static_cast<T*>(exp_avg_sq), lr / bias1, beta1, beta2, std::sqrt(bias2), eps, weight_decay);
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
+                double momentum, double dampening, double weight_decay, bool nesterov,
+                bool first_step, cudaStream_t stream) {
+  if (n == 0) return;
+  dispatch_float(dtype, "sgd_update", [&](auto tag) {
+    using T = decltype(tag);
+    sgd_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(buffer), lr,
+        momentum, dampening, weight_decay, nesterov, first_step);
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void* square_avg,
+                    void* grad_avg, void* buffer, double lr, double alpha, double eps,
+                    double weight_decay, double momentum, bool centered, cudaStream_t stream) {
+  if (n == 0) return;
+  dispatch_float(dtype, "rmsprop_update", [&](auto tag) {
+    using T = decltype(tag);
+    rmsprop_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(square_avg),
+        static_cast<T*>(grad_avg), static_cast<T*>(buffer), lr, alpha, eps, weight_decay, momentum,
+        centered);
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1, double beta2,
+                       double eps, double weight_decay, int64_t step, cudaStream_t stream) {
+  if (args.count == 0) return;
+  int64_t largest = 0;
+  for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
+  if (largest == 0) return;
+  const double bias1 = 1.0 - std::pow(beta1, static_cast<double>(step));
+  const double bias2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+  const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
+  adam_multi_kernel<<<grid, kThreads, 0, stream>>>(args, lr / bias1, beta1, beta2, std::sqrt(bias2),
+                                                   eps, weight_decay);
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace strand::kernels::cuda

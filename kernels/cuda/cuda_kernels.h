@@ -1,0 +1,121 @@
+// Launchers of strand's CUDA kernels: raw device pointers, extents and strides in elements,
+// and the stream to run on (kernels/ knows no Tensor; kernels/cuda/cuda_*_adapters.cpp
+// translate). Every launcher checks the launch through STRAND_CUDA_CHECK_LAUNCH.
+// Contracts mirror kernels/cpu/*.h: same shapes, same first-argmax rule, code >= 4 is N.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/cpu/conv1d_geometry.h"
+#include "tensor/dtype.h"
+
+namespace strand::kernels::cuda {
+
+/// Most dimensions a strided kernel handles (adapters merge or reject beyond this).
+inline constexpr int kMaxRank = 8;
+
+/// An N-d index space walked in row-major order.
+struct IndexSpace {
+  int rank = 0;
+  int64_t extent[kMaxRank] = {};
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= extent[d];
+    return n;
+  }
+};
+/// One operand's strides over an IndexSpace, in elements.
+struct StrideSet {
+  int64_t stride[kMaxRank] = {};
+};
+
+// ---- Memory -------------------------------------------------------------------------
+void fill(DType dtype, void* out, const IndexSpace& space, const StrideSet& out_strides,
+          double value, cudaStream_t stream);
+/// out[i] = static_cast<Out>(in[i]) between any two dtypes, any strides (both on the device).
+void copy_convert(DType out_dtype, void* out, const StrideSet& out_strides, DType in_dtype,
+                  const void* in, const StrideSet& in_strides, const IndexSpace& space,
+                  cudaStream_t stream);
+
+// ---- Elementwise (float32 / float64) --------------------------------------------------
+enum class Unary : int { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare, kAffine };
+/// out = f(x); kAffine: x * scale + shift.
+void unary(DType dtype, Unary kind, const void* x, const StrideSet& x_strides, void* out,
+           const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
+           cudaStream_t stream);
+enum class Binary : int { kAdd, kSub, kMul, kDiv, kReluBackward, kSigmoidBackward };
+/// out = a (op) b; broadcasting is stride 0. kReluBackward: a * (b > 0); kSigmoidBackward:
+/// a * b * (1 - b). out may alias a (same strides).
+void binary(DType dtype, Binary kind, const void* a, const StrideSet& a_strides, const void* b,
+            const StrideSet& b_strides, void* out, const StrideSet& out_strides,
+            const IndexSpace& space, cudaStream_t stream);
+
+// ---- Reductions -------------------------------------------------------------------------
+/// out[o] (contiguous over the outer space) = sum over the inner space; double accumulation.
+void sum(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
+         const IndexSpace& inner, const StrideSet& inner_strides, void* out, cudaStream_t stream);
+/// For each line (outer space, row-major): values/indices = max and first argmax over `count`
+/// elements `stride` apart; a NaN wins (as on the CPU).
+void max(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
+         int64_t count, int64_t stride, void* values, int64_t* indices, cudaStream_t stream);
+/// grad_in[line offset + indices[line] * stride] += grad[line]; grad, indices contiguous.
+void max_backward(DType dtype, const void* grad, const int64_t* indices, const IndexSpace& outer,
+                  const StrideSet& grad_in_strides, int64_t stride, void* grad_in,
+                  cudaStream_t stream);
+
+// ---- Convolution (contiguous operands; see kernels/cpu/conv1d*.h) ---------------------
+void conv1d_forward(DType dtype, const Conv1dGeometry& g, const void* x, const void* w,
+                    const void* bias, void* out, cudaStream_t stream);
+void conv1d_backward_input(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+                           const void* w, void* grad_x, cudaStream_t stream);
+void conv1d_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+                            const void* x, void* grad_w, cudaStream_t stream);
+/// out (B, O, L_out) += bias[o] (for library convolutions that leave the bias out).
+void add_channel_bias(DType dtype, int64_t batch, int64_t channels, int64_t length,
+                      const void* bias, void* out, cudaStream_t stream);
+void conv1d_onehot_forward(DType dtype, const Conv1dGeometry& g, const uint8_t* codes,
+                           const void* w, const void* bias, void* out, cudaStream_t stream);
+void conv1d_onehot_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+                                   const uint8_t* codes, void* grad_w, cudaStream_t stream);
+/// Fused relu(max_t conv): codes != null selects the one-hot form (x unused).
+void conv1d_relu_max(DType dtype, const Conv1dGeometry& g, const uint8_t* codes, const void* x,
+                     const void* w, const void* bias, void* out, int64_t* argmax,
+                     cudaStream_t stream);
+void conv1d_relu_max_backward(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+                              const uint8_t* codes, const void* x, const void* w, const void* out,
+                              const int64_t* argmax, void* grad_x, void* grad_w, void* grad_bias,
+                              cudaStream_t stream);
+
+// ---- Losses -----------------------------------------------------------------------------
+void bce_with_logits_forward(DType dtype, int64_t n, const void* logits, const void* targets,
+                             void* out, cudaStream_t stream);
+void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, const void* logits,
+                              const void* targets, void* grad, cudaStream_t stream);
+
+// ---- Optimizer updates (contiguous, in place; double arithmetic as on the CPU) ----------
+void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
+                 void* exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                 double weight_decay, int64_t step, cudaStream_t stream);
+void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
+                double momentum, double dampening, double weight_decay, bool nesterov,
+                bool first_step, cudaStream_t stream);
+void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void* square_avg,
+                    void* grad_avg, void* buffer, double lr, double alpha, double eps,
+                    double weight_decay, double momentum, bool centered, cudaStream_t stream);
+
+/// Multi-tensor Adam: one launch updates up to kMultiTensorMax float32 tensors.
+inline constexpr int kMultiTensorMax = 48;
+struct MultiTensorAdamArgs {
+  int count = 0;
+  float* param[kMultiTensorMax];
+  const float* grad[kMultiTensorMax];
+  float* exp_avg[kMultiTensorMax];
+  float* exp_avg_sq[kMultiTensorMax];
+  int64_t numel[kMultiTensorMax];
+};
+void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1, double beta2,
+                       double eps, double weight_decay, int64_t step, cudaStream_t stream);
+
+}  // namespace strand::kernels::cuda

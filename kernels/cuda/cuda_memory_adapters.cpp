@@ -1,0 +1,130 @@
+// CUDA fill and copy: device-to-device copies with dtype conversion and any strides, and the
+// host<->device copies (Tensor::to / copy_ dispatch CopyOp on the CUDA side for them).
+#include <deque>
+#include <mutex>
+
+#include "kernels/cuda/cuda_adapter_util.h"
+#include "kernels/cuda/cuda_allocator.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_device.h"
+#include "tensor/op_declarations.h"
+
+namespace strand::cuda {
+namespace {
+
+namespace k = kernels::cuda;
+
+// Host buffers of in-flight asynchronous host-to-device copies from pinned memory: kept alive
+// until the copy's event has completed (pageable sources are staged by the driver before
+// cudaMemcpyAsync returns and need nothing).
+struct PendingUpload {
+  cudaEvent_t done;
+  StoragePtr host;
+};
+std::mutex& pending_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::deque<PendingUpload>& pending() {
+  static auto* list = new std::deque<PendingUpload>();
+  return *list;
+}
+void retire_finished_uploads() {
+  std::lock_guard lock(pending_mutex());
+  while (!pending().empty()) {
+    const cudaError_t status = cudaEventQuery(pending().front().done);
+    if (status == cudaErrorNotReady) break;
+    cudaEventDestroy(pending().front().done);
+    pending().pop_front();
+  }
+}
+void keep_alive_until_done(const StoragePtr& host, cudaStream_t s) {
+  cudaEvent_t done = nullptr;
+  STRAND_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  STRAND_CUDA_CHECK(cudaEventRecord(done, s));
+  std::lock_guard lock(pending_mutex());
+  pending().push_back({done, host});
+}
+
+void fill_cuda(Tensor& out, double value) {
+  require_device(out.device());
+  k::fill(out.dtype(), out.raw_data(), space_of(out.shape(), "fill"), strides_of(out.strides()),
+          value, stream(out.device()));
+}
+
+void device_to_device(Tensor& out, const Tensor& source) {
+  Tensor src = source;
+  if (source.device() != out.device()) {
+    // Another GPU: bring a contiguous copy over, then convert on out's device.
+    const Tensor contiguous = source.contiguous();
+    src = Tensor::empty(source.shape(), source.dtype(), out.device());
+    synchronize(source.device());
+    STRAND_CUDA_CHECK(cudaMemcpyPeerAsync(
+        src.raw_data(), out.device().index, contiguous.raw_data(), source.device().index,
+        static_cast<size_t>(src.numel()) * dtype_size(src.dtype()), stream(out.device())));
+  }
+  require_device(out.device());
+  k::copy_convert(out.dtype(), out.raw_data(), strides_of(out.strides()), src.dtype(),
+                  src.raw_data(), strides_of(src.strides()), space_of(out.shape(), "copy"),
+                  stream(out.device()));
+}
+
+void host_to_device(Tensor& out, const Tensor& source) {
+  const Device device = out.device();
+  require_device(device);
+  retire_finished_uploads();
+  const cudaStream_t s = stream(device);
+  const Tensor host = source.contiguous();  // CPU kernel when strided
+  const size_t nbytes = static_cast<size_t>(host.numel()) * dtype_size(host.dtype());
+  if (nbytes == 0) return;
+  Tensor staging = out;
+  const bool direct = out.is_contiguous() && out.dtype() == host.dtype();
+  if (!direct) staging = Tensor::empty(host.shape(), host.dtype(), device);
+  STRAND_CUDA_CHECK(
+      cudaMemcpyAsync(staging.raw_data(), host.raw_data(), nbytes, cudaMemcpyHostToDevice, s));
+  if (is_pinned(host.storage()->data())) keep_alive_until_done(host.storage(), s);
+  if (!direct) {
+    k::copy_convert(out.dtype(), out.raw_data(), strides_of(out.strides()), staging.dtype(),
+                    staging.raw_data(), strides_of(staging.strides()),
+                    space_of(out.shape(), "copy"), s);
+  }
+}
+
+void device_to_host(Tensor& out, const Tensor& source) {
+  const Device device = source.device();
+  require_device(device);
+  const cudaStream_t s = stream(device);
+  Tensor packed = source;
+  if (!source.is_contiguous() || source.dtype() != out.dtype()) {
+    packed = Tensor::empty(source.shape(), out.dtype(), device);
+    k::copy_convert(packed.dtype(), packed.raw_data(), strides_of(packed.strides()), source.dtype(),
+                    source.raw_data(), strides_of(source.strides()),
+                    space_of(source.shape(), "copy"), s);
+  }
+  const size_t nbytes = static_cast<size_t>(packed.numel()) * dtype_size(packed.dtype());
+  if (nbytes == 0) return;
+  Tensor landing = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
+  STRAND_CUDA_CHECK(
+      cudaMemcpyAsync(landing.raw_data(), packed.raw_data(), nbytes, cudaMemcpyDeviceToHost, s));
+  STRAND_CUDA_CHECK(cudaStreamSynchronize(s));  // the host reads it next
+  if (!out.is_contiguous()) out.copy_(landing);
+}
+
+void copy_cuda(Tensor& out, const Tensor& source) {
+  const bool out_cuda = out.device().is_cuda();
+  const bool source_cuda = source.device().is_cuda();
+  if (out_cuda && source_cuda) return device_to_device(out, source);
+  if (out_cuda) return host_to_device(out, source);
+  if (source_cuda) return device_to_host(out, source);
+  STRAND_CHECK(false, "copy: the CUDA kernel was asked to copy {} into {}", source.describe(),
+               out.describe());
+}
+
+}  // namespace
+
+void register_cuda_memory_kernels() {
+  OpKernels<FillOp>::register_kernel(DeviceType::kCUDA, fill_cuda);
+  OpKernels<CopyOp>::register_kernel(DeviceType::kCUDA, copy_cuda);
+}
+
+}  // namespace strand::cuda
