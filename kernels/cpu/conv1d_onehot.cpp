@@ -182,6 +182,11 @@ CodeScratch& code_scratch() {
   return scratch;
 }
 
+// Samples are handed to threads in small chunks on demand rather than in one static half each:
+// on a shared machine a thread that loses its core for a time slice then delays the batch by
+// one chunk, not by half the batch (each sample's result does not depend on the schedule).
+constexpr int64_t kSamplesPerChunk = 4;
+
 }  // namespace
 
 template <typename T>
@@ -210,7 +215,7 @@ void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const 
   const int64_t n_out = g.out_channels;
   const int64_t n_pos = g.out_length;
   dispatch_filters(n_out, [&]<int64_t O>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, kSamplesPerChunk)
     for (int64_t b = 0; b < g.batch; ++b) {
       CodeScratch& scratch = code_scratch();
       pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
@@ -310,7 +315,7 @@ void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const
   const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
   dispatch_filters(n_out, [&]<int64_t O>() {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, kSamplesPerChunk)
     for (int64_t b = 0; b < g.batch; ++b) {
       CodeScratch& scratch = code_scratch();
       pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
@@ -364,7 +369,7 @@ void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, cons
 #pragma omp parallel
   {
     std::vector<T> conv(static_cast<size_t>(g.out_channels * g.out_length));
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, kSamplesPerChunk)
     for (int64_t b = 0; b < g.batch; ++b) {
       conv1d_forward(one, x + b * g.in_channels * g.length, w, bias, conv.data());
       relu_max_rows(one, conv.data(), out + b * g.out_channels, argmax + b * g.out_channels);
@@ -379,8 +384,11 @@ void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const 
   const int64_t n_out = g.out_channels;
   const int64_t n_in = g.in_channels;
   const int64_t taps = g.kernel_size;
-  // grad_w and grad_bias: filter o owns its rows.
-#pragma omp parallel for schedule(static) if (g.batch * n_out * n_in * taps >= kParallelGrain)
+  // grad_w and grad_bias: filter o owns its rows. Codes add one term per tap, dense input one
+  // per channel and tap; below the grain a parallel region costs more than it saves (and far
+  // more when other processes compete for the cores).
+  const int64_t weight_work = g.batch * n_out * taps * (codes ? 1 : n_in);
+#pragma omp parallel for schedule(static) if (weight_work >= kParallelGrain)
   for (int64_t o = 0; o < n_out; ++o) {
     T* gw = grad_w + o * n_in * taps;
     std::fill(gw, gw + n_in * taps, T(0));
