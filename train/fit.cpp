@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <exception>
 
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
@@ -38,6 +39,38 @@ void check_output_shape(const Var& output, const TrainingBatch& batch) {
                output.value().describe(), batch.labels.describe());
 }
 
+// The batch's loss as every rank agrees on it: with a strategy, the mean over ranks, and a
+// non-finite loss on any rank stops every rank with the same error (so no rank steps, or
+// checkpoints, a diverged model while the others go on).
+double agreed_batch_loss(double loss_value, DistributedStrategy* strategy, int64_t epoch,
+                         int64_t step_in_epoch) {
+  if (strategy == nullptr) {
+    if (!std::isfinite(loss_value)) {
+      throw TrainingDiverged(
+          fmt::format("training loss became {} at epoch {}, step {}: lower the learning rate or "
+                      "check the labels",
+                      loss_value, epoch + 1, step_in_epoch + 1));
+    }
+    return loss_value;
+  }
+  const std::vector<double> losses = strategy->all_gather(std::span<const double>(&loss_value, 1));
+  std::string bad_ranks;
+  double mean = 0.0;
+  for (size_t r = 0; r < losses.size(); ++r) {
+    mean += losses[r] / static_cast<double>(losses.size());
+    if (!std::isfinite(losses[r])) {
+      bad_ranks += fmt::format("{}{} ({})", bad_ranks.empty() ? "" : ", ", r, losses[r]);
+    }
+  }
+  if (!bad_ranks.empty()) {
+    throw TrainingDiverged(
+        fmt::format("training loss became non-finite on rank(s) {} at epoch {}, step {}: every "
+                    "rank stops before the update; lower the learning rate or check the labels",
+                    bad_ranks, epoch + 1, step_in_epoch + 1));
+  }
+  return mean;
+}
+
 }  // namespace
 
 double EpochLogs::get(const std::string& key) const {
@@ -64,84 +97,109 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
   History history;
   const auto train_start = std::chrono::steady_clock::now();
   int64_t global_step = options.initial_global_step;
-  for (auto& callback : callbacks) callback->on_train_begin(context);
-  for (int64_t epoch = options.initial_epoch; epoch < options.epochs && !context.stop_training;
-       ++epoch) {
-    model.train();
-    for (auto& callback : callbacks) callback->on_epoch_begin(context, epoch);
-    const auto epoch_start = std::chrono::steady_clock::now();
-    train.start_epoch(static_cast<uint64_t>(epoch));
-    double loss_sum = 0.0;
-    int64_t samples = 0;
-    MetricAccumulator accuracy_metrics(1);
-    int64_t step_in_epoch = 0;
-    while (auto batch = train.next()) {
-      const TrainingBatch tensors = as_tensors(*batch);
-      optimizer.zero_grad();
-      Var output = training_output(model, loss, Var(tensors.codes));
-      check_output_shape(output, tensors);
-      Var batch_loss_value = batch_loss(loss, output, tensors);
-      const double loss_value = batch_loss_value.value().item();
-      STRAND_CHECK(std::isfinite(loss_value),
-                   "training loss became {} at epoch {}, step {}: lower the learning rate or "
-                   "check the labels",
-                   loss_value, epoch + 1, step_in_epoch + 1);
-      batch_loss_value.backward();
-      optimizer.step();
-      ++global_step;
-      loss_sum += loss_value * static_cast<double>(tensors.size);
-      samples += tensors.size;
-      {
-        // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
-        const Tensor scores = output.value().to(DType::kFloat32).contiguous();
-        accuracy_metrics.add(
-            std::span<const float>(scores.data<float>(), scores.numel()),
-            std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
-            std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+  DistributedStrategy* strategy = options.strategy;
+  if (strategy != nullptr) strategy->on_train_begin(model, optimizer);
+  try {
+    for (auto& callback : callbacks) callback->on_train_begin(context);
+    for (int64_t epoch = options.initial_epoch; epoch < options.epochs && !context.stop_training;
+         ++epoch) {
+      model.train();
+      for (auto& callback : callbacks) callback->on_epoch_begin(context, epoch);
+      const auto epoch_start = std::chrono::steady_clock::now();
+      train.start_epoch(static_cast<uint64_t>(epoch));
+      double loss_sum = 0.0;
+      int64_t samples = 0;
+      MetricAccumulator accuracy_metrics(1);
+      int64_t step_in_epoch = 0;
+      while (auto batch = train.next()) {
+        const TrainingBatch tensors = as_tensors(*batch);
+        optimizer.zero_grad();
+        Var output = training_output(model, loss, Var(tensors.codes));
+        check_output_shape(output, tensors);
+        Var batch_loss_value = batch_loss(loss, output, tensors);
+        const double loss_value =
+            agreed_batch_loss(batch_loss_value.value().item(), strategy, epoch, step_in_epoch);
+        if (strategy != nullptr) strategy->before_backward();
+        batch_loss_value.backward();
+        if (strategy != nullptr) strategy->finish_gradients();
+        optimizer.step();
+        if (strategy != nullptr) strategy->after_step();
+        ++global_step;
+        loss_sum += batch_loss_value.value().item() * static_cast<double>(tensors.size);
+        samples += tensors.size;
+        {
+          // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
+          const Tensor scores = output.value().to(DType::kFloat32).contiguous();
+          accuracy_metrics.add(
+              std::span<const float>(scores.data<float>(), scores.numel()),
+              std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
+              std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+        }
+        BatchLogs logs{epoch,
+                       step_in_epoch,
+                       train.steps_per_epoch(),
+                       global_step,
+                       tensors.size,
+                       loss_value,
+                       static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
+        for (auto& callback : callbacks) callback->on_batch_end(context, logs);
+        ++step_in_epoch;
       }
-      BatchLogs logs{epoch,
-                     step_in_epoch,
-                     train.steps_per_epoch(),
-                     global_step,
-                     tensors.size,
-                     loss_value,
-                     static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
-      for (auto& callback : callbacks) callback->on_batch_end(context, logs);
-      ++step_in_epoch;
+      const double epoch_seconds = seconds_since(epoch_start);
+      EpochLogs logs;
+      logs.epoch = epoch;
+      logs.global_step = global_step;
+      const BinaryMetrics train_metrics =
+          accuracy_metrics.compute(0, loss.takes_logits() ? 0.0 : kDefaultThreshold);
+      logs.values["accuracy"] = train_metrics.accuracy;
+      if (strategy != nullptr) {
+        // Every rank logs the same epoch figures: sums over all shards.
+        const double count = static_cast<double>(train_metrics.count);
+        const std::vector<double> totals = strategy->sum(
+            {loss_sum, static_cast<double>(samples), train_metrics.accuracy * count, count});
+        loss_sum = totals[0];
+        samples = static_cast<int64_t>(totals[1]);
+        logs.values["accuracy"] = totals[3] > 0 ? totals[2] / totals[3] : NAN;
+        strategy->on_epoch_end();
+      }
+      logs.values["loss"] = samples > 0 ? loss_sum / static_cast<double>(samples) : NAN;
+      logs.values["learning_rate"] = optimizer.learning_rate();
+      logs.values["samples_per_second"] =
+          static_cast<double>(samples) / std::max(epoch_seconds, 1e-9);
+      logs.values["epoch_seconds"] = epoch_seconds;
+      if (validation != nullptr) {
+        const Evaluation result = evaluate(model, loss, *validation, strategy);
+        logs.values["val_loss"] = result.loss;
+        logs.values["val_accuracy"] = result.accuracy;
+        logs.values["val_auroc"] = result.auroc;
+        logs.values["val_auprc"] = result.auprc;
+      }
+      history.epochs.push_back(logs);
+      for (auto& callback : callbacks) callback->on_epoch_end(context, logs);
     }
-    const double epoch_seconds = seconds_since(epoch_start);
-    EpochLogs logs;
-    logs.epoch = epoch;
-    logs.global_step = global_step;
-    logs.values["loss"] = samples > 0 ? loss_sum / static_cast<double>(samples) : NAN;
-    logs.values["accuracy"] =
-        accuracy_metrics.compute(0, loss.takes_logits() ? 0.0 : kDefaultThreshold).accuracy;
-    logs.values["learning_rate"] = optimizer.learning_rate();
-    logs.values["samples_per_second"] =
-        static_cast<double>(samples) / std::max(epoch_seconds, 1e-9);
-    logs.values["epoch_seconds"] = epoch_seconds;
-    if (validation != nullptr) {
-      const Evaluation result = evaluate(model, loss, *validation);
-      logs.values["val_loss"] = result.loss;
-      logs.values["val_accuracy"] = result.accuracy;
-      logs.values["val_auroc"] = result.auroc;
-      logs.values["val_auprc"] = result.auprc;
-    }
-    history.epochs.push_back(logs);
-    for (auto& callback : callbacks) callback->on_epoch_end(context, logs);
+    history.stopped_early = context.stop_training;
+    for (auto& callback : callbacks) callback->on_train_end(context);
+  } catch (const TrainingDiverged&) {
+    throw;  // every rank agreed on it and throws it together
+  } catch (const std::exception& error) {
+    // Only this rank failed: its peers would wait for it in the next collective.
+    if (strategy != nullptr) strategy->on_local_failure(error.what());
+    throw;
   }
-  history.stopped_early = context.stop_training;
-  for (auto& callback : callbacks) callback->on_train_end(context);
+  if (strategy != nullptr) strategy->on_train_end();
   history.seconds = seconds_since(train_start);
   return history;
 }
 
-Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader) {
+Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader,
+                    DistributedStrategy* strategy) {
   NoGradGuard no_grad;
   model.eval();
   loader.start_epoch(0);
   double loss_sum = 0.0, weight_sum = 0.0;
   MetricAccumulator metrics(1);
+  // With a strategy, this rank's kept (score, label) pairs, gathered after the pass.
+  std::vector<double> local_scores, local_labels;
   while (auto batch = loader.next()) {
     const TrainingBatch tensors = as_tensors(*batch);
     Var output = training_output(model, loss, Var(tensors.codes));
@@ -153,12 +211,32 @@ Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loade
     // Metrics use probabilities: the logits through the Sigmoid that training skipped.
     Var scores = loss.takes_logits() ? sigmoid(output) : output;
     const Tensor s = scores.value().to(DType::kFloat32).contiguous();
+    if (strategy != nullptr) {
+      const float* sp = s.data<float>();
+      const float* lp = tensors.labels.data<float>();
+      const float* mp = tensors.label_mask.data<float>();
+      // The same values MetricAccumulator::add keeps: unmasked, labelled.
+      for (int64_t i = 0; i < s.numel(); ++i) {
+        if (mp[i] == 0.0f || std::isnan(lp[i])) continue;
+        local_scores.push_back(sp[i]);
+        local_labels.push_back(lp[i]);
+      }
+      continue;
+    }
     metrics.add(
         std::span<const float>(s.data<float>(), s.numel()),
         std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
         std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
   }
   model.train();
+  if (strategy != nullptr) {
+    const std::vector<double> totals = strategy->sum({loss_sum, weight_sum});
+    loss_sum = totals[0];
+    weight_sum = totals[1];
+    const std::vector<double> scores = strategy->all_gather(local_scores);
+    const std::vector<double> labels = strategy->all_gather(local_labels);
+    metrics.add(std::span<const double>(scores), std::span<const double>(labels));
+  }
   Evaluation result;
   const BinaryMetrics binary = metrics.compute(0);
   result.loss = weight_sum > 0 ? loss_sum / weight_sum : NAN;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "data/data_loader.h"
@@ -12,11 +14,47 @@
 
 namespace strand::train {
 
+/// Hooks through which fit() trains data-parallel (dist::MirroredStrategy,
+/// dist::ParameterAveraging). Without one, fit() is the single-process loop.
+class DistributedStrategy {
+ public:
+  virtual ~DistributedStrategy() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  /// Once before the first step: every rank starts from rank 0's parameters.
+  virtual void on_train_begin(Sequential& model, Optimizer& optimizer) = 0;
+  /// Before each backward pass (gradient hooks start collecting).
+  virtual void before_backward() {}
+  /// Between backward and optimizer.step(): gradients become the same on every rank.
+  virtual void finish_gradients() {}
+  /// After each optimizer.step().
+  virtual void after_step() {}
+  /// After an epoch's last step, before validation: parameters agree on every rank.
+  virtual void on_epoch_end() {}
+  virtual void on_train_end() {}
+  /// Element-wise sum over ranks (metric sums and counts).
+  virtual std::vector<double> sum(std::vector<double> values) = 0;
+  /// Every rank's values concatenated in rank order (scores and labels for auROC/auPRC).
+  virtual std::vector<double> all_gather(std::span<const double> values) = 0;
+  /// This rank failed on its own while its peers may wait in a collective for it: end the
+  /// whole job with `what` (does not return when there are other ranks).
+  virtual void on_local_failure(const std::string& what) = 0;
+};
+
+/// The training loss stopped being finite (on any rank: all ranks throw it together).
+class TrainingDiverged : public Error {
+ public:
+  using Error::Error;
+};
+
 struct FitOptions {
   int64_t epochs = 100;
   /// Where training starts (resume): epochs before it are considered done.
   int64_t initial_epoch = 0;
   int64_t initial_global_step = 0;
+  /// Data-parallel training (not owned; null: single process). Every rank calls fit() with
+  /// its own shard of the training and validation data and the same number of steps.
+  DistributedStrategy* strategy = nullptr;
 };
 
 struct History {
@@ -42,7 +80,9 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
             const std::vector<std::shared_ptr<Callback>>& callbacks = {});
 
 /// Loss, accuracy, auROC and auPRC (first target) over one pass of `loader` (epoch 0 plan).
-Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader);
+/// With a strategy, over the union of every rank's shard (the same result on every rank).
+Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader,
+                    DistributedStrategy* strategy = nullptr);
 
 struct Predictions {
   std::vector<int64_t> sample_index;  // (N) row of the source each prediction belongs to

@@ -1,0 +1,87 @@
+// Communicator: the collectives data-parallel training needs (all-reduce, broadcast, barrier,
+// all-gather), behind one interface with MPI (CPU tensors), NCCL (CUDA tensors) and
+// single-process backends. Every wait is bounded by a timeout so a dead or hung peer turns
+// into a clear error instead of a job that hangs forever.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace strand::dist {
+
+/// A failed collective (an MPI/NCCL error code, a timeout, a peer that gave up).
+class DistError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ReduceOp { kSum, kAverage };
+
+/// The exit code of a job aborted by the wait watchdog (distinct from `timeout`'s 124).
+inline constexpr int kWatchdogExitCode = 86;
+
+struct CommunicatorOptions {
+  /// How long any single wait may take before the job is declared stuck. A step's collectives
+  /// finish in milliseconds; minutes mean a peer died or hangs.
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  /// On timeout (or an asynchronous backend error) abort every rank of the job (MPI_Abort /
+  /// ncclCommAbort) after printing the reason. Without it the wait throws DistError, which
+  /// leaves the communicator unusable: only tests that then exit should turn it off.
+  bool abort_on_timeout = true;
+};
+
+/// An operation in flight. wait() must be called (or the Work destroyed, which waits) before
+/// the tensor it works on is read or freed.
+class Work {
+ public:
+  virtual ~Work() = default;
+  /// True when the operation has finished (drives progress; never blocks).
+  virtual bool test() = 0;
+  /// Blocks until the operation has finished, at most the communicator's timeout.
+  virtual void wait() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  /// "mpi", "nccl" or "single".
+  virtual std::string backend() const = 0;
+
+  /// Starts an in-place all-reduce of a contiguous float32/float64 tensor. `what` names the
+  /// operation in timeout messages (e.g. "gradient bucket 3").
+  virtual std::unique_ptr<Work> all_reduce_async(Tensor& tensor, ReduceOp op, std::string what) = 0;
+  /// Starts an in-place broadcast of a contiguous tensor from `root`.
+  virtual std::unique_ptr<Work> broadcast_async(Tensor& tensor, int root, std::string what) = 0;
+  virtual void barrier() = 0;
+  /// Every rank's `values`, concatenated in rank order (lengths may differ between ranks).
+  virtual std::vector<double> all_gather(std::span<const double> values) = 0;
+
+  /// Prints `reason` and terminates every rank of the job (MPI_Abort); never returns. Called
+  /// when this rank fails while its peers may be blocked in a collective.
+  [[noreturn]] virtual void abort(const std::string& reason, int exit_code = 1) = 0;
+
+  void all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::kSum, std::string what = "all_reduce") {
+    all_reduce_async(tensor, op, std::move(what))->wait();
+  }
+  void broadcast(Tensor& tensor, int root = 0, std::string what = "broadcast") {
+    broadcast_async(tensor, root, std::move(what))->wait();
+  }
+  /// Element-wise sum of small host vectors (metric sums and counts).
+  std::vector<double> sum(std::vector<double> values);
+  bool is_chief() const { return rank() == 0; }
+};
+
+/// "[rank r/N] " for messages, so interleaved output of several ranks stays attributable.
+std::string rank_prefix(const Communicator& communicator);
+
+}  // namespace strand::dist

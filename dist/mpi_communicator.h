@@ -1,0 +1,58 @@
+// MpiCommunicator: collectives over MPI for CPU tensors. Blocking operations are built from
+// the non-blocking ones (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier, MPI_Iallgather[v]) and a
+// polling wait with a deadline: MPI's blocking calls cannot time out, so a dead peer would
+// otherwise hang every other rank.
+#pragma once
+
+// The deprecated MPI C++ bindings are not used; skipping them keeps their warnings out.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <memory>
+
+#include "dist/communicator.h"
+
+namespace strand::dist {
+
+/// Initialises MPI once per process (MPI_THREAD_FUNNELED: only the training thread calls
+/// MPI) and finalises it at exit. Safe to call repeatedly.
+void ensure_mpi_initialized();
+/// True inside a job started by mpirun/mpiexec (or another PMI launcher).
+bool launched_by_mpi();
+
+class MpiCommunicator : public Communicator {
+ public:
+  /// A duplicate of `parent` (MPI_COMM_WORLD by default; initialises MPI when needed) with
+  /// MPI_ERRORS_RETURN set, so errors come back as codes and become DistError.
+  explicit MpiCommunicator(CommunicatorOptions options = {}, MPI_Comm parent = MPI_COMM_NULL);
+  ~MpiCommunicator() override;
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  std::string backend() const override { return "mpi"; }
+
+  std::unique_ptr<Work> all_reduce_async(Tensor& tensor, ReduceOp op, std::string what) override;
+  std::unique_ptr<Work> broadcast_async(Tensor& tensor, int root, std::string what) override;
+  void barrier() override;
+  std::vector<double> all_gather(std::span<const double> values) override;
+  [[noreturn]] void abort(const std::string& reason, int exit_code = 1) override;
+
+  MPI_Comm comm() const { return comm_; }
+  const CommunicatorOptions& options() const { return options_; }
+
+  /// Polls `request` until done; past the deadline, aborts the job (or throws DistError when
+  /// abort_on_timeout is off) naming `what`.
+  void wait_for(MPI_Request& request, const std::string& what);
+
+ private:
+  CommunicatorOptions options_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int world_size_ = 1;
+};
+
+}  // namespace strand::dist
