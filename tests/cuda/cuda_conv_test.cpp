@@ -1,0 +1,139 @@
+// GPU vs CPU oracle for every Conv1D op: dense forward / backward-input / backward-weight
+// through both strand's kernels and cuDNN (each forced, then the measured choice), the one-hot
+// gather and its weight backward, and the fused Conv1D+ReLU+GlobalMaxPool forward/backward.
+// Tolerances (max |gpu - cpu|): float64 1e-10; float32 1e-4 (sums of C*K or B*L_out terms of
+// O(1) values, accumulated in a different order).
+#include <doctest/doctest.h>
+
+#include "cuda_test_support.h"
+#include "tensor/op_declarations.h"
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/conv_select.h"
+#endif
+
+using namespace strand;
+using namespace strand::testing;
+
+namespace {
+
+struct ConvCase {
+  int64_t batch, channels, length, filters, kernel;
+  Conv1dParams params;
+};
+
+const ConvCase kCases[] = {
+    {3, 4, 50, 8, 5, {1, 1, 0, 0}},     // valid
+    {2, 6, 41, 5, 7, {1, 1, 3, 3}},     // same (symmetric)
+    {2, 3, 40, 4, 4, {1, 1, 1, 2}},     // same, even kernel (asymmetric: strand's kernel only)
+    {2, 5, 61, 6, 3, {2, 3, 2, 2}},     // stride 2, dilation 3
+    {1, 4, 500, 16, 15, {1, 1, 0, 0}},  // the reference model's layer
+};
+
+double conv_tol(DType dtype) { return dtype == DType::kFloat64 ? 1e-10 : 1e-4; }
+
+void check_dense_conv(const ConvCase& c, DType dtype) {
+  const Tensor x = random_tensor({c.batch, c.channels, c.length}, 101, dtype);
+  const Tensor w = random_tensor({c.filters, c.channels, c.kernel}, 102, dtype);
+  const Tensor bias = random_tensor({c.filters}, 103, dtype);
+  const Tensor out = ops::conv1d(x, w, bias, c.params);
+  check_close(ops::conv1d(gpu(x), gpu(w), gpu(bias), c.params), out, conv_tol(dtype), "conv1d");
+  check_close(ops::conv1d(gpu(x), gpu(w), Tensor(), c.params),
+              ops::conv1d(x, w, Tensor(), c.params), conv_tol(dtype), "conv1d without bias");
+  const Tensor g = random_tensor(out.shape(), 104, dtype);
+  check_close(ops::conv1d_backward_input(gpu(g), gpu(w), x.shape(), c.params),
+              ops::conv1d_backward_input(g, w, x.shape(), c.params), conv_tol(dtype),
+              "conv1d_backward_input");
+  // B * L_out terms per weight.
+  check_close(ops::conv1d_backward_weight(gpu(g), gpu(x), w.shape(), c.params),
+              ops::conv1d_backward_weight(g, x, w.shape(), c.params), 10 * conv_tol(dtype),
+              "conv1d_backward_weight");
+}
+
+}  // namespace
+
+TEST_CASE("cuda: dense Conv1D forward and backward match the CPU (each implementation)") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  for (cuda::ConvAlgorithm algorithm :
+       {cuda::ConvAlgorithm::kOwn, cuda::ConvAlgorithm::kCudnn, cuda::ConvAlgorithm::kAuto}) {
+    cuda::set_conv_algorithm(algorithm);
+    for (const ConvCase& c : kCases) {
+      for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+        INFO("algorithm " << static_cast<int>(algorithm) << " L " << c.length << " K " << c.kernel
+                          << " dtype " << dtype_name(dtype));
+        check_dense_conv(c, dtype);
+      }
+    }
+  }
+  // Auto measured every float32 symmetric-padding shape once and remembered the choice.
+  for (const cuda::ConvChoice& choice : cuda::conv_choices()) {
+    MESSAGE(choice.shape << ": " << choice.chosen << " (own " << choice.own_ms << " ms, cudnn "
+                         << choice.cudnn_ms << " ms)");
+    CHECK((choice.chosen == "own" || choice.chosen == "cudnn"));
+  }
+  if (cuda::cudnn_available()) CHECK(!cuda::conv_choices().empty());
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
+#endif
+}
+
+TEST_CASE("cuda: one-hot gather Conv1D and its weight backward match the CPU") {
+  STRAND_REQUIRE_GPU();
+  for (const ConvCase& c : kCases) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+      INFO("L " << c.length << " K " << c.kernel << " dtype " << dtype_name(dtype));
+      const Tensor codes = random_codes(c.batch, c.length, 111);  // includes N (code 4)
+      const Tensor w = random_tensor({c.filters, 4, c.kernel}, 112, dtype);
+      const Tensor bias = random_tensor({c.filters}, 113, dtype);
+      const Tensor out = ops::conv1d(codes, w, bias, c.params);
+      check_close(ops::conv1d(gpu(codes), gpu(w), gpu(bias), c.params), out, conv_tol(dtype),
+                  "conv1d_onehot");
+      const Tensor g = random_tensor(out.shape(), 114, dtype);
+      check_close(ops::conv1d_backward_weight(gpu(g), gpu(codes), w.shape(), c.params),
+                  ops::conv1d_backward_weight(g, codes, w.shape(), c.params), 10 * conv_tol(dtype),
+                  "conv1d_onehot_backward_weight");
+    }
+  }
+}
+
+TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax on ties") {
+  STRAND_REQUIRE_GPU();
+  for (const ConvCase& c : kCases) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+      for (bool codes_input : {true, false}) {
+        INFO("L " << c.length << " codes " << codes_input << " dtype " << dtype_name(dtype));
+        const Tensor x = codes_input ? random_codes(c.batch, c.length, 121)
+                                     : random_tensor({c.batch, c.channels, c.length}, 121, dtype);
+        const int64_t channels = codes_input ? 4 : c.channels;
+        // Integer weights: many exact ties between positions, so argmax order is tested.
+        const Tensor w =
+            ops::affine(random_tensor({c.filters, channels, c.kernel}, 122, dtype), 2.0, 0.0)
+                .to(DType::kInt32)
+                .to(dtype);
+        const Tensor bias = random_tensor({c.filters}, 123, dtype);
+        const auto [out_cpu, argmax_cpu] = ops::conv1d_relu_max(x, w, bias, c.params);
+        const auto [out_gpu, argmax_gpu] =
+            ops::conv1d_relu_max(gpu(x), gpu(w), gpu(bias), c.params);
+        check_close(out_gpu, out_cpu, conv_tol(dtype), "conv1d_relu_max out");
+        if (codes_input) {  // exact integer sums: the argmax must agree exactly
+          CHECK(argmax_gpu.to_vector<int64_t>() == argmax_cpu.to_vector<int64_t>());
+        }
+        // Backward through the CPU's argmax on both devices.
+        const Tensor g = random_tensor(out_cpu.shape(), 124, dtype);
+        const bool dense = !codes_input;
+        Tensor gx_cpu = dense ? Tensor::empty(x.shape(), dtype) : Tensor();
+        Tensor gw_cpu = Tensor::empty(w.shape(), dtype),
+               gb_cpu = Tensor::empty(bias.shape(), dtype);
+        dispatch<Conv1dReluMaxBackwardOp>(Device::cpu(), g, x, w, out_cpu, argmax_cpu, c.params,
+                                          gx_cpu, gw_cpu, gb_cpu);
+        Tensor gx_gpu = dense ? Tensor::empty(x.shape(), dtype, Device::cuda()) : Tensor();
+        Tensor gw_gpu = Tensor::empty(w.shape(), dtype, Device::cuda());
+        Tensor gb_gpu = Tensor::empty(bias.shape(), dtype, Device::cuda());
+        dispatch<Conv1dReluMaxBackwardOp>(Device::cuda(), gpu(g), gpu(x), gpu(w), gpu(out_cpu),
+                                          gpu(argmax_cpu), c.params, gx_gpu, gw_gpu, gb_gpu);
+        check_close(gw_gpu, gw_cpu, conv_tol(dtype), "fused grad_w");
+        check_close(gb_gpu, gb_cpu, conv_tol(dtype), "fused grad_bias");
+        if (dense) check_close(gx_gpu, gx_cpu, conv_tol(dtype), "fused grad_x");
+      }
+    }
+  }
+}
