@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "dist/mpi_check.h"
@@ -223,6 +224,7 @@ void NcclCommunicator::abort(const std::string& reason, int exit_code) {
     aborted_ = true;
   }
   bootstrap_->abort(reason, exit_code);
+  std::_Exit(exit_code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
 }  // namespace strand::dist
