@@ -1,0 +1,197 @@
+// Simulated and file-backed datasets for the CLI, and their loaders.
+#include "cli/data_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "data/array_source.h"
+#include "data/fasta_reader.h"
+#include "data/interval_source.h"
+#include "data/loader_config.h"
+
+namespace strand::cli {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const bool same = std::tolower(a[i - 1]) == std::tolower(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+DataSplit simulated_split(const std::string& name, const data::SimulatedSplit& split) {
+  DataSplit out;
+  out.name = name;
+  out.source = std::make_shared<data::ArraySource>(
+      split.codes, static_cast<int64_t>(split.seq_length), split.labels, 1);
+  out.sample_names.reserve(split.size());
+  // The same names write_fasta_dataset gives the records, so tables line up with `simulate`.
+  for (const uint32_t id : split.ids) out.sample_names.push_back(fmt::format("seq{:06}", id));
+  out.raw_lengths.assign(split.size(), static_cast<int64_t>(split.seq_length));
+  return out;
+}
+
+// Record names in label-TSV order (the order RecordSource numbers its samples).
+std::vector<std::string> record_names(const std::string& tsv, int64_t count) {
+  std::ifstream in(tsv);
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    names.push_back(line.substr(0, line.find('\t')));
+  }
+  // A header line (target names) is not a sample.
+  if (static_cast<int64_t>(names.size()) == count + 1) names.erase(names.begin());
+  names.resize(static_cast<size_t>(count));
+  return names;
+}
+
+}  // namespace
+
+data::Motif find_motif(const std::string& name, const std::string& motif_file) {
+  const std::filesystem::path path =
+      motif_file.empty() ? data::default_motif_file() : std::filesystem::path(motif_file);
+  const data::MotifLibrary library = data::MotifLibrary::load(path);
+  if (library.contains(name)) return library.get(name);
+  // Close names: those containing the query (case-insensitive), then the nearest by edits.
+  std::vector<std::pair<size_t, std::string>> ranked;
+  const std::string query = lower(name);
+  for (const data::Motif& motif : library.motifs()) {
+    const bool contains = lower(motif.name).find(query) != std::string::npos;
+    ranked.emplace_back(contains ? 0 : 1 + edit_distance(name, motif.name), motif.name);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> close;
+  for (size_t i = 0; i < ranked.size() && i < 8; ++i) close.push_back(ranked[i].second);
+  throw ConfigError(fmt::format("motif '{}' is not in '{}' ({} motifs); close names: {}", name,
+                                path.string(), library.size(), fmt::join(close, ", ")));
+}
+
+data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint64_t seed) {
+  const data::Motif motif = find_motif(config.motif, config.motif_file);
+  data::MotifSimulationConfig sim;
+  sim.seq_length = static_cast<size_t>(config.length);
+  sim.gc_fraction = config.gc_fraction;
+  sim.num_pos = static_cast<size_t>(config.n_pos);
+  sim.num_neg = static_cast<size_t>(config.n_neg);
+  sim.seed = seed;
+  sim.validation_size = static_cast<size_t>(config.validation);
+  sim.test_size = static_cast<size_t>(config.test);
+  try {
+    return data::simulate_single_motif_detection(motif, sim);
+  } catch (const std::invalid_argument& error) {
+    throw ConfigError(fmt::format("data: {}", error.what()));
+  }
+}
+
+DataSplit build_files_split(const std::string& name, const std::string& fasta,
+                            const std::string& intervals, const std::string& format, int64_t window,
+                            int64_t max_shift) {
+  data::LoaderConfig loader;
+  loader.fasta = fasta;
+  loader.intervals = intervals;
+  loader.format = format;
+  loader.window = window;
+  loader.jitter = max_shift;
+  DataSplit split;
+  split.name = name;
+  try {
+    split.source = data::make_source(loader);
+  } catch (const std::exception& error) {
+    throw ConfigError(fmt::format("data ({} split): {}", name, error.what()));
+  }
+  const int64_t n = split.source->size();
+  if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
+    for (const data::Interval& interval : source->intervals().intervals) {
+      split.sample_names.push_back(
+          fmt::format("{}:{}-{}", interval.contig, interval.start, interval.end));
+      split.raw_lengths.push_back(interval.end - interval.start);
+    }
+  } else {
+    split.sample_names = record_names(intervals, n);
+    const data::FastaReader reader(fasta);
+    for (const std::string& record : split.sample_names) {
+      const int id = reader.contig_id(record);
+      split.raw_lengths.push_back(id < 0 ? 0 : reader.contigs()[static_cast<size_t>(id)].length);
+    }
+  }
+  split.sample_names.resize(static_cast<size_t>(n));
+  return split;
+}
+
+RunData build_run_data(const RunConfig& config) {
+  RunData out;
+  if (config.data.source == "simulated") {
+    const SimulatedDataConfig& s = config.data.simulated;
+    const data::SimulatedDataset dataset = simulate_dataset(s, config.seed);
+    out.description = fmt::format("simulated {} ({} bp, GC {}, {} positive + {} negative, seed {})",
+                                  s.motif, s.length, s.gc_fraction, s.n_pos, s.n_neg, config.seed);
+    out.length = s.length;
+    out.train = simulated_split("train", dataset.train);
+    out.validation = simulated_split("validation", dataset.validation);
+    out.test = simulated_split("test", dataset.test);
+    return out;
+  }
+  const FilesDataConfig& f = config.data.files;
+  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter);
+  // Records with window 0 take the common record length; the other splits must match it.
+  out.length = out.train.source->length();
+  out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
+                                     f.valid_intervals, f.format, out.length);
+  if (!f.test_intervals.empty()) {
+    out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
+                                 f.test_intervals, f.format, out.length);
+  }
+  out.description =
+      fmt::format("files {} + {} ({}, {} bp windows)", f.fasta, f.intervals, f.format, out.length);
+  return out;
+}
+
+std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data) {
+  data::LoaderOptions options;
+  options.sampler.batch_size = config.batch_size;
+  options.sampler.seed = config.seed;
+  options.sampler.shuffle = true;
+  if (config.data.source == "files") {
+    const FilesDataConfig& f = config.data.files;
+    options.sampler.balanced = f.balanced;
+    options.augment.max_shift = f.jitter;
+    options.augment.rc_probability = f.rc_probability;
+    options.threads = static_cast<int>(f.loader_threads);
+    options.prefetch_depth = static_cast<int>(f.prefetch);
+  }
+  try {
+    return std::make_unique<data::DataLoader>(data.train.source, std::move(options));
+  } catch (const std::exception& error) {
+    throw ConfigError(fmt::format("data (train split): {}", error.what()));
+  }
+}
+
+std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
+                                                   int threads) {
+  data::LoaderOptions options;
+  options.sampler.batch_size = batch_size;
+  options.sampler.shuffle = false;
+  options.threads = threads;
+  return std::make_unique<data::DataLoader>(split.source, std::move(options));
+}
+
+}  // namespace strand::cli

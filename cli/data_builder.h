@@ -1,0 +1,56 @@
+// Data construction from a RunConfig: the simulated TAL1-style dataset (in memory, through
+// data::ArraySource) or FASTA + interval/record files (through data::make_source), as
+// train/validation/test sources plus the loaders fit() and evaluate() consume.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_config.h"
+#include "data/data_loader.h"
+#include "data/sequence_source.h"
+#include "data/simulation/motif_library.h"
+#include "data/simulation/motif_simulation.h"
+
+namespace strand::cli {
+
+/// One split: its source and a printable name for every sample (for prediction tables).
+struct DataSplit {
+  std::string name;  // "train", "validation", "test"
+  std::shared_ptr<data::SequenceSource> source;
+  std::vector<std::string> sample_names;
+  std::vector<int64_t> raw_lengths;  // bases of each interval/record before windowing
+};
+
+struct RunData {
+  std::string description;  // e.g. "simulated TAL1_known4, 500 bp, GC 0.4"
+  int64_t length = 0;       // bases per sample (the model's input length)
+  DataSplit train, validation;
+  std::optional<DataSplit> test;
+};
+
+/// Loads the motif library (the shipped file unless `motif_file` is set) and returns the motif
+/// `name`; an unknown name throws ConfigError listing the closest names in the library.
+data::Motif find_motif(const std::string& name, const std::string& motif_file = "");
+
+/// Simulates the configured dataset with `seed`.
+data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint64_t seed);
+
+/// Builds every split of the configured data; missing or malformed files throw naming them.
+RunData build_run_data(const RunConfig& config);
+
+/// Files data for one split, given explicitly (predict/inspect on arbitrary files).
+DataSplit build_files_split(const std::string& name, const std::string& fasta,
+                            const std::string& intervals, const std::string& format, int64_t window,
+                            int64_t max_shift = 0);
+
+/// The training loader: shuffled per epoch from the seed, augmentation from the config.
+std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data);
+/// An evaluation loader: plan order, no augmentation.
+std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
+                                                   int threads = 1);
+
+}  // namespace strand::cli

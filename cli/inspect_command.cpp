@@ -1,0 +1,70 @@
+// Dataset statistics over the exact windows the loader would give the model.
+#include "cli/inspect_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace strand::cli {
+
+SplitStats split_stats(const DataSplit& split) {
+  const data::SequenceSource& source = *split.source;
+  SplitStats stats;
+  stats.name = split.name;
+  stats.count = source.size();
+  stats.targets = source.num_targets();
+  stats.window = source.length();
+  std::vector<double> label_sum(static_cast<size_t>(stats.targets), 0.0);
+  std::vector<int64_t> label_count(static_cast<size_t>(stats.targets), 0);
+  std::vector<uint8_t> codes(static_cast<size_t>(stats.window));
+  std::vector<float> labels(static_cast<size_t>(stats.targets));
+  std::vector<uint8_t> mask(static_cast<size_t>(stats.targets));
+  int64_t base_counts[5] = {0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < stats.count; ++i) {
+    source.fetch(i, 0, codes.data(), nullptr, 0);
+    for (const uint8_t code : codes) ++base_counts[std::min<uint8_t>(code, 4)];
+    source.labels(i, labels.data(), mask.data());
+    for (int64_t t = 0; t < stats.targets; ++t) {
+      if (!mask[static_cast<size_t>(t)]) continue;
+      label_sum[static_cast<size_t>(t)] += labels[static_cast<size_t>(t)];
+      ++label_count[static_cast<size_t>(t)];
+    }
+  }
+  for (int64_t t = 0; t < stats.targets; ++t) {
+    const auto k = static_cast<size_t>(t);
+    stats.mean_label.push_back(label_count[k] > 0 ? label_sum[k] / label_count[k] : 0.0);
+  }
+  const int64_t acgt = base_counts[0] + base_counts[1] + base_counts[2] + base_counts[3];
+  const int64_t all = acgt + base_counts[4];
+  stats.gc_fraction = acgt > 0 ? static_cast<double>(base_counts[1] + base_counts[2]) / acgt : 0.0;
+  stats.n_fraction = all > 0 ? static_cast<double>(base_counts[4]) / all : 0.0;
+  if (!split.raw_lengths.empty()) {
+    const auto [lo, hi] = std::minmax_element(split.raw_lengths.begin(), split.raw_lengths.end());
+    stats.min_length = *lo;
+    stats.max_length = *hi;
+  }
+  return stats;
+}
+
+std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out) {
+  validate_config(config);
+  const RunData data = build_run_data(config);
+  out << "data: " << data.description << "\n";
+  out << fmt::format("{:<12}{:>9}{:>14}{:>9}{:>10}{:>18}{:>9}\n", "split", "count", "mean label",
+                     "GC", "N", "length range", "window");
+  std::vector<const DataSplit*> splits = {&data.train, &data.validation};
+  if (data.test) splits.push_back(&*data.test);
+  std::vector<SplitStats> all;
+  for (const DataSplit* split : splits) {
+    SplitStats s = split_stats(*split);
+    std::vector<std::string> means;
+    for (const double m : s.mean_label) means.push_back(fmt::format("{:.4f}", m));
+    out << fmt::format("{:<12}{:>9}{:>14}{:>9.4f}{:>10.6f}{:>18}{:>9}\n", s.name, s.count,
+                       fmt::format("{}", fmt::join(means, ",")), s.gc_fraction, s.n_fraction,
+                       fmt::format("{}-{}", s.min_length, s.max_length), s.window);
+    all.push_back(std::move(s));
+  }
+  return all;
+}
+
+}  // namespace strand::cli

@@ -1,0 +1,30 @@
+// `strand inspect`: what a dataset holds, per split: counts, class balance (mean label), GC
+// content, length range and N fraction.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "cli/data_builder.h"
+#include "cli/run_config.h"
+
+namespace strand::cli {
+
+struct SplitStats {
+  std::string name;
+  int64_t count = 0;
+  int64_t targets = 0;
+  std::vector<double> mean_label;  // per target, over valid labels
+  double gc_fraction = 0.0;        // (G + C) / (A + C + G + T) of the windows the model sees
+  double n_fraction = 0.0;         // N / all bases of those windows
+  int64_t min_length = 0, max_length = 0;  // raw interval/record lengths
+  int64_t window = 0;
+};
+
+SplitStats split_stats(const DataSplit& split);
+
+/// Prints the statistics of every split of the configured data; returns them.
+std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out);
+
+}  // namespace strand::cli

@@ -1,0 +1,35 @@
+// The end-of-run report: test metrics and how training went, as report.json and as text.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "train/fit.h"
+
+namespace strand::cli {
+
+struct RunReport {
+  std::string run_dir;
+  std::string device;
+  int threads = 1;
+  uint64_t seed = 0;
+  int64_t train_size = 0, validation_size = 0, test_size = 0;
+  std::optional<train::Evaluation> test;  // absent when there is no test split
+  train::Evaluation validation;           // with the final (best, when restored) weights
+  int64_t epochs_run = 0;                 // epochs completed in total (resumes included)
+  int64_t best_epoch = 0;                 // 1-based; 0 when unknown
+  std::string monitor;
+  double best_value = 0.0;
+  bool stopped_early = false;
+  double wall_seconds = 0.0;        // this invocation, data + training + evaluation
+  double train_seconds = 0.0;       // fit() alone
+  double samples_per_second = 0.0;  // training throughput over this invocation's epochs
+};
+
+nlohmann::json to_json(const RunReport& report);
+void print_report(std::ostream& out, const RunReport& report);
+
+}  // namespace strand::cli

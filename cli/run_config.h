@@ -1,0 +1,157 @@
+// RunConfig: everything a `strand train` run is made of (data, model, optimizer, schedule,
+// outputs), its JSON form, and strict validation that names the offending key by JSON path.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strand::cli {
+
+/// The built-in DragoNN-style simulated dataset (data.source = "simulated").
+struct SimulatedDataConfig {
+  std::string motif = "TAL1_known4";
+  std::string motif_file;  // empty: the motif file shipped with strand
+  int64_t n_pos = 10000;
+  int64_t n_neg = 10000;
+  int64_t length = 500;
+  double gc_fraction = 0.4;
+  int64_t validation = 3200;
+  int64_t test = 4000;
+};
+
+/// Sequences from files (data.source = "files"), mapped onto data::LoaderConfig. For
+/// "records" the interval files are name+label TSVs and the FASTA records are the samples, so
+/// each split may need its own FASTA (valid_fasta / test_fasta; empty: `fasta`).
+struct FilesDataConfig {
+  std::string fasta;
+  std::string intervals;
+  std::string format = "bed";
+  std::string valid_fasta;
+  std::string valid_intervals;
+  std::string test_fasta;
+  std::string test_intervals;
+  int64_t window = 1000;
+  int64_t jitter = 0;
+  double rc_probability = 0.0;
+  bool balanced = false;
+  bool streaming = false;
+  int64_t loader_threads = 2;
+  int64_t prefetch = 2;
+};
+
+struct DataConfig {
+  std::string source = "simulated";  // "simulated" or "files"
+  SimulatedDataConfig simulated;
+  FilesDataConfig files;
+};
+
+/// One layer of the model list. Only the fields of `type` are meaningful.
+struct LayerSpec {
+  std::string type;         // Conv1D, Dense, ReLU, Sigmoid, GlobalMaxPool1D, Flatten
+  int64_t filters = 0;      // Conv1D
+  int64_t kernel_size = 0;  // Conv1D
+  std::string padding = "valid";
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t units = 0;     // Dense
+  bool use_bias = true;  // Conv1D, Dense
+  bool operator==(const LayerSpec&) const = default;
+};
+
+struct OptimizerConfig {
+  std::string name = "adam";  // adam, sgd, rmsprop
+  double learning_rate = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999;  // adam
+  double eps = 1e-7;                  // adam, rmsprop (rmsprop's default is 1e-8)
+  double weight_decay = 0.0;
+  double momentum = 0.0;   // sgd, rmsprop
+  double dampening = 0.0;  // sgd
+  bool nesterov = false;   // sgd
+  double alpha = 0.99;     // rmsprop
+  bool centered = false;   // rmsprop
+};
+
+struct EarlyStoppingConfig {
+  bool enabled = true;
+  std::string monitor = "val_loss";
+  int64_t patience = 3;
+  double min_delta = 0.0;
+  bool restore_best_weights = true;
+};
+
+struct RunConfig {
+  DataConfig data;
+  std::vector<LayerSpec> model;
+  std::string loss = "binary_crossentropy";  // or "mse"
+  OptimizerConfig optimizer;
+  int64_t batch_size = 128;
+  int64_t epochs = 100;
+  EarlyStoppingConfig early_stopping;
+  uint64_t seed = 0;
+  int64_t threads = 0;  // 0: every hardware core
+  std::string output_dir = "runs";
+  int64_t tensorboard_every_steps = 50;
+  std::string device = "cpu";
+  std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
+  std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
+};
+
+/// The reference experiment: TAL1 simulation, Conv1D(16, 15) -> ReLU -> GlobalMaxPool1D ->
+/// Dense(1) -> Sigmoid, Adam 1e-3, batch 128, early stopping on val_loss (patience 3).
+RunConfig default_config();
+
+/// Parses a config object. Absent keys take their defaults; an unknown key, a wrong type or an
+/// invalid enum value throws ConfigError naming the key by its JSON path
+/// ("optimizer.learnig_rate: unknown key; expected one of ...").
+RunConfig parse_config(const nlohmann::json& json);
+/// Reads and parses a JSON config file; errors name the file.
+RunConfig load_config_file(const std::filesystem::path& path);
+
+/// The fully resolved config: every key of the chosen data source and optimizer.
+nlohmann::json to_json(const RunConfig& config);
+
+/// Value checks that need the whole config (after flag overrides): positive sizes, existing
+/// files, known device. Throws ConfigError naming the key.
+void validate_config(const RunConfig& config);
+
+/// Threads actually used: config.threads, or the hardware's core count when 0.
+int resolved_threads(const RunConfig& config);
+
+/// Command-line flags that override config keys; unset flags leave the config alone.
+struct ConfigOverrides {
+  std::optional<int64_t> epochs, batch_size, threads, patience, tensorboard_every_steps;
+  std::optional<double> learning_rate;
+  std::optional<std::string> optimizer, loss, device, output_dir, init_weights;
+  std::optional<uint64_t> seed;
+  std::optional<bool> early_stopping;
+  std::optional<std::vector<int64_t>> freeze;
+  // Files data: any of these switches data.source to "files".
+  std::optional<std::string> fasta, intervals, valid_fasta, valid_intervals, test_fasta,
+      test_intervals, format;
+  std::optional<int64_t> window, jitter, loader_threads;
+  std::optional<double> rc_probability;
+  std::optional<bool> balanced, streaming;
+  // Simulated data: any of these switches data.source to "simulated".
+  std::optional<std::string> motif;
+  std::optional<int64_t> n_pos, n_neg, length, validation, test;
+  std::optional<double> gc_fraction;
+
+  /// The config keys these flags set, e.g. {"epochs", "data.fasta"}.
+  std::vector<std::string> keys() const;
+};
+
+/// Applies the flags to `config` (switching data source or optimizer resets that section to its
+/// defaults first). Throws ConfigError when flags of both data sources are mixed.
+void apply_overrides(RunConfig& config, const ConfigOverrides& overrides);
+
+/// A configuration problem; the message names the key (or file) at fault.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace strand::cli

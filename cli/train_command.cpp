@@ -1,0 +1,279 @@
+// The train and resume flows: build everything (failing early), wire the callbacks that fill the
+// run directory, fit, then evaluate and report.
+#include "cli/train_command.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <chrono>
+#include <limits>
+
+#include "cli/data_builder.h"
+#include "cli/model_builder.h"
+#include "layers/activations.h"
+#include "train/callbacks.h"
+#include "train/checkpoint.h"
+
+namespace strand::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Thrown by StopAfterEpochs to leave fit() the way a killed process would: mid-epoch, with
+// nothing after the last checkpoint saved on purpose.
+struct RunInterrupted {};
+
+class StopAfterEpochs : public train::Callback {
+ public:
+  explicit StopAfterEpochs(int64_t epochs) : epochs_(epochs) {}
+  void on_batch_end(train::FitContext&, const train::BatchLogs& logs) override {
+    // A couple of steps of the next epoch reach steps.csv first, so resume must drop them.
+    if (logs.epoch == epochs_ &&
+        logs.step_in_epoch >= std::min<int64_t>(1, logs.steps_per_epoch - 1)) {
+      throw RunInterrupted{};
+    }
+  }
+
+ private:
+  int64_t epochs_;
+};
+
+// Saves best.safetensors whenever EarlyStopping has just recorded a new best. ModelCheckpoint
+// tracks its own best from scratch, which after a resume would overwrite the true best with the
+// first resumed epoch; EarlyStopping's best survives resumes through its restored state.
+class BestCheckpoint : public train::Callback {
+ public:
+  BestCheckpoint(std::filesystem::path path, const train::EarlyStopping& tracker,
+                 std::function<train::CheckpointMetadata()> metadata)
+      : path_(std::move(path)), tracker_(tracker), metadata_(std::move(metadata)) {}
+  void on_epoch_end(train::FitContext& context, const train::EpochLogs& logs) override {
+    if (tracker_.best_epoch() != logs.epoch) return;
+    train::CheckpointMetadata metadata = metadata_();
+    metadata["epoch"] = std::to_string(logs.epoch);
+    metadata["epochs_completed"] = std::to_string(logs.epoch + 1);
+    metadata["global_step"] = std::to_string(logs.global_step);
+    for (const auto& [key, value] : logs.values) metadata["logs." + key] = fmt::format("{}", value);
+    train::save_checkpoint(path_, context.model, nullptr, metadata);
+  }
+
+ private:
+  std::filesystem::path path_;
+  const train::EarlyStopping& tracker_;
+  std::function<train::CheckpointMetadata()> metadata_;
+};
+
+int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::string& key,
+                     const std::filesystem::path& path) {
+  auto it = metadata.find(key);
+  if (it == metadata.end()) {
+    throw ConfigError(
+        fmt::format("checkpoint '{}' has no '{}' in its metadata", path.string(), key));
+  }
+  return std::stoll(it->second);
+}
+
+struct Session {
+  RunConfig config;
+  RunPaths paths;
+  bool resuming = false;
+};
+
+TrainResult train_session(const Session& session, const TrainOptions& options, std::ostream& out) {
+  const auto wall_start = Clock::now();
+  const RunConfig& config = session.config;
+  const RunPaths& paths = session.paths;
+  const int threads = resolved_threads(config);
+  omp_set_num_threads(threads);
+  out << "device: " << config.device << "\n";
+  out << "threads: " << threads << "\n";
+
+  const RunData data = build_run_data(config);
+  out << "data: " << data.description << "\n";
+  out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
+                     data.validation.source->size(), data.test ? data.test->source->size() : 0);
+
+  manual_seed(config.seed);
+  std::shared_ptr<Sequential> model = build_model(config.model, data.length);
+  const int64_t outputs = model->output_shape({data.length}).at(0);
+  if (outputs != data.train.source->num_targets()) {
+    throw ConfigError(fmt::format(
+        "model[{}] ({}): the model gives {} output(s) per sample but the data has {} target(s)",
+        config.model.size() - 1, config.model.back().type, outputs,
+        data.train.source->num_targets()));
+  }
+  const std::unique_ptr<Loss> loss = build_loss(config.loss);
+  if (loss->takes_logits() && config.model.back().type != "Sigmoid") {
+    throw ConfigError(fmt::format(
+        "loss: '{}' trains on logits, so the model must end in Sigmoid (last layer is {})",
+        config.loss, config.model.back().type));
+  }
+  if (!config.init_weights.empty() && !session.resuming) {
+    try {
+      train::load_checkpoint(config.init_weights, *model);
+    } catch (const std::exception& error) {
+      throw ConfigError(fmt::format("init_weights: {}", error.what()));
+    }
+  }
+  freeze_layers(*model, config.freeze);
+  std::unique_ptr<Optimizer> optimizer = build_optimizer(config.optimizer, *model);
+  out << "model:\n" << model->summary({data.length});
+
+  std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data);
+  std::unique_ptr<data::DataLoader> valid_loader =
+      make_eval_loader(data.validation, config.batch_size);
+
+  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops.
+  const EarlyStoppingConfig& es = config.early_stopping;
+  train::EarlyStoppingOptions es_options;
+  es_options.monitor = es.monitor;
+  es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
+  es_options.min_delta = es.min_delta;
+  es_options.restore_best_weights = es.restore_best_weights;
+  auto early_stopping = std::make_shared<train::EarlyStopping>(es_options);
+
+  train::FitOptions fit_options;
+  fit_options.epochs = config.epochs;
+  bool already_stopped = false;
+  if (session.resuming) {
+    const std::filesystem::path last = paths.last_checkpoint();
+    if (!std::filesystem::exists(last)) {
+      throw ConfigError(
+          fmt::format("--resume: '{}' does not exist (the run saved no epoch yet)", last.string()));
+    }
+    const train::CheckpointMetadata metadata =
+        train::load_checkpoint(last, *model, optimizer.get());
+    fit_options.initial_epoch = metadata_int(metadata, "epochs_completed", last);
+    fit_options.initial_global_step = metadata_int(metadata, "global_step", last);
+    std::vector<Tensor> best_weights;
+    if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
+      std::shared_ptr<Sequential> best = build_model(config.model, data.length);
+      train::load_checkpoint(paths.best_checkpoint(), *best);
+      for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
+    }
+    early_stopping->restore(metadata, std::move(best_weights));
+    already_stopped =
+        es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
+    // Rows logged after the checkpoint belong to the epoch being redone.
+    const int64_t dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
+    const int64_t dropped_steps =
+        truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
+    out << fmt::format(
+        "resume: {} epochs done (step {}); dropped {} epoch row(s) and {} step row(s) logged "
+        "after the checkpoint\n",
+        fit_options.initial_epoch, fit_options.initial_global_step, dropped_epochs, dropped_steps);
+    if (already_stopped || fit_options.initial_epoch >= config.epochs) {
+      out << "resume: the run had already finished; evaluating it\n";
+      fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
+    }
+  }
+
+  const uint64_t seed = config.seed;
+  auto metadata = [early_stopping, seed] {
+    train::CheckpointMetadata m = early_stopping->state();
+    m["seed"] = std::to_string(seed);
+    return m;
+  };
+  std::vector<std::shared_ptr<train::Callback>> callbacks = {
+      early_stopping,
+      // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
+      // which resume drops, rather than a checkpointed epoch without its rows.
+      std::make_shared<train::CsvEpochLogger>(paths.metrics(), true),
+      std::make_shared<train::StepLossLogger>(paths.steps()),
+      std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
+                                                 config.tensorboard_every_steps),
+      std::make_shared<BestCheckpoint>(paths.best_checkpoint(), *early_stopping, metadata),
+      std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor, false, true,
+                                               metadata),
+      std::make_shared<train::ProgressLogger>(out, options.interactive,
+                                              options.progress_every_steps),
+  };
+  if (options.stop_after_epochs >= 0) {
+    callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
+  }
+
+  out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
+                     config.epochs, config.batch_size, optimizer->name(),
+                     config.optimizer.learning_rate, paths.root.string());
+  TrainResult result;
+  result.paths = paths;
+  train::History history;
+  try {
+    history = train::fit(*model, *loss, *optimizer, *train_loader, valid_loader.get(), fit_options,
+                         callbacks);
+  } catch (const RunInterrupted&) {
+    out << fmt::format(
+        "interrupted after {} epoch(s) (--stop-after-epochs); continue with: "
+        "strand train --resume {}\n",
+        options.stop_after_epochs, paths.root.string());
+    result.interrupted = true;
+    return result;
+  }
+
+  RunReport& report = result.report;
+  report.run_dir = paths.root.string();
+  report.device = config.device;
+  report.threads = threads;
+  report.seed = config.seed;
+  report.train_size = data.train.source->size();
+  report.validation_size = data.validation.source->size();
+  report.validation = train::evaluate(*model, *loss, *valid_loader);
+  if (data.test) {
+    report.test_size = data.test->source->size();
+    std::unique_ptr<data::DataLoader> test_loader = make_eval_loader(*data.test, config.batch_size);
+    report.test = train::evaluate(*model, *loss, *test_loader);
+  }
+  report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+  report.best_epoch = early_stopping->best_epoch() + 1;
+  report.monitor = es.monitor;
+  report.best_value = early_stopping->best_value();
+  report.stopped_early = history.stopped_early || already_stopped;
+  report.train_seconds = history.seconds;
+  double samples = 0.0, seconds = 0.0;
+  for (const train::EpochLogs& logs : history.epochs) {
+    samples += logs.get("samples_per_second") * logs.get("epoch_seconds");
+    seconds += logs.get("epoch_seconds");
+  }
+  report.samples_per_second = seconds > 0 ? samples / seconds : 0.0;
+  report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  write_json_file(paths.report(), to_json(report));
+  print_report(out, report);
+  return result;
+}
+
+}  // namespace
+
+TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out) {
+  validate_config(config);
+  Session session;
+  session.config = config;
+  // A dry build first, so a bad model or missing data stops before a run directory exists.
+  {
+    const int64_t length =
+        config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
+    if (length > 0) build_model(config.model, length);
+  }
+  session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
+  write_json_file(session.paths.config(), to_json(config));
+  return train_session(session, options, out);
+}
+
+TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
+                         std::optional<int64_t> threads, const TrainOptions& options,
+                         std::ostream& out) {
+  Session session;
+  session.paths.root = run_dir;
+  session.resuming = true;
+  if (!std::filesystem::exists(session.paths.config())) {
+    throw ConfigError(
+        fmt::format("--resume: '{}' is not a run directory (no config.json)", run_dir.string()));
+  }
+  session.config = load_config_file(session.paths.config());
+  bool changed = false;
+  if (epochs) session.config.epochs = *epochs, changed = true;
+  if (threads) session.config.threads = *threads, changed = true;
+  validate_config(session.config);
+  if (changed) write_json_file(session.paths.config(), to_json(session.config));
+  return train_session(session, options, out);
+}
+
+}  // namespace strand::cli

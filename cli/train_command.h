@@ -1,0 +1,44 @@
+// `strand train`: a run from a RunConfig into a fresh run directory, or the continuation of an
+// interrupted run (--resume), ending with test metrics in report.json.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "cli/report.h"
+#include "cli/run_config.h"
+#include "cli/run_directory.h"
+
+namespace strand::cli {
+
+/// Knobs of one invocation that are not part of the experiment (not saved in config.json).
+struct TrainOptions {
+  std::string run_name;  // empty: date-time + seed
+  /// Testing aid: behave as if the process were killed during epoch N+1, after the checkpoints
+  /// of N epochs and a couple of logged steps of the next (negative: off).
+  int64_t stop_after_epochs = -1;
+  bool interactive = false;  // redraw a progress bar (terminal) instead of log lines
+  int64_t progress_every_steps = 25;
+};
+
+struct TrainResult {
+  RunPaths paths;
+  bool interrupted = false;  // stopped by stop_after_epochs: no report
+  RunReport report;
+};
+
+/// Trains `config` in a new run directory under config.output_dir; prints device, threads,
+/// data, model table, progress and the report to `out`. Every config, data and model error is
+/// raised before training starts.
+TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out);
+
+/// Continues the run in `run_dir` from checkpoints/last.safetensors with its config.json.
+/// `epochs` and `threads` may be changed (e.g. to train longer); nothing else can.
+TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
+                         std::optional<int64_t> threads, const TrainOptions& options,
+                         std::ostream& out);
+
+}  // namespace strand::cli

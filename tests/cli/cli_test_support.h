@@ -1,0 +1,107 @@
+// Helpers for the CLI tests: run the command line in-process, temporary directories, files.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cli/app.h"
+
+namespace strand::cli::testing {
+
+struct CliResult {
+  int status = 0;
+  std::string out, err;
+};
+
+/// Runs `strand <args...>` through the same entry point as the executable.
+inline CliResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), "strand");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult result;
+  result.status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+/// A fresh, empty directory under the system temp directory, removed at scope exit.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    static std::atomic<int> counter{0};
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("strand-cli-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::string str(const std::string& child = "") const {
+    return child.empty() ? path_.string() : (path_ / child).string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+inline int64_t count_lines(const std::string& text) {
+  int64_t n = 0;
+  for (const char c : text) n += c == '\n';
+  return n;
+}
+
+/// Flags for a tiny simulated run that trains in well under a second.
+inline std::vector<std::string> tiny_run(const TempDir& dir, const std::string& name,
+                                         int epochs = 3) {
+  return {"train",
+          "--n-pos",
+          "200",
+          "--n-neg",
+          "200",
+          "--length",
+          "100",
+          "--validation",
+          "80",
+          "--test",
+          "80",
+          "--batch-size",
+          "32",
+          "--epochs",
+          std::to_string(epochs),
+          "--threads",
+          "1",
+          "--no-early-stopping",
+          "--tensorboard-every",
+          "2",
+          "--output-dir",
+          dir.str(),
+          "--run-name",
+          name};
+}
+
+}  // namespace strand::cli::testing
