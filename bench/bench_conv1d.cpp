@@ -1,7 +1,8 @@
 // Conv1D micro-benchmarks at the reference shape (batch 128, C = 4, L = 500, O = 16, K = 15):
 // the raw CPU kernels (dense and one-hot, forward and backward, fast versus oracle where the
 // oracle is cheap enough to time) and the layer-level Conv1D -> ReLU -> GlobalMaxPool1D chain
-// fused versus unfused, forward plus backward. items_per_second is samples/s.
+// fused versus unfused, forward plus backward. items_per_second is samples/s of wall time
+// (UseRealTime: the kernels run OpenMP threads, so the main thread's CPU time would mislead).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -68,7 +69,7 @@ void BM_DenseForward(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_DenseForward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DenseForward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_DenseForwardOracle(benchmark::State& state) {
   Problem p;
@@ -78,7 +79,7 @@ void BM_DenseForwardOracle(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_DenseForwardOracle)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DenseForwardOracle)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_DenseBackwardInput(benchmark::State& state) {
   Problem p;
@@ -88,7 +89,7 @@ void BM_DenseBackwardInput(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_DenseBackwardInput)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DenseBackwardInput)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_DenseBackwardWeight(benchmark::State& state) {
   Problem p;
@@ -98,7 +99,7 @@ void BM_DenseBackwardWeight(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_DenseBackwardWeight)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DenseBackwardWeight)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- One-hot (gather from base codes) kernels -------------------------------------------
 
@@ -110,7 +111,7 @@ void BM_OnehotForward(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_OnehotForward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OnehotForward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_OnehotForwardOracle(benchmark::State& state) {
   Problem p;
@@ -121,7 +122,7 @@ void BM_OnehotForwardOracle(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_OnehotForwardOracle)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OnehotForwardOracle)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_OnehotBackwardWeight(benchmark::State& state) {
   Problem p;
@@ -131,7 +132,7 @@ void BM_OnehotBackwardWeight(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_OnehotBackwardWeight)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OnehotBackwardWeight)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- Fused Conv1D + ReLU + GlobalMaxPool kernels ----------------------------------------
 
@@ -144,7 +145,7 @@ void BM_FusedOnehotForward(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_FusedOnehotForward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedOnehotForward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FusedOnehotForwardOracle(benchmark::State& state) {
   Problem p;
@@ -155,7 +156,7 @@ void BM_FusedOnehotForwardOracle(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_FusedOnehotForwardOracle)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedOnehotForwardOracle)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_FusedDenseForward(benchmark::State& state) {
   Problem p;
@@ -166,7 +167,7 @@ void BM_FusedDenseForward(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_FusedDenseForward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedDenseForward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Backward from a real forward's argmax, so the relu-open rows are realistic.
 void BM_FusedBackward(benchmark::State& state) {
@@ -184,7 +185,7 @@ void BM_FusedBackward(benchmark::State& state) {
   }
   finish(state);
 }
-BENCHMARK(BM_FusedBackward)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedBackward)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- Layer level: Conv1D -> ReLU -> GlobalMaxPool1D, forward + backward -----------------
 
@@ -217,6 +218,7 @@ BENCHMARK(BM_ConvReluPoolTrainStep)
     ->Args({1, 0})
     ->Args({0, 1})
     ->Args({0, 0})
-    ->Unit(benchmark::kMillisecond);
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

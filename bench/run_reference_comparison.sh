@@ -20,10 +20,15 @@ build_dir="${BUILD_DIR:-${repo}/build-bench}"
 python="${PYTHON:-/usr/bin/python3}"
 
 # Build (incrementally) only the end-to-end program; configure first if needed.
+# The build log is shown only when the build fails.
+build_log="$(mktemp)"
+trap 'rm -f "${build_log}"' EXIT
 if [[ ! -f "${build_dir}/CMakeCache.txt" ]]; then
-  cmake -S "${repo}" -B "${build_dir}" -DSTRAND_CUDA=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "${repo}" -B "${build_dir}" -DSTRAND_CUDA=OFF -DCMAKE_BUILD_TYPE=Release \
+    >"${build_log}" 2>&1 || { cat "${build_log}"; exit 1; }
 fi
-cmake --build "${build_dir}" -j "${threads}" --target e2e_reference_model >/dev/null
+cmake --build "${build_dir}" -j "${threads}" --target e2e_reference_model >"${build_log}" 2>&1 ||
+  { cat "${build_log}"; exit 1; }
 strand_bin="${build_dir}/bench/e2e_reference_model"
 peer="${repo}/bench/peer_pytorch_reference.py"
 
