@@ -165,8 +165,12 @@ RunData build_run_data(const RunConfig& config) {
   return out;
 }
 
-std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data) {
+std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data,
+                                                    const LoaderPlacement& placement) {
   data::LoaderOptions options;
+  options.sampler.rank = placement.rank;
+  options.sampler.world = placement.world_size;
+  options.allocator = placement.allocator;
   options.sampler.batch_size = config.batch_size;
   options.sampler.seed = config.seed;
   options.sampler.shuffle = true;
@@ -186,8 +190,11 @@ std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, con
 }
 
 std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
-                                                   int threads) {
+                                                   int threads, const LoaderPlacement& placement) {
   data::LoaderOptions options;
+  options.sampler.rank = placement.rank;
+  options.sampler.world = placement.world_size;
+  options.allocator = placement.allocator;
   options.sampler.batch_size = batch_size;
   options.sampler.shuffle = false;
   options.threads = threads;

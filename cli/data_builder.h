@@ -47,10 +47,20 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
                             int64_t max_shift = 0);
 
+/// Where a loader's batches go: this rank's shard of the data (data-parallel training) and the
+/// memory batches land in (pinned host memory for CUDA runs).
+struct LoaderPlacement {
+  int rank = 0;
+  int world_size = 1;
+  data::BatchAllocator allocator;
+};
+
 /// The training loader: shuffled per epoch from the seed, augmentation from the config.
-std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data);
+std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data,
+                                                    const LoaderPlacement& placement = {});
 /// An evaluation loader: plan order, no augmentation.
 std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
-                                                   int threads = 1);
+                                                   int threads = 1,
+                                                   const LoaderPlacement& placement = {});
 
 }  // namespace strand::cli

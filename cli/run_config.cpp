@@ -10,6 +10,9 @@
 #include <thread>
 
 #include "tensor/device.h"
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/cuda_device.h"
+#endif
 
 namespace strand::cli {
 namespace {
@@ -227,6 +230,18 @@ EarlyStoppingConfig parse_early_stopping(const json& value) {
   return e;
 }
 
+DistributedConfig parse_distributed(const json& value) {
+  ObjectReader reader(value, "distributed");
+  DistributedConfig d;
+  reader.read_choice("mode", d.mode, {"mirrored", "averaging"});
+  reader.read("bucket_mb", d.bucket_mb);
+  reader.read("average_every", d.average_every);
+  reader.read("average_optimizer_state", d.average_optimizer_state);
+  reader.read("timeout_s", d.timeout_s);
+  reader.finish();
+  return d;
+}
+
 void require(bool ok, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
 }
@@ -293,6 +308,9 @@ RunConfig parse_config(const json& value) {
               fmt::format("expected a layer index, got {}", index.dump()));
       config.freeze.push_back(index.get<int64_t>());
     }
+  }
+  if (const json* distributed = reader.find("distributed")) {
+    config.distributed = parse_distributed(*distributed);
   }
   reader.finish();
   return config;
@@ -399,6 +417,12 @@ json to_json(const RunConfig& c) {
   out["device"] = c.device;
   out["init_weights"] = c.init_weights;
   out["freeze"] = c.freeze;
+  const DistributedConfig& d = c.distributed;
+  out["distributed"] = {{"mode", d.mode},
+                        {"bucket_mb", d.bucket_mb},
+                        {"average_every", d.average_every},
+                        {"average_optimizer_state", d.average_optimizer_state},
+                        {"timeout_s", d.timeout_s}};
   return out;
 }
 
@@ -466,10 +490,9 @@ void validate_config(const RunConfig& c) {
   }
   if (device.is_cuda()) {
 #ifdef STRAND_WITH_CUDA
-    throw ConfigError(fmt::format(
-        "device: '{}' is not supported by `strand train` yet (the training loop runs on the "
-        "CPU); use \"cpu\"",
-        c.device));
+    // Never fall back to the CPU silently: a CUDA run without a usable GPU stops here.
+    require(cuda::cuda_available(), "device",
+            fmt::format("'{}' requested, but {}", c.device, cuda::unavailability_reason()));
 #else
     throw ConfigError(fmt::format(
         "device: '{}' requested, but this strand was built without CUDA (configure with "
@@ -477,6 +500,13 @@ void validate_config(const RunConfig& c) {
         c.device));
 #endif
   }
+  const DistributedConfig& d = c.distributed;
+  require(d.bucket_mb > 0, "distributed.bucket_mb",
+          fmt::format("must be > 0, got {}", d.bucket_mb));
+  require(d.average_every >= 1, "distributed.average_every",
+          fmt::format("must be >= 1, got {}", d.average_every));
+  require(d.timeout_s > 0, "distributed.timeout_s",
+          fmt::format("must be > 0, got {}", d.timeout_s));
 }
 
 std::vector<std::string> ConfigOverrides::keys() const {

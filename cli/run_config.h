@@ -83,6 +83,15 @@ struct EarlyStoppingConfig {
   bool restore_best_weights = true;
 };
 
+/// Data-parallel training under mpirun (ignored in a single process).
+struct DistributedConfig {
+  std::string mode = "mirrored";  // or "averaging"
+  double bucket_mb = 25.0;        // gradient bucket size for the mirrored all-reduce
+  int64_t average_every = 8;      // averaging mode: local steps between parameter averages
+  bool average_optimizer_state = false;
+  double timeout_s = 300.0;  // a collective waiting longer aborts the job
+};
+
 struct RunConfig {
   DataConfig data;
   std::vector<LayerSpec> model;
@@ -98,6 +107,7 @@ struct RunConfig {
   std::string device = "cpu";
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
+  DistributedConfig distributed;
 };
 
 /// The reference experiment: TAL1 simulation, Conv1D(16, 15) -> ReLU -> GlobalMaxPool1D ->

@@ -10,9 +10,13 @@
 
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "dist/strategy.h"
 #include "layers/activations.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/cuda_allocator.h"
+#endif
 
 namespace strand::cli {
 namespace {
@@ -72,20 +76,55 @@ int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::strin
   return std::stoll(it->second);
 }
 
+// Discards what it is given: ranks other than 0 of a data-parallel run print nothing.
+class NullBuffer : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c; }
+};
+
+dist::StrategyConfig strategy_config(const DistributedConfig& d) {
+  dist::StrategyConfig config;
+  config.mode = d.mode;
+  config.bucket_bytes = static_cast<int64_t>(d.bucket_mb * 1024 * 1024);
+  config.average_every = d.average_every;
+  config.average_optimizer_state = d.average_optimizer_state;
+  config.communicator.timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(d.timeout_s * 1000.0));
+  return config;
+}
+
 struct Session {
   RunConfig config;
   RunPaths paths;
   bool resuming = false;
 };
 
-TrainResult train_session(const Session& session, const TrainOptions& options, std::ostream& out) {
+TrainResult train_session(const Session& session, const dist::DistributedRun& run,
+                          const TrainOptions& options, std::ostream& chief_out) {
   const auto wall_start = Clock::now();
   const RunConfig& config = session.config;
   const RunPaths& paths = session.paths;
+  const bool chief = run.is_chief();
+  NullBuffer null_buffer;
+  std::ostream null_out(&null_buffer);
+  std::ostream& out = chief ? chief_out : null_out;
   const int threads = resolved_threads(config);
   omp_set_num_threads(threads);
-  out << "device: " << config.device << "\n";
-  out << "threads: " << threads << "\n";
+  const Device device = Device::parse(config.device);
+  out << "device: " << device.to_string() << "\n";
+  out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
+  if (run.world_size > 1) {
+    out << fmt::format("data-parallel: {} ranks ({}), per-rank batch {}, effective batch {}\n",
+                       run.world_size, config.distributed.mode, config.batch_size,
+                       config.batch_size * run.world_size);
+  }
+  LoaderPlacement placement;
+  placement.rank = run.rank;
+  placement.world_size = run.world_size;
+#ifdef STRAND_WITH_CUDA
+  // Batches land in pinned host memory so their copies to the GPU run asynchronously.
+  if (device.is_cuda()) placement.allocator = cuda::pinned_batch_allocator();
+#endif
 
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";
@@ -115,12 +154,14 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
     }
   }
   freeze_layers(*model, config.freeze);
+  // Parameters move before the optimizer exists, so its state is created on the same device.
+  if (device.is_cuda()) model->to(device);
   std::unique_ptr<Optimizer> optimizer = build_optimizer(config.optimizer, *model);
   out << "model:\n" << model->summary({data.length});
 
-  std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data);
+  std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
   std::unique_ptr<data::DataLoader> valid_loader =
-      make_eval_loader(data.validation, config.batch_size);
+      make_eval_loader(data.validation, config.batch_size, 1, placement);
 
   // Early stopping doubles as the tracker of the best epoch; disabled, it never stops.
   const EarlyStoppingConfig& es = config.early_stopping;
@@ -133,6 +174,7 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
 
   train::FitOptions fit_options;
   fit_options.epochs = config.epochs;
+  fit_options.strategy = run.strategy.get();
   bool already_stopped = false;
   if (session.resuming) {
     const std::filesystem::path last = paths.last_checkpoint();
@@ -153,10 +195,13 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
     early_stopping->restore(metadata, std::move(best_weights));
     already_stopped =
         es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
-    // Rows logged after the checkpoint belong to the epoch being redone.
-    const int64_t dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
-    const int64_t dropped_steps =
-        truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
+    // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
+    int64_t dropped_epochs = 0, dropped_steps = 0;
+    if (chief) {
+      dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
+      dropped_steps =
+          truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
+    }
     out << fmt::format(
         "resume: {} epochs done (step {}); dropped {} epoch row(s) and {} step row(s) logged "
         "after the checkpoint\n",
@@ -173,20 +218,23 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
     m["seed"] = std::to_string(seed);
     return m;
   };
-  std::vector<std::shared_ptr<train::Callback>> callbacks = {
-      early_stopping,
-      // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
-      // which resume drops, rather than a checkpointed epoch without its rows.
-      std::make_shared<train::CsvEpochLogger>(paths.metrics(), true),
-      std::make_shared<train::StepLossLogger>(paths.steps()),
-      std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
-                                                 config.tensorboard_every_steps),
-      std::make_shared<BestCheckpoint>(paths.best_checkpoint(), *early_stopping, metadata),
-      std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor, false, true,
-                                               metadata),
-      std::make_shared<train::ProgressLogger>(out, options.interactive,
-                                              options.progress_every_steps),
-  };
+  // Every rank runs early stopping (its decision rests on metrics reduced over ranks, so all
+  // ranks stop together); only the chief writes logs, events and checkpoints.
+  std::vector<std::shared_ptr<train::Callback>> callbacks = {early_stopping};
+  if (chief) {
+    // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
+    // which resume drops, rather than a checkpointed epoch without its rows.
+    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), true));
+    callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
+    callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
+                                                                   config.tensorboard_every_steps));
+    callbacks.push_back(
+        std::make_shared<BestCheckpoint>(paths.best_checkpoint(), *early_stopping, metadata));
+    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor,
+                                                                 false, true, metadata));
+    callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
+                                                                options.progress_every_steps));
+  }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
   }
@@ -216,11 +264,12 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
   report.seed = config.seed;
   report.train_size = data.train.source->size();
   report.validation_size = data.validation.source->size();
-  report.validation = train::evaluate(*model, *loss, *valid_loader);
+  report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
   if (data.test) {
     report.test_size = data.test->source->size();
-    std::unique_ptr<data::DataLoader> test_loader = make_eval_loader(*data.test, config.batch_size);
-    report.test = train::evaluate(*model, *loss, *test_loader);
+    std::unique_ptr<data::DataLoader> test_loader =
+        make_eval_loader(*data.test, config.batch_size, 1, placement);
+    report.test = train::evaluate(*model, *loss, *test_loader, run.strategy.get());
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   report.best_epoch = early_stopping->best_epoch() + 1;
@@ -235,7 +284,7 @@ TrainResult train_session(const Session& session, const TrainOptions& options, s
   }
   report.samples_per_second = seconds > 0 ? samples / seconds : 0.0;
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
-  write_json_file(paths.report(), to_json(report));
+  if (chief) write_json_file(paths.report(), to_json(report));
   print_report(out, report);
   return result;
 }
@@ -252,9 +301,14 @@ TrainResult run_train(const RunConfig& config, const TrainOptions& options, std:
         config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
     if (length > 0) build_model(config.model, length);
   }
-  session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
-  write_json_file(session.paths.config(), to_json(config));
-  return train_session(session, options, out);
+  const dist::DistributedRun run =
+      dist::make_strategy_from_environment(strategy_config(config.distributed));
+  // Only the chief makes the run directory; the other ranks never write.
+  if (run.is_chief()) {
+    session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
+    write_json_file(session.paths.config(), to_json(config));
+  }
+  return train_session(session, run, options, out);
 }
 
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
@@ -272,8 +326,10 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
   validate_config(session.config);
-  if (changed) write_json_file(session.paths.config(), to_json(session.config));
-  return train_session(session, options, out);
+  const dist::DistributedRun run =
+      dist::make_strategy_from_environment(strategy_config(session.config.distributed));
+  if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
+  return train_session(session, run, options, out);
 }
 
 }  // namespace strand::cli

@@ -15,6 +15,12 @@
 namespace strand::train {
 namespace {
 
+// Where the model's parameters live: batches go there before the forward pass.
+Device model_device(const Sequential& model) {
+  const std::vector<Var> parameters = model.parameters();
+  return parameters.empty() ? Device::cpu() : parameters.front().device();
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -98,6 +104,7 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
   const auto train_start = std::chrono::steady_clock::now();
   int64_t global_step = options.initial_global_step;
   DistributedStrategy* strategy = options.strategy;
+  const Device device = model_device(model);
   if (strategy != nullptr) strategy->on_train_begin(model, optimizer);
   try {
     for (auto& callback : callbacks) callback->on_train_begin(context);
@@ -112,7 +119,8 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       MetricAccumulator accuracy_metrics(1);
       int64_t step_in_epoch = 0;
       while (auto batch = train.next()) {
-        const TrainingBatch tensors = as_tensors(*batch);
+        const TrainingBatch host = as_tensors(*batch);
+        const TrainingBatch tensors = host.to(device);
         optimizer.zero_grad();
         Var output = training_output(model, loss, Var(tensors.codes));
         check_output_shape(output, tensors);
@@ -129,11 +137,11 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         samples += tensors.size;
         {
           // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
-          const Tensor scores = output.value().to(DType::kFloat32).contiguous();
+          const Tensor scores = output.value().to(Device::cpu()).to(DType::kFloat32).contiguous();
           accuracy_metrics.add(
               std::span<const float>(scores.data<float>(), scores.numel()),
-              std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
-              std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+              std::span<const float>(host.labels.data<float>(), host.labels.numel()),
+              std::span<const float>(host.label_mask.data<float>(), host.label_mask.numel()));
         }
         BatchLogs logs{epoch,
                        step_in_epoch,
@@ -195,26 +203,28 @@ Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loade
                     DistributedStrategy* strategy) {
   NoGradGuard no_grad;
   model.eval();
+  const Device device = model_device(model);
   loader.start_epoch(0);
   double loss_sum = 0.0, weight_sum = 0.0;
   MetricAccumulator metrics(1);
   // With a strategy, this rank's kept (score, label) pairs, gathered after the pass.
   std::vector<double> local_scores, local_labels;
   while (auto batch = loader.next()) {
-    const TrainingBatch tensors = as_tensors(*batch);
+    const TrainingBatch host = as_tensors(*batch);
+    const TrainingBatch tensors = host.to(device);
     Var output = training_output(model, loss, Var(tensors.codes));
     check_output_shape(output, tensors);
     // Batches weigh by their valid labels, so the mean matches a single pass over the data.
-    const double batch_weight = ops::sum(tensors.label_mask).item();
+    const double batch_weight = ops::sum(host.label_mask).item();
     loss_sum += batch_loss(loss, output, tensors).value().item() * batch_weight;
     weight_sum += batch_weight;
     // Metrics use probabilities: the logits through the Sigmoid that training skipped.
     Var scores = loss.takes_logits() ? sigmoid(output) : output;
-    const Tensor s = scores.value().to(DType::kFloat32).contiguous();
+    const Tensor s = scores.value().to(Device::cpu()).to(DType::kFloat32).contiguous();
     if (strategy != nullptr) {
       const float* sp = s.data<float>();
-      const float* lp = tensors.labels.data<float>();
-      const float* mp = tensors.label_mask.data<float>();
+      const float* lp = host.labels.data<float>();
+      const float* mp = host.label_mask.data<float>();
       // The same values MetricAccumulator::add keeps: unmasked, labelled.
       for (int64_t i = 0; i < s.numel(); ++i) {
         if (mp[i] == 0.0f || std::isnan(lp[i])) continue;
@@ -223,10 +233,9 @@ Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loade
       }
       continue;
     }
-    metrics.add(
-        std::span<const float>(s.data<float>(), s.numel()),
-        std::span<const float>(tensors.labels.data<float>(), tensors.labels.numel()),
-        std::span<const float>(tensors.label_mask.data<float>(), tensors.label_mask.numel()));
+    metrics.add(std::span<const float>(s.data<float>(), s.numel()),
+                std::span<const float>(host.labels.data<float>(), host.labels.numel()),
+                std::span<const float>(host.label_mask.data<float>(), host.label_mask.numel()));
   }
   model.train();
   if (strategy != nullptr) {
@@ -250,19 +259,24 @@ Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loade
 Predictions predict(Sequential& model, data::DataLoader& loader) {
   NoGradGuard no_grad;
   model.eval();
+  const Device device = model_device(model);
   loader.start_epoch(0);
   Predictions out;
   while (auto batch = loader.next()) {
-    const TrainingBatch tensors = as_tensors(*batch);
-    const Tensor scores =
-        model.forward(Var(tensors.codes)).value().to(DType::kFloat32).contiguous();
+    const TrainingBatch host = as_tensors(*batch);
+    const TrainingBatch tensors = host.to(device);
+    const Tensor scores = model.forward(Var(tensors.codes))
+                              .value()
+                              .to(Device::cpu())
+                              .to(DType::kFloat32)
+                              .contiguous();
     STRAND_CHECK(scores.dim() == 2, "predict: the model's output {} is not (B, T)",
                  scores.describe());
     out.num_targets = scores.size(1);
     const float* s = scores.data<float>();
     out.scores.insert(out.scores.end(), s, s + scores.numel());
-    const float* l = tensors.labels.data<float>();
-    out.labels.insert(out.labels.end(), l, l + tensors.labels.numel());
+    const float* l = host.labels.data<float>();
+    out.labels.insert(out.labels.end(), l, l + host.labels.numel());
     out.sample_index.insert(out.sample_index.end(), batch->sample_index,
                             batch->sample_index + batch->size);
   }

@@ -20,4 +20,9 @@ TrainingBatch as_tensors(const data::Batch& batch) {
   return out;
 }
 
+TrainingBatch TrainingBatch::to(Device device) const {
+  if (codes.device() == device) return *this;
+  return {codes.to(device), labels.to(device), label_mask.to(device), size};
+}
+
 }  // namespace strand::train
