@@ -35,7 +35,8 @@ struct FitContext {
   Sequential& model;
   Optimizer& optimizer;
   bool stop_training = false;
-  int64_t epochs = 0;  // the planned number of epochs
+  int64_t epochs = 0;           // the planned number of epochs
+  int64_t steps_per_epoch = 0;  // optimizer steps per epoch on this rank
 };
 
 class Callback {

@@ -172,14 +172,13 @@ ProgressLogger::ProgressLogger(std::ostream& out, bool interactive, int64_t log_
     : out_(out),
       bar_(out, interactive, static_cast<size_t>(std::max<int64_t>(log_every_steps, 1))) {}
 
-void ProgressLogger::on_epoch_begin(FitContext&, int64_t) { started_ = false; }
+void ProgressLogger::on_epoch_begin(FitContext& context, int64_t epoch) {
+  // Started before the first batch, so the first step's time counts in samples/s.
+  bar_.start_epoch(epoch + 1, static_cast<size_t>(context.steps_per_epoch));
+  started_ = true;
+}
 
-void ProgressLogger::on_batch_end(FitContext& context, const BatchLogs& logs) {
-  if (!started_) {
-    bar_.start_epoch(logs.epoch + 1, static_cast<size_t>(logs.steps_per_epoch));
-    started_ = true;
-  }
-  (void)context;
+void ProgressLogger::on_batch_end(FitContext&, const BatchLogs& logs) {
   bar_.update(static_cast<size_t>(logs.step_in_epoch + 1), static_cast<size_t>(logs.batch_size),
               logs.loss);
 }

@@ -99,7 +99,7 @@ Var training_output(Sequential& model, const Loss& loss, const Var& input) {
 History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
             data::DataLoader* validation, const FitOptions& options,
             const std::vector<std::shared_ptr<Callback>>& callbacks) {
-  FitContext context{model, optimizer, false, options.epochs};
+  FitContext context{model, optimizer, false, options.epochs, train.steps_per_epoch()};
   History history;
   const auto train_start = std::chrono::steady_clock::now();
   int64_t global_step = options.initial_global_step;

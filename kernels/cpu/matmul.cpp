@@ -23,6 +23,12 @@ void matmul_reference(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row
 template <typename T>
 void matmul_fast(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
                  const T* b, int64_t b_row, int64_t b_col, T* out) {
+  // Tiny products (a Dense layer's 128x16 @ 16x1) cost more to pack than to compute.
+  constexpr int64_t kSmallProduct = 16384;
+  if (m * n * k <= kSmallProduct) {
+    matmul_reference(m, n, k, a, a_row, a_col, b, b_row, b_col, out);
+    return;
+  }
   // Row-major b makes the inner loop a contiguous axpy; pack it only when it is not.
   std::vector<T> b_packed;
   const T* b_rows = b;
