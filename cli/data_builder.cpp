@@ -1,5 +1,6 @@
 // Simulated and file-backed datasets for the CLI, and their loaders.
 #include "cli/data_builder.h"
+#include "cli/edit_distance.h"
 
 #include <fmt/format.h>
 
@@ -13,22 +14,6 @@
 
 namespace strand::cli {
 namespace {
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const bool same = std::tolower(a[i - 1]) == std::tolower(b[j - 1]);
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),

@@ -1,5 +1,6 @@
 // RunConfig parsing, strict key/type checking, resolution back to JSON, and value validation.
 #include "cli/run_config.h"
+#include "cli/edit_distance.h"
 
 #include <fmt/format.h>
 
@@ -27,21 +28,6 @@ std::string type_name_of(const json& value) {
   if (value.is_number_integer() || value.is_number_unsigned()) return "integer";
   if (value.is_number_float()) return "number";
   return value.type_name();
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // Reads one JSON object field by field, remembering which keys were asked for, so that

@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_device.h"
 #include "tensor/op_declarations.h"
+#include "tensor/reduction_layout.h"
 
 namespace strand::cuda {
 namespace {
@@ -91,15 +92,9 @@ void sigmoid_backward_cuda(const Tensor& grad_out, const Tensor& y, Tensor& grad
 // ---- Reductions ---------------------------------------------------------------------------
 
 void sum_cuda(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
-  Shape outer_shape, inner_shape;
-  Strides outer_strides, inner_strides;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    (reduced ? inner_shape : outer_shape).push_back(x.shape()[d]);
-    (reduced ? inner_strides : outer_strides).push_back(x.strides()[d]);
-  }
-  k::sum(x.dtype(), x.raw_data(), space_of(outer_shape, "sum"), strides_of(outer_strides),
-         space_of(inner_shape, "sum"), strides_of(inner_strides), out.raw_data(), stream_of(x));
+  const ReductionLayout l = reduction_layout(x, dims);
+  k::sum(x.dtype(), x.raw_data(), space_of(l.outer_shape, "sum"), strides_of(l.outer_strides),
+         space_of(l.inner_shape, "sum"), strides_of(l.inner_strides), out.raw_data(), stream_of(x));
 }
 
 void max_cuda(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {

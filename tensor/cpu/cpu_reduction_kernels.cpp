@@ -6,23 +6,17 @@
 #include "tensor/cpu/cpu_kernel_registration.h"
 #include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
+#include "tensor/reduction_layout.h"
 
 namespace strand {
 namespace {
 
 void sum_cpu(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
-  // Kept dimensions outer (in order, so out is row-major over them), reduced ones inner.
-  Shape outer_shape, inner_shape;
-  Strides outer_strides, inner_strides;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    (reduced ? inner_shape : outer_shape).push_back(x.shape()[d]);
-    (reduced ? inner_strides : outer_strides).push_back(x.strides()[d]);
-  }
+  const ReductionLayout l = reduction_layout(x, dims);
   dispatch_floating(x.dtype(), "sum", [&]<typename T>() {
-    kernels::cpu::sum_reduce<T>(static_cast<int>(outer_shape.size()), outer_shape.data(),
-                                outer_strides.data(), static_cast<int>(inner_shape.size()),
-                                inner_shape.data(), inner_strides.data(), x.data<T>(),
+    kernels::cpu::sum_reduce<T>(static_cast<int>(l.outer_shape.size()), l.outer_shape.data(),
+                                l.outer_strides.data(), static_cast<int>(l.inner_shape.size()),
+                                l.inner_shape.data(), l.inner_strides.data(), x.data<T>(),
                                 out.data<T>());
   });
 }

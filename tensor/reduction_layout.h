@@ -1,0 +1,28 @@
+// ReductionLayout: a tensor's dimensions split into kept (outer) and reduced (inner) ones, with
+// their strides, the form every backend's sum kernel walks.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace strand {
+
+struct ReductionLayout {
+  Shape outer_shape, inner_shape;
+  Strides outer_strides, inner_strides;
+};
+
+/// Kept dimensions in order (so the output is row-major over them), reduced ones after.
+inline ReductionLayout reduction_layout(const Tensor& x, const std::vector<int64_t>& dims) {
+  ReductionLayout layout;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    (reduced ? layout.inner_shape : layout.outer_shape).push_back(x.shape()[d]);
+    (reduced ? layout.inner_strides : layout.outer_strides).push_back(x.strides()[d]);
+  }
+  return layout;
+}
+
+}  // namespace strand
