@@ -11,7 +11,13 @@
 //                        bench/e2e_data_parallel
 // Rank 0 prints: step time (median), backward time, the all-reduce time of the step's buckets
 // measured on their own (blocking, after training), the exposed wait (the part of it not
-// hidden behind backward) and overlap = 1 - exposed wait / all-reduce time.
+// hidden behind backward) and overlap = 1 - exposed wait / all-reduce time, the share of
+// gradient bytes already reduced when backward ended, a probe (all-reduce, then 2x its time
+// of computation without MPI calls, then wait: probe overlap = 1 - wait / all-reduce time), and whether MPI's
+// progress thread drove the all-reduces (STRAND_MPI_PROGRESS=0 turns it off,
+// STRAND_MPI_PROGRESS_US sets its poll interval).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +27,7 @@
 
 #include "autograd/functions.h"
 #include "dist/mirrored_strategy.h"
+#include "dist/mpi_communicator.h"
 #include "dist/strategy.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
@@ -149,17 +156,65 @@ int main(int argc, char** argv) {
   // Rank 0's view; the slowest rank sets the pace, so report the maximum step time too.
   const std::vector<double> steps_all =
       run.communicator->all_gather(std::vector<double>{median(step_times)});
+  // Exposed wait includes waiting for a rank that is still in backward (skew, large on a
+  // loaded machine); the rank that arrives last waits least, so the minimum is the better
+  // estimate of communication not hidden. done-before-wait counts the bytes already reduced
+  // when backward ended, which skew does not affect.
+  const std::vector<double> exposed_all = run.communicator->all_gather(
+      std::vector<double>{exposed, static_cast<double>(stats.bytes_done_before_wait) /
+                                       static_cast<double>(std::max<int64_t>(stats.bytes_reduced, 1))});
+  double exposed_min = exposed, done_fraction = 0.0;
+  for (size_t r = 0; r + 1 < exposed_all.size(); r += 2) {
+    exposed_min = std::min(exposed_min, exposed_all[r]);
+    done_fraction += exposed_all[r + 1] / run.world_size;
+  }
+  // Overlap probe, free of the compute skew between ranks: every rank starts the step's
+  // all-reduces, then computes for `busy` wall time without any MPI call (what backward does
+  // between hooks), then waits. The wait is the communication MPI did not progress on its own.
+  const double busy = 2.0 * comm;
+  std::vector<double> probe_waits;
+  for (int repeat = 0; repeat < options.steps; ++repeat) {
+    run.communicator->barrier();
+    std::vector<std::unique_ptr<dist::Work>> works;
+    const auto t0 = Clock::now();
+    for (Tensor& buffer : buffers) {
+      works.push_back(run.communicator->all_reduce_async(buffer, dist::ReduceOp::kSum, "probe"));
+    }
+    volatile double sink = 0.0;
+    while (seconds(t0, Clock::now()) < busy) {
+      for (int i = 0; i < 1000; ++i) sink = sink + 1e-9 * i;
+    }
+    const auto t1 = Clock::now();
+    for (auto& work : works) work->wait();
+    probe_waits.push_back(seconds(t1, Clock::now()));
+  }
+  const std::vector<double> probe_all =
+      run.communicator->all_gather(std::vector<double>{median(probe_waits)});
+  const double probe_wait = *std::max_element(probe_all.begin(), probe_all.end());
+
+  std::string progress = "n/a";
+  if (auto* mpi = dynamic_cast<dist::MpiCommunicator*>(run.communicator.get())) {
+    progress = mpi->has_progress_thread()
+                   ? fmt::format("thread, poll {} us", mpi->options().progress_interval.count())
+                   : "off (" + mpi->progress_fallback_reason() + ")";
+  }
   if (run.is_chief()) {
     std::printf(
         "ranks %d  batch/rank %lld  params %lld  buckets %zu (%lld KiB max)  step %.1f ms "
         "(slowest rank %.1f ms)  backward %.1f ms  all-reduce alone %.2f ms  exposed wait "
-        "%.2f ms  overlap %.0f%%  buckets started in backward %lld/%lld\n",
+        "%.2f ms (min over ranks %.2f ms)  overlap %.0f%% (min-rank %.0f%%)  bytes reduced before "
+        "backward ended %.0f%%  buckets started in backward %lld/%lld  progress %s\n"
+        "probe: all-reduce started, %.1f ms of computation without MPI calls, then wait %.2f ms "
+        "(slowest rank): probe overlap %.0f%%\n",
         run.world_size, static_cast<long long>(options.batch), static_cast<long long>(parameters),
         buffers.size(), static_cast<long long>(options.bucket_kb), 1e3 * median(step_times),
         1e3 * *std::max_element(steps_all.begin(), steps_all.end()), 1e3 * median(backward_times),
-        1e3 * comm, 1e3 * exposed, 100.0 * std::clamp(1.0 - exposed / comm, 0.0, 1.0),
+        1e3 * comm, 1e3 * exposed, 1e3 * exposed_min,
+        100.0 * std::clamp(1.0 - exposed / comm, 0.0, 1.0),
+        100.0 * std::clamp(1.0 - exposed_min / comm, 0.0, 1.0), 100.0 * done_fraction,
         static_cast<long long>(stats.buckets_started_in_backward),
-        static_cast<long long>(stats.buckets_started));
+        static_cast<long long>(stats.buckets_started), progress.c_str(), 1e3 * busy,
+        1e3 * probe_wait, 100.0 * std::clamp(1.0 - probe_wait / comm, 0.0, 1.0));
   }
   return 0;
 }

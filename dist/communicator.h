@@ -35,6 +35,16 @@ struct CommunicatorOptions {
   /// ncclCommAbort) after printing the reason. Without it the wait throws DistError, which
   /// leaves the communicator unusable: only tests that then exit should turn it off.
   bool abort_on_timeout = true;
+  /// MPI backend: drive MPI's progress engine from a helper thread while non-blocking
+  /// collectives are in flight. Open MPI moves a non-blocking collective forward only inside
+  /// MPI calls; without the thread a gradient all-reduce barely advances while backward
+  /// computes, and nearly all of it is left for the final wait. Needs MPI_THREAD_MULTIPLE;
+  /// when MPI does not provide it, waits fall back to polling from the calling thread.
+  bool progress_thread = true;
+  /// Pause between the helper thread's polls while the training thread computes (it polls
+  /// without pausing while a thread is blocked waiting for a result). Shorter moves messages
+  /// sooner but takes more CPU time from the compute threads.
+  std::chrono::microseconds progress_interval{50};
 };
 
 /// An operation in flight. wait() must be called (or the Work destroyed, which waits) before

@@ -109,8 +109,10 @@ void MirroredStrategy::on_gradient_ready(size_t bucket_index, const Var&) {
                "several backward passes per step needs finish_gradients() after each");
   ++bucket.ready;
   start_ready_buckets(true);
-  // MPI progresses non-blocking collectives only inside MPI calls: testing the buckets in
-  // flight here keeps them moving while backward continues.
+  // MPI progresses non-blocking collectives only inside MPI calls. The MPI communicator's
+  // progress thread does that in the background; without one (no MPI_THREAD_MULTIPLE),
+  // testing the buckets in flight here is what keeps them moving while backward continues.
+  // With the thread, test() only reads a flag.
   for (size_t b = 0; b < next_to_start_; ++b) {
     if (buckets_[b].work) buckets_[b].work->test();
   }
@@ -155,6 +157,12 @@ void MirroredStrategy::finish_gradients() {
   const auto start_time = std::chrono::steady_clock::now();
   // Buckets whose gradients never all arrived (unused parameters, or the first layer's bucket
   // that completes as backward ends) start now, in order.
+  for (Bucket& bucket : buckets_) {
+    if (bucket.work && bucket.work->test()) {
+      stats_.bytes_done_before_wait +=
+          bucket.buffer.numel() * static_cast<int64_t>(dtype_size(bucket.buffer.dtype()));
+    }
+  }
   while (next_to_start_ < buckets_.size()) start(next_to_start_++, false);
   for (Bucket& bucket : buckets_) bucket.work->wait();
   stats_.exposed_wait_seconds +=

@@ -31,6 +31,10 @@ struct MirroredStats {
   int64_t buckets_started_in_backward = 0;
   int64_t buckets_started = 0;
   int64_t bytes_reduced = 0;
+  /// Bytes whose all-reduce had already finished when finish_gradients() was entered: the
+  /// communication that overlapped backward, measured without the skew between ranks that
+  /// exposed_wait_seconds also contains (a rank that arrives first waits for the others).
+  int64_t bytes_done_before_wait = 0;
 };
 
 class MirroredStrategy : public StrategyBase {

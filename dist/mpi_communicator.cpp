@@ -1,11 +1,16 @@
-// MPI backend: non-blocking collectives plus a polling wait with a deadline.
+// MPI backend: non-blocking collectives, a progress thread that drives them while the training
+// thread computes, and waits with a deadline.
 #include "dist/mpi_communicator.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <thread>
 
 #include "dist/mpi_check.h"
@@ -28,9 +33,156 @@ void check_mpi(int code, const char* call, const char* file, int line) {
       fmt::format("{} failed at {}:{}: {} (MPI error {})", call, file, line, text, code));
 }
 
+// One asynchronous request. The progress thread completes it (MPI_Testsome) and sets `done`;
+// `error` is written before `done` is released, so a thread that sees done may read it.
+struct MpiRequestState {
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::atomic<bool> done{false};
+  int error = MPI_SUCCESS;
+};
+
+class MpiCommunicator::ProgressEngine {
+ public:
+  explicit ProgressEngine(std::chrono::microseconds interval);
+  ~ProgressEngine() { stop(); }
+  ProgressEngine(const ProgressEngine&) = delete;
+  ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  /// Hands a started request to the progress thread, which tests it from now on.
+  void add(const std::shared_ptr<MpiRequestState>& state) {
+    {
+      std::lock_guard lock(mutex_);
+      pending_.push_back(state);
+    }
+    work_cv_.notify_one();
+  }
+  /// Blocks until `state` is done (true) or `deadline` passes (false).
+  bool wait_until(const MpiRequestState& state, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    if (state.done.load(std::memory_order_acquire)) return true;
+    ++waiters_;
+    work_cv_.notify_one();  // cut the poll pause short: someone is blocked now
+    const bool done = done_cv_.wait_until(
+        lock, deadline, [&] { return state.done.load(std::memory_order_acquire) || stopped_; });
+    --waiters_;
+    return done && state.done.load(std::memory_order_acquire);
+  }
+  /// Ends the thread (idempotent). Requests still in flight stay untested: called when the
+  /// communicator goes away or MPI is finalised.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    work_cv_.notify_all();
+    done_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run();
+  // Tests every pending request once (mutex_ held); true when any completed.
+  bool poll();
+
+  const std::chrono::microseconds interval_;
+  std::mutex mutex_;
+  std::condition_variable work_cv_;  // the thread: requests arrived, a waiter, or stop
+  std::condition_variable done_cv_;  // waiters: a request completed
+  std::vector<std::shared_ptr<MpiRequestState>> pending_;
+  std::vector<MPI_Request> handles_;
+  std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
+  int waiters_ = 0;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+namespace {
+
+// Progress engines alive in this process: MPI_Finalize (at exit) must not run while one of
+// them is inside an MPI call, so the exit handler stops them first. Leaked on purpose: it is
+// used from the exit handler, after which static destructors run.
+struct EngineRegistry {
+  std::mutex mutex;
+  std::vector<MpiCommunicator::ProgressEngine*> engines;
+};
+EngineRegistry& engine_registry() {
+  static auto* registry = new EngineRegistry;
+  return *registry;
+}
+
+}  // namespace
+
+MpiCommunicator::ProgressEngine::ProgressEngine(std::chrono::microseconds interval)
+    : interval_(std::max(interval, std::chrono::microseconds(1))) {
+  thread_ = std::thread([this] { run(); });
+}
+
+bool MpiCommunicator::ProgressEngine::poll() {
+  const int count = static_cast<int>(pending_.size());
+  handles_.resize(pending_.size());
+  indices_.resize(pending_.size());
+  statuses_.resize(pending_.size());
+  for (size_t i = 0; i < pending_.size(); ++i) handles_[i] = pending_[i]->request;
+  int completed = 0;
+  const int code = MPI_Testsome(count, handles_.data(), &completed, indices_.data(),
+                                statuses_.data());
+  if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) {
+    // The call itself failed: nothing can be said about single requests, so every pending
+    // one fails with the code (the communicator is unusable after an error anyway).
+    for (auto& state : pending_) {
+      state->error = code;
+      state->done.store(true, std::memory_order_release);
+    }
+    pending_.clear();
+    return true;
+  }
+  if (completed == MPI_UNDEFINED || completed == 0) return false;
+  for (int k = 0; k < completed; ++k) {
+    MpiRequestState& state = *pending_[static_cast<size_t>(indices_[k])];
+    state.request = handles_[static_cast<size_t>(indices_[k])];  // MPI_REQUEST_NULL now
+    if (code == MPI_ERR_IN_STATUS) state.error = statuses_[static_cast<size_t>(k)].MPI_ERROR;
+    state.done.store(true, std::memory_order_release);
+  }
+  std::erase_if(pending_, [](const std::shared_ptr<MpiRequestState>& state) {
+    return state->done.load(std::memory_order_relaxed);
+  });
+  return true;
+}
+
+void MpiCommunicator::ProgressEngine::run() {
+  std::unique_lock lock(mutex_);
+  int busy_polls = 0;  // back-to-back polls while someone waits
+  while (true) {
+    work_cv_.wait(lock, [&] { return stopped_ || !pending_.empty(); });
+    if (stopped_) return;
+    if (poll()) done_cv_.notify_all();
+    if (pending_.empty() || stopped_) continue;
+    if (waiters_ > 0 && ++busy_polls < 200) {
+      // A thread is blocked on a result: keep MPI moving, only giving the core away briefly.
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+    } else {
+      // The training thread computes (or a wait has lasted a while): pause between polls so
+      // the compute threads keep the cores. A new waiter or stop() cuts the pause short.
+      if (waiters_ == 0) busy_polls = 0;
+      const auto pause = waiters_ > 0 ? std::chrono::microseconds(20) : interval_;
+      const int waiters_before = waiters_;
+      work_cv_.wait_for(lock, pause, [&] { return stopped_ || waiters_ > waiters_before; });
+    }
+  }
+}
+
 namespace {
 
 void finalize_mpi_at_exit() {
+  {
+    EngineRegistry& registry = engine_registry();
+    std::lock_guard lock(registry.mutex);
+    for (auto* engine : registry.engines) engine->stop();
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
@@ -71,16 +223,23 @@ void scale_in_place(Tensor& tensor, double factor) {
   }
 }
 
-// One MPI request; owns a handle to the tensor so its storage outlives the operation.
+}  // namespace
+
+// One MPI request; owns a handle to the tensor so its storage outlives the operation. With a
+// progress thread the request belongs to the thread and test()/wait() only look at its state;
+// without one they test the request themselves.
 class MpiWork : public Work {
  public:
   MpiWork(MpiCommunicator* communicator, MPI_Request request, Tensor tensor, double scale,
           std::string what)
       : communicator_(communicator),
-        request_(request),
+        state_(std::make_shared<MpiRequestState>()),
         tensor_(std::move(tensor)),
         scale_(scale),
-        what_(std::move(what)) {}
+        what_(std::move(what)) {
+    state_->request = request;
+    if (communicator_->progress_) communicator_->progress_->add(state_);
+  }
   ~MpiWork() override {
     if (done_) return;
     // Destroying an unfinished request would let MPI write into freed memory; waiting is the
@@ -93,39 +252,57 @@ class MpiWork : public Work {
   }
   bool test() override {
     if (done_) return true;
+    if (communicator_->progress_) {
+      if (state_->done.load(std::memory_order_acquire)) finish();
+      return done_;
+    }
     int flag = 0;
-    STRAND_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
+    STRAND_MPI_CHECK(MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE));
     if (flag) finish();
     return done_;
   }
   void wait() override {
     if (done_) return;
-    communicator_->wait_for(request_, what_);
+    if (communicator_->progress_) {
+      WaitPolicy policy(communicator_->options_.timeout);
+      const auto deadline = std::chrono::steady_clock::now() + communicator_->options_.timeout;
+      if (!communicator_->progress_->wait_until(*state_, deadline)) {
+        communicator_->timed_out(what_, policy.elapsed_seconds());
+      }
+    } else {
+      communicator_->wait_for(state_->request, what_);
+    }
     finish();
   }
 
  private:
   void finish() {
     done_ = true;
+    if (state_->error != MPI_SUCCESS) check_mpi(state_->error, what_.c_str(), __FILE__, __LINE__);
     if (scale_ != 1.0) scale_in_place(tensor_, scale_);
   }
   MpiCommunicator* communicator_;
-  MPI_Request request_;
+  std::shared_ptr<MpiRequestState> state_;
   Tensor tensor_;
   double scale_;
   std::string what_;
   bool done_ = false;
 };
 
-}  // namespace
-
 void ensure_mpi_initialized() {
   int initialized = 0;
   STRAND_MPI_CHECK(MPI_Initialized(&initialized));
   if (initialized) return;
   int provided = 0;
-  STRAND_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+  STRAND_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
   std::atexit(finalize_mpi_at_exit);
+}
+
+int mpi_thread_level() {
+  ensure_mpi_initialized();
+  int provided = MPI_THREAD_SINGLE;
+  STRAND_MPI_CHECK(MPI_Query_thread(&provided));
+  return provided;
 }
 
 bool launched_by_mpi() {
@@ -146,9 +323,28 @@ MpiCommunicator::MpiCommunicator(CommunicatorOptions options, MPI_Comm parent) :
   STRAND_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   STRAND_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   STRAND_MPI_CHECK(MPI_Comm_size(comm_, &world_size_));
+  if (!options_.progress_thread) {
+    progress_fallback_reason_ = "the progress thread is turned off";
+  } else if (mpi_thread_level() < MPI_THREAD_MULTIPLE) {
+    progress_fallback_reason_ =
+        "MPI does not provide MPI_THREAD_MULTIPLE; collectives progress only while waited for";
+  } else {
+    progress_ = std::make_unique<ProgressEngine>(options_.progress_interval);
+    EngineRegistry& registry = engine_registry();
+    std::lock_guard lock(registry.mutex);
+    registry.engines.push_back(progress_.get());
+  }
 }
 
 MpiCommunicator::~MpiCommunicator() {
+  if (progress_) {
+    {
+      EngineRegistry& registry = engine_registry();
+      std::lock_guard lock(registry.mutex);
+      std::erase(registry.engines, progress_.get());
+    }
+    progress_->stop();  // before the communicator its requests use goes away
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -160,16 +356,17 @@ void MpiCommunicator::wait_for(MPI_Request& request, const std::string& what) {
     int flag = 0;
     STRAND_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
     if (flag) return;
-    if (policy.expired()) {
-      const std::string message = fmt::format(
-          "{}timed out after {:.1f} s waiting for {} (mpi): another rank has died, failed or "
-          "hangs",
-          rank_prefix(*this), policy.elapsed_seconds(), what);
-      if (options_.abort_on_timeout) abort(message + "; aborting the job", kWatchdogExitCode);
-      throw DistError(message);
-    }
+    if (policy.expired()) timed_out(what, policy.elapsed_seconds());
     policy.pause();
   }
+}
+
+void MpiCommunicator::timed_out(const std::string& what, double elapsed_seconds) {
+  const std::string message = fmt::format(
+      "{}timed out after {:.1f} s waiting for {} (mpi): another rank has died, failed or hangs",
+      rank_prefix(*this), elapsed_seconds, what);
+  if (options_.abort_on_timeout) abort(message + "; aborting the job", kWatchdogExitCode);
+  throw DistError(message);
 }
 
 std::unique_ptr<Work> MpiCommunicator::all_reduce_async(Tensor& tensor, ReduceOp op,

@@ -2,6 +2,16 @@
 // the non-blocking ones (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier, MPI_Iallgather[v]) and a
 // polling wait with a deadline: MPI's blocking calls cannot time out, so a dead peer would
 // otherwise hang every other rank.
+//
+// Asynchronous progress: Open MPI (and most MPI libraries without a hardware offload) moves a
+// non-blocking collective forward only while some thread is inside an MPI call. A progress
+// thread owns the requests of the asynchronous operations (all_reduce_async,
+// broadcast_async) and tests them with MPI_Testsome while any is in flight: pausing
+// progress_interval between polls while the training thread computes, polling back to back
+// while a thread is blocked in Work::wait(). It sleeps on a condition variable when nothing
+// is in flight, so an idle communicator costs no CPU. It needs MPI_THREAD_MULTIPLE; without
+// it (or with CommunicatorOptions::progress_thread off, or STRAND_MPI_PROGRESS=0) every
+// request is tested by the thread that waits for it, as before.
 #pragma once
 
 // The deprecated MPI C++ bindings are not used; skipping them keeps their warnings out.
@@ -11,14 +21,19 @@
 #include <mpi.h>
 
 #include <memory>
+#include <string>
 
 #include "dist/communicator.h"
 
 namespace strand::dist {
 
-/// Initialises MPI once per process (MPI_THREAD_FUNNELED: only the training thread calls
-/// MPI) and finalises it at exit. Safe to call repeatedly.
+/// Initialises MPI once per process, asking for MPI_THREAD_MULTIPLE (the progress thread
+/// calls MPI while the training thread does), and finalises it at exit (stopping progress
+/// threads first). Safe to call repeatedly.
 void ensure_mpi_initialized();
+/// The thread support level MPI provides (MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE);
+/// initialises MPI when needed.
+int mpi_thread_level();
 /// True inside a job started by mpirun/mpiexec (or another PMI launcher).
 bool launched_by_mpi();
 
@@ -48,7 +63,18 @@ class MpiCommunicator : public Communicator {
   /// abort_on_timeout is off) naming `what`.
   void wait_for(MPI_Request& request, const std::string& what);
 
+  /// True when a progress thread drives the asynchronous operations of this communicator.
+  bool has_progress_thread() const { return progress_ != nullptr; }
+  /// Why there is none ("" when there is one): disabled, or the MPI thread level.
+  const std::string& progress_fallback_reason() const { return progress_fallback_reason_; }
+
+  class ProgressEngine;  // the progress thread and the requests it owns (implementation)
+
  private:
+  [[noreturn]] void timed_out(const std::string& what, double elapsed_seconds);
+  friend class MpiWork;
+  std::unique_ptr<ProgressEngine> progress_;
+  std::string progress_fallback_reason_;
   CommunicatorOptions options_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

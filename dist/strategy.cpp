@@ -55,6 +55,12 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
     config.communicator.timeout =
         std::chrono::milliseconds(static_cast<int64_t>(std::atof(timeout) * 1000.0));
   }
+  if (const char* progress = std::getenv("STRAND_MPI_PROGRESS")) {
+    config.communicator.progress_thread = std::string(progress) != "0";
+  }
+  if (const char* interval = std::getenv("STRAND_MPI_PROGRESS_US")) {
+    config.communicator.progress_interval = std::chrono::microseconds(std::atoll(interval));
+  }
   DistributedRun run;
   if (launched_by_mpi()) {
     run.communicator = std::make_shared<MpiCommunicator>(config.communicator);

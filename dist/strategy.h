@@ -52,8 +52,9 @@ struct DistributedRun {
 };
 
 /// Under mpirun/mpiexec (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, ... set): an MPI
-/// communicator and the configured strategy; otherwise a single-process run. The environment
-/// variable STRAND_DIST_TIMEOUT_S overrides config.communicator.timeout.
+/// communicator and the configured strategy; otherwise a single-process run. Environment
+/// variables override config.communicator: STRAND_DIST_TIMEOUT_S (timeout, seconds),
+/// STRAND_MPI_PROGRESS=0 (no progress thread) and STRAND_MPI_PROGRESS_US (its poll interval).
 DistributedRun make_strategy_from_environment(StrategyConfig config = {});
 
 /// The rank that failed prints `what` and ends every rank (MPI_Abort); does not return.

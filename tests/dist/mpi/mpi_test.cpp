@@ -3,7 +3,9 @@
 // parameter averaging, early stopping agreement and non-finite loss agreement.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "dist/mirrored_strategy.h"
 #include "dist/mpi_communicator.h"
@@ -89,6 +91,42 @@ TEST_CASE("collectives: all_reduce and broadcast and all_gather and barrier over
   communicator->barrier();
   Tensor ints = Tensor::zeros({2}, DType::kInt32);
   CHECK_THROWS_AS(communicator->all_reduce(ints), DistError);
+}
+
+TEST_CASE("progress thread: an all-reduce completes while the caller makes no MPI call") {
+  auto communicator = world();
+  REQUIRE(mpi_thread_level() == MPI_THREAD_MULTIPLE);
+  REQUIRE_MESSAGE(communicator->has_progress_thread(), communicator->progress_fallback_reason());
+  // 8 MiB: far beyond the eager limit, so it needs many progress calls. test() only reads
+  // the state the progress thread sets, so completion proves the thread drove it.
+  Tensor values = Tensor::full({int64_t{1} << 21}, 1.0 + communicator->rank(), DType::kFloat32);
+  auto work = communicator->all_reduce_async(values, ReduceOp::kSum, "progress test");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool done = false;
+  while (!(done = work->test()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(done);
+  work->wait();
+  CHECK(values.to_vector<float>().front() == 3.0f);
+  CHECK(values.to_vector<float>().back() == 3.0f);
+}
+
+TEST_CASE("progress thread: when turned off collectives still complete by polling in wait") {
+  CommunicatorOptions options;
+  options.timeout = std::chrono::seconds(30);
+  options.progress_thread = false;
+  MpiCommunicator communicator(options);
+  CHECK_FALSE(communicator.has_progress_thread());
+  Tensor values = Tensor::full({int64_t{1} << 20}, 2.0 * communicator.rank(), DType::kFloat64);
+  auto first = communicator.all_reduce_async(values, ReduceOp::kAverage, "first");
+  Tensor other = Tensor::full({3}, 1.0, DType::kFloat32);
+  auto second = communicator.all_reduce_async(other, ReduceOp::kSum, "second");
+  second->wait();
+  first->wait();
+  CHECK(values.to_vector<double>().back() == 1.0);
+  CHECK(other.to_vector<float>() == std::vector<float>{2.0f, 2.0f, 2.0f});
+  communicator.barrier();
 }
 
 TEST_CASE("mirrored: 2 ranks with batch b reach the parameters of 1 rank with batch 2b") {
