@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   const Tensor labels = Tensor::uniform({options.batch, 164}, 0.0, 1.0, generator).contiguous();
 
   const int warmup = 3;
-  std::vector<double> step_times, backward_times;
+  std::vector<double> step_times, backward_times, step_exposed;
   for (int step = 0; step < warmup + options.steps; ++step) {
     if (step == warmup && strategy) strategy->reset_stats();
     const auto t0 = Clock::now();
@@ -118,7 +118,11 @@ int main(int argc, char** argv) {
     if (strategy) strategy->before_backward();
     loss.backward();
     const auto t2 = Clock::now();
+    const double exposed_before = strategy ? strategy->stats().exposed_wait_seconds : 0.0;
     if (strategy) strategy->finish_gradients();
+    if (strategy && step >= warmup) {
+      step_exposed.push_back(strategy->stats().exposed_wait_seconds - exposed_before);
+    }
     optimizer.step();
     const auto t3 = Clock::now();
     if (step >= warmup) {
@@ -157,17 +161,25 @@ int main(int argc, char** argv) {
   const std::vector<double> steps_all =
       run.communicator->all_gather(std::vector<double>{median(step_times)});
   // Exposed wait includes waiting for a rank that is still in backward (skew, large on a
-  // loaded machine); the rank that arrives last waits least, so the minimum is the better
-  // estimate of communication not hidden. done-before-wait counts the bytes already reduced
-  // when backward ended, which skew does not affect.
-  const std::vector<double> exposed_all = run.communicator->all_gather(
-      std::vector<double>{exposed, static_cast<double>(stats.bytes_done_before_wait) /
-                                       static_cast<double>(std::max<int64_t>(stats.bytes_reduced, 1))});
-  double exposed_min = exposed, done_fraction = 0.0;
-  for (size_t r = 0; r + 1 < exposed_all.size(); r += 2) {
-    exposed_min = std::min(exposed_min, exposed_all[r]);
-    done_fraction += exposed_all[r + 1] / run.world_size;
+  // loaded machine). In each step the rank that reaches finish_gradients last waits only for
+  // communication, so the per-step minimum over ranks (median over steps) is the estimate of
+  // communication not hidden. done-before-wait counts the bytes already reduced when
+  // backward ended, averaged over ranks.
+  const std::vector<double> exposed_all = run.communicator->all_gather(step_exposed);
+  std::vector<double> last_rank_waits;
+  for (size_t k = 0; k < step_exposed.size(); ++k) {
+    double wait = exposed_all[k];
+    for (int r = 1; r < run.world_size; ++r) {
+      wait = std::min(wait, exposed_all[static_cast<size_t>(r) * step_exposed.size() + k]);
+    }
+    last_rank_waits.push_back(wait);
   }
+  const double exposed_min = median(last_rank_waits);
+  const double done_fraction =
+      run.communicator->sum({static_cast<double>(stats.bytes_done_before_wait) /
+                             static_cast<double>(std::max<int64_t>(stats.bytes_reduced, 1))})[0] /
+      run.world_size;
+
   // Overlap probe, free of the compute skew between ranks: every rank starts the step's
   // all-reduces, then computes for `busy` wall time without any MPI call (what backward does
   // between hooks), then waits. The wait is the communication MPI did not progress on its own.
@@ -202,7 +214,7 @@ int main(int argc, char** argv) {
     std::printf(
         "ranks %d  batch/rank %lld  params %lld  buckets %zu (%lld KiB max)  step %.1f ms "
         "(slowest rank %.1f ms)  backward %.1f ms  all-reduce alone %.2f ms  exposed wait "
-        "%.2f ms (min over ranks %.2f ms)  overlap %.0f%% (min-rank %.0f%%)  bytes reduced before "
+        "%.2f ms (last rank to arrive %.2f ms)  overlap %.0f%% (last rank %.0f%%)  bytes reduced before "
         "backward ended %.0f%%  buckets started in backward %lld/%lld  progress %s\n"
         "probe: all-reduce started, %.1f ms of computation without MPI calls, then wait %.2f ms "
         "(slowest rank): probe overlap %.0f%%\n",

@@ -56,16 +56,24 @@ class MpiCommunicator::ProgressEngine {
     }
     work_cv_.notify_one();
   }
-  /// Blocks until `state` is done (true) or `deadline` passes (false).
-  bool wait_until(const MpiRequestState& state, std::chrono::steady_clock::time_point deadline) {
+  /// Blocks until `state` is done (true) or `deadline` passes (false). The waiting thread
+  /// polls itself (the progress thread stands by meanwhile): it is running already, while
+  /// handing completions over from the progress thread would cost a wake-up on each side,
+  /// which on a loaded machine can take a scheduler time slice.
+  bool wait_until(const MpiRequestState& state, std::chrono::steady_clock::time_point deadline,
+                  WaitPolicy& policy) {
     std::unique_lock lock(mutex_);
-    if (state.done.load(std::memory_order_acquire)) return true;
     ++waiters_;
-    work_cv_.notify_one();  // cut the poll pause short: someone is blocked now
-    const bool done = done_cv_.wait_until(
-        lock, deadline, [&] { return state.done.load(std::memory_order_acquire) || stopped_; });
-    --waiters_;
-    return done && state.done.load(std::memory_order_acquire);
+    while (!state.done.load(std::memory_order_acquire) && !stopped_) {
+      poll();
+      if (state.done.load(std::memory_order_acquire)) break;
+      if (std::chrono::steady_clock::now() > deadline) break;
+      lock.unlock();
+      policy.pause();
+      lock.lock();
+    }
+    if (--waiters_ == 0) work_cv_.notify_one();
+    return state.done.load(std::memory_order_acquire);
   }
   /// Ends the thread (idempotent). Requests still in flight stay untested: called when the
   /// communicator goes away or MPI is finalised.
@@ -76,7 +84,6 @@ class MpiCommunicator::ProgressEngine {
       stopped_ = true;
     }
     work_cv_.notify_all();
-    done_cv_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -87,8 +94,7 @@ class MpiCommunicator::ProgressEngine {
 
   const std::chrono::microseconds interval_;
   std::mutex mutex_;
-  std::condition_variable work_cv_;  // the thread: requests arrived, a waiter, or stop
-  std::condition_variable done_cv_;  // waiters: a request completed
+  std::condition_variable work_cv_;  // the thread: requests arrived, no more waiters, or stop
   std::vector<std::shared_ptr<MpiRequestState>> pending_;
   std::vector<MPI_Request> handles_;
   std::vector<int> indices_;
@@ -153,25 +159,14 @@ bool MpiCommunicator::ProgressEngine::poll() {
 
 void MpiCommunicator::ProgressEngine::run() {
   std::unique_lock lock(mutex_);
-  int busy_polls = 0;  // back-to-back polls while someone waits
   while (true) {
-    work_cv_.wait(lock, [&] { return stopped_ || !pending_.empty(); });
+    // Idle while nothing is in flight, and while a waiting thread polls for itself.
+    work_cv_.wait(lock, [&] { return stopped_ || (!pending_.empty() && waiters_ == 0); });
     if (stopped_) return;
-    if (poll()) done_cv_.notify_all();
-    if (pending_.empty() || stopped_) continue;
-    if (waiters_ > 0 && ++busy_polls < 200) {
-      // A thread is blocked on a result: keep MPI moving, only giving the core away briefly.
-      lock.unlock();
-      std::this_thread::yield();
-      lock.lock();
-    } else {
-      // The training thread computes (or a wait has lasted a while): pause between polls so
-      // the compute threads keep the cores. A new waiter or stop() cuts the pause short.
-      if (waiters_ == 0) busy_polls = 0;
-      const auto pause = waiters_ > 0 ? std::chrono::microseconds(20) : interval_;
-      const int waiters_before = waiters_;
-      work_cv_.wait_for(lock, pause, [&] { return stopped_ || waiters_ > waiters_before; });
-    }
+    poll();
+    // The training thread computes: pause between polls so the compute threads keep the
+    // cores. A waiter arriving or stop() cuts the pause short.
+    work_cv_.wait_for(lock, interval_, [&] { return stopped_ || waiters_ > 0; });
   }
 }
 
@@ -266,7 +261,7 @@ class MpiWork : public Work {
     if (communicator_->progress_) {
       WaitPolicy policy(communicator_->options_.timeout);
       const auto deadline = std::chrono::steady_clock::now() + communicator_->options_.timeout;
-      if (!communicator_->progress_->wait_until(*state_, deadline)) {
+      if (!communicator_->progress_->wait_until(*state_, deadline, policy)) {
         communicator_->timed_out(what_, policy.elapsed_seconds());
       }
     } else {

@@ -5,11 +5,12 @@
 //
 // Asynchronous progress: Open MPI (and most MPI libraries without a hardware offload) moves a
 // non-blocking collective forward only while some thread is inside an MPI call. A progress
-// thread owns the requests of the asynchronous operations (all_reduce_async,
-// broadcast_async) and tests them with MPI_Testsome while any is in flight: pausing
-// progress_interval between polls while the training thread computes, polling back to back
-// while a thread is blocked in Work::wait(). It sleeps on a condition variable when nothing
-// is in flight, so an idle communicator costs no CPU. It needs MPI_THREAD_MULTIPLE; without
+// thread holds the requests of the asynchronous operations (all_reduce_async,
+// broadcast_async) and tests them with MPI_Testsome every progress_interval while any is in
+// flight and the training thread computes. A thread blocked in Work::wait() polls the same
+// requests itself (under the same lock, so a request is never tested by two threads at
+// once) while the progress thread stands by. The thread sleeps on a condition variable when
+// nothing is in flight, so an idle communicator costs no CPU. It needs MPI_THREAD_MULTIPLE; without
 // it (or with CommunicatorOptions::progress_thread off, or STRAND_MPI_PROGRESS=0) every
 // request is tested by the thread that waits for it, as before.
 #pragma once
