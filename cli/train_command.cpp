@@ -82,7 +82,7 @@ class NullBuffer : public std::streambuf {
   int overflow(int c) override { return c; }
 };
 
-dist::StrategyConfig strategy_config(const DistributedConfig& d) {
+dist::StrategyConfig strategy_config(const DistributedConfig& d, Device device) {
   dist::StrategyConfig config;
   config.mode = d.mode;
   config.bucket_bytes = static_cast<int64_t>(d.bucket_mb * 1024 * 1024);
@@ -90,6 +90,7 @@ dist::StrategyConfig strategy_config(const DistributedConfig& d) {
   config.average_optimizer_state = d.average_optimizer_state;
   config.communicator.timeout =
       std::chrono::milliseconds(static_cast<int64_t>(d.timeout_s * 1000.0));
+  config.device = device;
   return config;
 }
 
@@ -301,8 +302,8 @@ TrainResult run_train(const RunConfig& config, const TrainOptions& options, std:
         config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
     if (length > 0) build_model(config.model, length);
   }
-  const dist::DistributedRun run =
-      dist::make_strategy_from_environment(strategy_config(config.distributed));
+  const dist::DistributedRun run = dist::make_strategy_from_environment(
+      strategy_config(config.distributed, Device::parse(config.device)));
   // Only the chief makes the run directory; the other ranks never write.
   if (run.is_chief()) {
     session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
@@ -326,8 +327,8 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
   validate_config(session.config);
-  const dist::DistributedRun run =
-      dist::make_strategy_from_environment(strategy_config(session.config.distributed));
+  const dist::DistributedRun run = dist::make_strategy_from_environment(
+      strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
   return train_session(session, run, options, out);
 }

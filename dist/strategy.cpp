@@ -7,6 +7,9 @@
 
 #include "dist/mirrored_strategy.h"
 #include "dist/mpi_communicator.h"
+#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
+#include "dist/nccl_communicator.h"
+#endif
 #include "dist/parameter_averaging.h"
 #include "dist/single_process_communicator.h"
 
@@ -63,7 +66,18 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
   }
   DistributedRun run;
   if (launched_by_mpi()) {
-    run.communicator = std::make_shared<MpiCommunicator>(config.communicator);
+    auto mpi = std::make_shared<MpiCommunicator>(config.communicator);
+    if (config.device.is_cuda()) {
+#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
+      run.communicator = std::make_shared<NcclCommunicator>(mpi, -1, config.communicator);
+#else
+      throw Error(
+          "data-parallel training on CUDA needs the NCCL backend: this strand was built without "
+          "NCCL (configure with -DSTRAND_CUDA=ON where nccl.h and libnccl are found)");
+#endif
+    } else {
+      run.communicator = mpi;
+    }
   } else {
     run.communicator = std::make_shared<SingleProcessCommunicator>();
   }

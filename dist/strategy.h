@@ -38,6 +38,9 @@ struct StrategyConfig {
   int64_t average_every = 8;
   bool average_optimizer_state = false;
   CommunicatorOptions communicator;
+  /// Where parameters and gradients live: CUDA runs all-reduce with NCCL (one GPU per rank,
+  /// bootstrapped over MPI), CPU runs with MPI.
+  Device device = Device::cpu();
 };
 
 /// What a training program needs to run data-parallel.
