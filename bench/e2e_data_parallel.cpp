@@ -13,8 +13,8 @@
 // measured on their own (blocking, after training), the exposed wait (the part of it not
 // hidden behind backward) and overlap = 1 - exposed wait / all-reduce time, the share of
 // gradient bytes already reduced when backward ended, a probe (all-reduce, then 2x its time
-// of computation without MPI calls, then wait: probe overlap = 1 - wait / all-reduce time), and whether MPI's
-// progress thread drove the all-reduces (STRAND_MPI_PROGRESS=0 turns it off,
+// of computation without MPI calls, then wait: probe overlap = 1 - wait / all-reduce time), and
+// whether MPI's progress thread drove the all-reduces (STRAND_MPI_PROGRESS=0 turns it off,
 // STRAND_MPI_PROGRESS_US sets its poll interval).
 #include <fmt/format.h>
 
@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
     std::printf(
         "ranks %d  batch/rank %lld  params %lld  buckets %zu (%lld KiB max)  step %.1f ms "
         "(slowest rank %.1f ms)  backward %.1f ms  all-reduce alone %.2f ms  exposed wait "
-        "%.2f ms (last rank to arrive %.2f ms)  overlap %.0f%% (last rank %.0f%%)  bytes reduced before "
+        "%.2f ms (last rank to arrive %.2f ms)  overlap %.0f%% (last rank %.0f%%)  bytes reduced "
+        "before "
         "backward ended %.0f%%  buckets started in backward %lld/%lld  progress %s\n"
         "probe: all-reduce started, %.1f ms of computation without MPI calls, then wait %.2f ms "
         "(slowest rank): probe overlap %.0f%%\n",

@@ -132,8 +132,8 @@ bool MpiCommunicator::ProgressEngine::poll() {
   statuses_.resize(pending_.size());
   for (size_t i = 0; i < pending_.size(); ++i) handles_[i] = pending_[i]->request;
   int completed = 0;
-  const int code = MPI_Testsome(count, handles_.data(), &completed, indices_.data(),
-                                statuses_.data());
+  const int code =
+      MPI_Testsome(count, handles_.data(), &completed, indices_.data(), statuses_.data());
   if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) {
     // The call itself failed: nothing can be said about single requests, so every pending
     // one fails with the code (the communicator is unusable after an error anyway).
