@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/optimizer_math.h"
 
 namespace strand::kernels::cuda {
 namespace {
@@ -130,20 +131,15 @@ __global__ void bce_backward_kernel(int64_t n, const T* g, const T* x, const T* 
   STRAND_GRID_STRIDE_LOOP(i, n) { grad[i] = g[i] * (sigmoid_of(x[i]) - y[i]); }
 }
 
-// ---- Optimizers (double arithmetic, PyTorch semantics; see kernels/cpu/optimizer_updates.h)
+// ---- Optimizers: the per-element rules of kernels/optimizer_math.h, shared with the CPU
 
 template <typename T>
 __global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2, double step_size,
                             double beta1, double beta2, double bias2_sqrt, double eps,
                             double weight_decay) {
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    const double p = static_cast<double>(param[i]);
-    const double g = static_cast<double>(grad[i]) + weight_decay * p;
-    const double m = beta1 * static_cast<double>(m1[i]) + (1.0 - beta1) * g;
-    const double v = beta2 * static_cast<double>(m2[i]) + (1.0 - beta2) * g * g;
-    m1[i] = static_cast<T>(m);
-    m2[i] = static_cast<T>(v);
-    param[i] = static_cast<T>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
+                 weight_decay);
   }
 }
 
@@ -152,14 +148,8 @@ __global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* buffer, double
                            double momentum, double dampening, double weight_decay, bool nesterov,
                            bool first_step) {
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    double g = static_cast<double>(grad[i]) + weight_decay * static_cast<double>(param[i]);
-    if (momentum != 0.0) {
-      const double b =
-          first_step ? g : momentum * static_cast<double>(buffer[i]) + (1.0 - dampening) * g;
-      buffer[i] = static_cast<T>(b);
-      g = nesterov ? g + momentum * b : b;
-    }
-    param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * g);
+    sgd_element(param[i], grad[i], buffer ? buffer + i : nullptr, lr, momentum, dampening,
+                weight_decay, nesterov, first_step);
   }
 }
 
@@ -168,23 +158,9 @@ __global__ void rmsprop_kernel(int64_t n, T* param, const T* grad, T* square_avg
                                T* buffer, double lr, double alpha, double eps, double weight_decay,
                                double momentum, bool centered) {
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    const double g = static_cast<double>(grad[i]) + weight_decay * static_cast<double>(param[i]);
-    const double sq = alpha * static_cast<double>(square_avg[i]) + (1.0 - alpha) * g * g;
-    square_avg[i] = static_cast<T>(sq);
-    double variance = sq;
-    if (centered) {
-      const double avg = alpha * static_cast<double>(grad_avg[i]) + (1.0 - alpha) * g;
-      grad_avg[i] = static_cast<T>(avg);
-      variance = sq - avg * avg;
-    }
-    const double denom = sqrt(variance) + eps;
-    if (momentum > 0.0) {
-      const double b = momentum * static_cast<double>(buffer[i]) + g / denom;
-      buffer[i] = static_cast<T>(b);
-      param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * b);
-    } else {
-      param[i] = static_cast<T>(static_cast<double>(param[i]) - lr * g / denom);
-    }
+    rmsprop_element(param[i], grad[i], square_avg[i], grad_avg ? grad_avg + i : nullptr,
+                    buffer ? buffer + i : nullptr, lr, alpha, eps, weight_decay, momentum,
+                    centered);
   }
 }
 
@@ -199,13 +175,8 @@ __global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, do
   float* m1 = args.exp_avg[t];
   float* m2 = args.exp_avg_sq[t];
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    const double p = static_cast<double>(param[i]);
-    const double g = static_cast<double>(grad[i]) + weight_decay * p;
-    const double m = beta1 * static_cast<double>(m1[i]) + (1.0 - beta1) * g;
-    const double v = beta2 * static_cast<double>(m2[i]) + (1.0 - beta2) * g * g;
-    m1[i] = static_cast<float>(m);
-    m2[i] = static_cast<float>(v);
-    param[i] = static_cast<float>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
+                 weight_decay);
   }
 }
 

@@ -1,0 +1,78 @@
+// The per-element optimizer updates, shared by the CPU loops (kernels/cpu/optimizer_updates.h)
+// and the CUDA kernels (kernels/cuda/cuda_elementwise.cu), so both backends follow one formula.
+// PyTorch's semantics, so trajectories match torch.optim step for step; arithmetic in double
+// whatever the parameter type:
+//   SGD:     g += wd * p; buf = first ? g : momentum * buf + (1 - dampening) * g;
+//            d = nesterov ? g + momentum * buf : buf (or g without momentum); p -= lr * d
+//   Adam:    g += wd * p; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+//            p -= lr / (1 - b1^t) * m / (sqrt(v / (1 - b2^t)) + eps)
+//   RMSprop: g += wd * p; sq = a sq + (1 - a) g^2; avg = centered ? a avg + (1 - a) g : 0;
+//            denom = sqrt(sq - avg^2) + eps; with momentum: buf = mom buf + g / denom,
+//            p -= lr buf; else p -= lr g / denom
+#pragma once
+
+#include <cmath>
+
+#if defined(__CUDACC__)
+#define STRAND_HOST_DEVICE __host__ __device__
+#else
+#define STRAND_HOST_DEVICE
+#endif
+
+namespace strand::kernels {
+
+/// `buffer` is unused when momentum == 0.
+template <typename T>
+STRAND_HOST_DEVICE inline void sgd_element(T& param, T grad, T* buffer, double lr, double momentum,
+                                           double dampening, double weight_decay, bool nesterov,
+                                           bool first_step) {
+  double g = static_cast<double>(grad) + weight_decay * static_cast<double>(param);
+  if (momentum != 0.0) {
+    const double b =
+        first_step ? g : momentum * static_cast<double>(*buffer) + (1.0 - dampening) * g;
+    *buffer = static_cast<T>(b);
+    g = nesterov ? g + momentum * b : b;
+  }
+  param = static_cast<T>(static_cast<double>(param) - lr * g);
+}
+
+/// step_size = lr / (1 - beta1^t); bias2_sqrt = sqrt(1 - beta2^t).
+template <typename T>
+STRAND_HOST_DEVICE inline void adam_element(T& param, T grad, T& exp_avg, T& exp_avg_sq,
+                                            double step_size, double beta1, double beta2,
+                                            double bias2_sqrt, double eps, double weight_decay) {
+  const double p = static_cast<double>(param);
+  const double g = static_cast<double>(grad) + weight_decay * p;
+  const double m = beta1 * static_cast<double>(exp_avg) + (1.0 - beta1) * g;
+  const double v = beta2 * static_cast<double>(exp_avg_sq) + (1.0 - beta2) * g * g;
+  exp_avg = static_cast<T>(m);
+  exp_avg_sq = static_cast<T>(v);
+  param = static_cast<T>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+}
+
+/// `grad_avg` is used only when centered, `buffer` only when momentum > 0.
+template <typename T>
+STRAND_HOST_DEVICE inline void rmsprop_element(T& param, T grad, T& square_avg, T* grad_avg,
+                                               T* buffer, double lr, double alpha, double eps,
+                                               double weight_decay, double momentum,
+                                               bool centered) {
+  const double g = static_cast<double>(grad) + weight_decay * static_cast<double>(param);
+  const double sq = alpha * static_cast<double>(square_avg) + (1.0 - alpha) * g * g;
+  square_avg = static_cast<T>(sq);
+  double variance = sq;
+  if (centered) {
+    const double avg = alpha * static_cast<double>(*grad_avg) + (1.0 - alpha) * g;
+    *grad_avg = static_cast<T>(avg);
+    variance = sq - avg * avg;
+  }
+  const double denom = sqrt(variance) + eps;
+  if (momentum > 0.0) {
+    const double b = momentum * static_cast<double>(*buffer) + g / denom;
+    *buffer = static_cast<T>(b);
+    param = static_cast<T>(static_cast<double>(param) - lr * b);
+  } else {
+    param = static_cast<T>(static_cast<double>(param) - lr * g / denom);
+  }
+}
+
+}  // namespace strand::kernels
