@@ -43,13 +43,14 @@ SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
   SafetensorsEntry entry{
       name, safetensors_dtype(host.dtype()), host.shape(),
       std::vector<std::byte>(static_cast<size_t>(host.numel()) * dtype_size(host.dtype()))};
-  std::memcpy(entry.data.data(), host.raw_data(), entry.data.size());
+  // Empty tensors may have null data pointers, which memcpy must never see.
+  if (!entry.data.empty()) std::memcpy(entry.data.data(), host.raw_data(), entry.data.size());
   return entry;
 }
 
 Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& path) {
   Tensor tensor = Tensor::empty(entry.shape, dtype_from_safetensors(entry.dtype, entry.name, path));
-  std::memcpy(tensor.raw_data(), entry.data.data(), entry.data.size());
+  if (!entry.data.empty()) std::memcpy(tensor.raw_data(), entry.data.data(), entry.data.size());
   return tensor;
 }
 

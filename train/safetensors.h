@@ -83,7 +83,8 @@ SafetensorsEntry make_safetensors_entry(std::string name, std::vector<std::int64
                                         std::span<const T> values) {
   SafetensorsEntry e{std::move(name), std::string(safetensors_dtype_of<T>()), std::move(shape),
                      std::vector<std::byte>(values.size() * sizeof(T))};
-  std::memcpy(e.data.data(), values.data(), e.data.size());
+  // Empty tensors may have null data pointers, which memcpy must never see.
+  if (!e.data.empty()) std::memcpy(e.data.data(), values.data(), e.data.size());
   if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
     for (std::size_t i = 0; i < e.data.size(); i += sizeof(T)) {
       std::reverse(e.data.begin() + i, e.data.begin() + i + sizeof(T));
@@ -106,7 +107,7 @@ std::vector<T> safetensors_values(const SafetensorsEntry& entry) {
     }
   }
   std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
   return out;
 }
 
