@@ -14,38 +14,61 @@ namespace strand::train {
 /// Values of one epoch: "loss", "accuracy", "val_loss", "val_accuracy", "val_auroc",
 /// "val_auprc", "learning_rate", "samples_per_second", "epoch_seconds".
 struct EpochLogs {
-  int64_t epoch = 0;        // 0-based
-  int64_t global_step = 0;  // optimizer steps taken so far
+  /// The epoch's number, 0-based.
+  int64_t epoch = 0;
+  /// Optimizer steps taken so far (counting those before a resume).
+  int64_t global_step = 0;
+  /// The epoch's figures by name (see above).
   std::map<std::string, double> values;
+  /// values[key]; throws Error when the epoch has no value `key`.
   double get(const std::string& key) const;
 };
 
+/// Figures of one training step, passed to Callback::on_batch_end().
 struct BatchLogs {
+  /// The epoch's number, 0-based.
   int64_t epoch = 0;
-  int64_t step_in_epoch = 0;  // 0-based
+  /// The step's position in its epoch, 0-based.
+  int64_t step_in_epoch = 0;
+  /// Optimizer steps per epoch on this rank.
   int64_t steps_per_epoch = 0;
-  int64_t global_step = 0;  // after this step
+  /// Optimizer steps taken so far, including this one.
+  int64_t global_step = 0;
+  /// Examples in this step's batch (on this rank).
   int64_t batch_size = 0;
+  /// The batch's mean training loss (agreed over ranks when data-parallel).
   double loss = 0.0;
-  double samples_per_second = 0.0;  // this epoch so far
+  /// Training throughput of this epoch so far (this rank).
+  double samples_per_second = 0.0;
 };
 
 /// What callbacks may read and change while fit runs.
 struct FitContext {
+  /// The model being trained.
   Sequential& model;
+  /// The optimizer stepping `model`'s parameters.
   Optimizer& optimizer;
+  /// Set to true to end training after the current epoch.
   bool stop_training = false;
-  int64_t epochs = 0;           // the planned number of epochs
-  int64_t steps_per_epoch = 0;  // optimizer steps per epoch on this rank
+  /// The planned number of epochs.
+  int64_t epochs = 0;
+  /// Optimizer steps per epoch on this rank.
+  int64_t steps_per_epoch = 0;
 };
 
+/// Base class of fit() callbacks; every hook does nothing by default.
 class Callback {
  public:
   virtual ~Callback() = default;
+  /// Once, before the first epoch.
   virtual void on_train_begin(FitContext&) {}
+  /// Before each epoch's first step (`epoch` is 0-based).
   virtual void on_epoch_begin(FitContext&, int64_t /*epoch*/) {}
+  /// After each optimizer step.
   virtual void on_batch_end(FitContext&, const BatchLogs&) {}
+  /// After each epoch, its validation included.
   virtual void on_epoch_end(FitContext&, const EpochLogs&) {}
+  /// Once, after the last epoch (not when training throws).
   virtual void on_train_end(FitContext&) {}
 };
 

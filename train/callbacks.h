@@ -18,12 +18,17 @@
 
 namespace strand::train {
 
+/// Settings of EarlyStopping.
 struct EarlyStoppingOptions {
+  /// The EpochLogs value watched (must be logged every epoch, else on_epoch_end() throws).
   std::string monitor = "val_loss";
+  /// Epochs without improvement before training stops (>= 0).
   int64_t patience = 3;
+  /// The smallest change that counts as an improvement.
   double min_delta = 0.0;
   /// "min" for losses, "max" for accuracy/auROC/auPRC; "auto" picks from the name.
   std::string mode = "auto";
+  /// Keep a copy of the best epoch's parameters and copy them back at on_train_end().
   bool restore_best_weights = true;
 };
 
@@ -31,16 +36,26 @@ struct EarlyStoppingOptions {
 /// (optionally) puts the best epoch's weights back at the end.
 class EarlyStopping : public Callback {
  public:
+  /// Throws Error when patience < 0 or mode is not "min", "max" or "auto".
   explicit EarlyStopping(EarlyStoppingOptions options = {});
+  /// Does nothing.
   void on_train_begin(FitContext& context) override;
+  /// Records an improvement (and copies the weights) or counts a non-improving epoch,
+  /// setting stop_training after `patience` of them. NaN never improves. Throws Error when
+  /// `monitor` is not in `logs`.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
+  /// Copies the best weights back into the model (when restore_best_weights and any kept).
   void on_train_end(FitContext& context) override;
 
+  /// The 0-based epoch of the best value so far; -1 before any improvement.
   int64_t best_epoch() const { return best_epoch_; }
+  /// The best monitored value so far (+/-infinity before any improvement).
   double best_value() const { return best_; }
   /// For checkpoints: best value, best epoch and wait count, and restoring them on resume.
   CheckpointMetadata state() const;
+  /// Restores what state() saved plus the best weights; throws Error when a key is missing.
   void restore(const CheckpointMetadata& state, std::vector<Tensor> best_weights);
+  /// Copies of the parameters at the best epoch (empty unless restore_best_weights).
   const std::vector<Tensor>& best_weights() const { return best_weights_; }
 
  private:
@@ -54,13 +69,16 @@ class EarlyStopping : public Callback {
   std::vector<Tensor> best_weights_;
 };
 
-/// Writes <dir>/last.safetensors after every epoch (model, optimizer, position) and
-/// <dir>/best.safetensors when `monitor` improves.
+/// Writes `directory`/last.safetensors after every epoch (model, optimizer, position) and
+/// `directory`/best.safetensors (model only) when `monitor` improves.
 class ModelCheckpoint : public Callback {
  public:
+  /// `monitor` is maximised unless its name contains "loss". `extra_metadata` (optional)
+  /// supplies further metadata entries for every checkpoint.
   ModelCheckpoint(std::filesystem::path directory, std::string monitor = "val_loss",
                   bool save_best = true, bool save_last = true,
                   std::function<CheckpointMetadata()> extra_metadata = nullptr);
+  /// Writes best (if `monitor` is logged, not NaN and improved) and then last.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:
@@ -75,9 +93,13 @@ class ModelCheckpoint : public Callback {
 /// "step/samples_per_second", "step/learning_rate").
 class TensorBoardLogger : public Callback {
  public:
+  /// Writes into `log_dir`; `every_steps` <= 0 disables the per-step scalars.
   TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps = 50);
+  /// Step scalars when global_step is a multiple of `every_steps`.
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
+  /// Every logged value as "epoch/<name>" at step epoch + 1, then flushes.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
+  /// Flushes the event file.
   void on_train_end(FitContext& context) override;
 
  private:
@@ -88,7 +110,10 @@ class TensorBoardLogger : public Callback {
 /// metrics.csv: one row per epoch.
 class CsvEpochLogger : public Callback {
  public:
+  /// Columns epoch, loss, accuracy, learning_rate, samples_per_second, epoch_seconds, plus
+  /// val_loss, val_accuracy, val_auroc, val_auprc `with_validation`.
   CsvEpochLogger(std::filesystem::path path, bool with_validation);
+  /// Appends the epoch's row (epoch 1-based); throws Error when a column's value is missing.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:
@@ -99,8 +124,11 @@ class CsvEpochLogger : public Callback {
 /// the value is exact).
 class StepLossLogger : public Callback {
  public:
+  /// Columns step, epoch, loss in the CSV file at `path`.
   explicit StepLossLogger(std::filesystem::path path);
+  /// Appends the step's row (global step, 1-based epoch, loss).
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
+  /// Does nothing.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:
@@ -110,9 +138,14 @@ class StepLossLogger : public Callback {
 /// The progress bar plus a one-line epoch summary.
 class ProgressLogger : public Callback {
  public:
+  /// Writes to `out` (which must outlive the logger); see ProgressBar for `interactive` and
+  /// `log_every_steps` (values below 1 mean 1).
   ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps);
+  /// Starts the bar for the epoch.
   void on_epoch_begin(FitContext& context, int64_t epoch) override;
+  /// Advances the bar by one step.
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
+  /// Finishes the bar and prints the epoch's losses, metrics, throughput and duration.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:

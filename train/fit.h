@@ -19,7 +19,9 @@ namespace strand::train {
 class DistributedStrategy {
  public:
   virtual ~DistributedStrategy() = default;
+  /// This process's rank, 0-based.
   virtual int rank() const = 0;
+  /// The number of ranks.
   virtual int world_size() const = 0;
   /// Once before the first step: every rank starts from rank 0's parameters.
   virtual void on_train_begin(Sequential& model, Optimizer& optimizer) = 0;
@@ -31,6 +33,7 @@ class DistributedStrategy {
   virtual void after_step() {}
   /// After an epoch's last step, before validation: parameters agree on every rank.
   virtual void on_epoch_end() {}
+  /// Once after training ends normally (not when fit() throws).
   virtual void on_train_end() {}
   /// Element-wise sum over ranks (metric sums and counts).
   virtual std::vector<double> sum(std::vector<double> values) = 0;
@@ -47,28 +50,41 @@ class TrainingDiverged : public Error {
   using Error::Error;
 };
 
+/// Settings of fit().
 struct FitOptions {
+  /// The total number of epochs, counted from 0: a resume runs initial_epoch .. epochs - 1.
   int64_t epochs = 100;
   /// Where training starts (resume): epochs before it are considered done.
   int64_t initial_epoch = 0;
+  /// Optimizer steps already taken before `initial_epoch` (resume); global_step counts on from it.
   int64_t initial_global_step = 0;
   /// Data-parallel training (not owned; null: single process). Every rank calls fit() with
   /// its own shard of the training and validation data and the same number of steps.
   DistributedStrategy* strategy = nullptr;
 };
 
+/// What fit() returns.
 struct History {
+  /// The logs of every epoch this call trained, in order.
   std::vector<EpochLogs> epochs;
+  /// A callback set FitContext::stop_training.
   bool stopped_early = false;
+  /// Wall-clock duration of the call.
   double seconds = 0.0;
 };
 
+/// What evaluate() returns (metrics over the first target).
 struct Evaluation {
+  /// Mean loss, batches weighted by their valid labels (NaN without any).
   double loss = 0.0;
+  /// Fraction of labelled examples classified correctly (probability threshold 0.5).
   double accuracy = 0.0;
+  /// Area under the ROC curve.
   double auroc = 0.0;
+  /// Area under the precision-recall curve.
   double auprc = 0.0;
-  int64_t count = 0;  // labelled examples (first task)
+  /// Labelled examples (first target).
+  int64_t count = 0;
 };
 
 /// Trains `model` for options.epochs epochs (or until a callback stops it). The loader's
@@ -84,12 +100,20 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
 Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader,
                     DistributedStrategy* strategy = nullptr);
 
+/// What predict() returns: N examples, T targets, row-major.
 struct Predictions {
-  std::vector<int64_t> sample_index;  // (N) row of the source each prediction belongs to
-  std::vector<float> scores;          // (N, T) model outputs (probabilities for Sigmoid models)
-  std::vector<float> labels;          // (N, T)
+  /// (N) the row of the source each prediction belongs to.
+  std::vector<int64_t> sample_index;
+  /// (N, T) model outputs (probabilities for Sigmoid models).
+  std::vector<float> scores;
+  /// (N, T) the labels as the loader gave them.
+  std::vector<float> labels;
+  /// T, the model's output width.
   int64_t num_targets = 0;
 };
+
+/// The full forward of `model` (in eval mode, without gradients) over one pass of `loader`
+/// (epoch 0 plan). Throws Error when the model's output is not (B, T).
 Predictions predict(Sequential& model, data::DataLoader& loader);
 
 /// The model's training-time output: logits when the model ends in Sigmoid and the loss takes

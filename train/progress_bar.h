@@ -11,8 +11,8 @@ namespace strand::train {
 
 /// Shows epoch, step/total, samples/s, mean loss and ETA.
 ///
-/// Interactive mode (a terminal) redraws one line with '\r', at most every 0.1 s, and ends it
-/// with '\n' at finish_epoch(). Non-interactive mode (log files, pipes) prints a plain
+/// Interactive mode (a terminal) redraws one line with a carriage return, at most every 0.1 s, and
+/// ends it with a newline at finish_epoch(). Non-interactive mode (log files, pipes) prints a plain
 /// newline-terminated line every `log_every` steps and on the last step, so logs stay readable.
 class ProgressBar {
  public:
@@ -34,7 +34,7 @@ class ProgressBar {
   /// Ends the epoch's line (interactive) or prints the final line if not yet printed.
   void finish_epoch();
 
-  /// The status text for the current state (no '\r' or '\n').
+  /// The status text for the current state (no carriage return or newline).
   [[nodiscard]] std::string status_line() const;
 
  private:

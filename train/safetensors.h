@@ -20,16 +20,22 @@ namespace strand::train {
 /// One tensor: name, dtype ("F32", "F64", "U8", "I32", "I64"), shape and its little-endian
 /// bytes in row-major order.
 struct SafetensorsEntry {
+  /// The tensor's name, unique in its file.
   std::string name;
+  /// "F32", "F64", "U8", "I32" or "I64".
   std::string dtype;
+  /// Dimensions, outermost first.
   std::vector<std::int64_t> shape;
+  /// Little-endian element bytes in row-major order.
   std::vector<std::byte> data;
 };
 
 /// The contents of a safetensors file: tensors in file (data offset) order plus the
 /// "__metadata__" string map.
 struct SafetensorsFile {
+  /// The tensors in data offset order.
   std::vector<SafetensorsEntry> entries;
+  /// The "__metadata__" map (empty when the file has none).
   std::map<std::string, std::string> metadata;
 
   /// The entry called `name`; throws std::out_of_range naming it when absent.

@@ -22,7 +22,7 @@ namespace strand::train {
 /// Seconds since the Unix epoch, as TensorBoard's wall_time.
 [[nodiscard]] double unix_time_seconds();
 
-/// Appends scalar summaries to `<log_dir>/events.out.tfevents.<unix time>.<hostname>`.
+/// Appends scalar summaries to the file events.out.tfevents.UNIX_TIME.HOSTNAME in `log_dir`.
 ///
 /// Records are buffered in memory and written by flush() (also called from the destructor and
 /// when the buffer grows large). An event file is an append-only log that TensorBoard reads

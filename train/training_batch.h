@@ -7,10 +7,15 @@
 
 namespace strand::train {
 
+/// One batch as tensors: B examples of length L with T targets.
 struct TrainingBatch {
-  Tensor codes;       // (B, L) uint8 base codes
-  Tensor labels;      // (B, T) float32
-  Tensor label_mask;  // (B, T) float32, 1 = valid label, 0 = ambiguous
+  /// (B, L) uint8 base codes.
+  Tensor codes;
+  /// (B, T) float32 labels.
+  Tensor labels;
+  /// (B, T) float32, 1 = valid label, 0 = ambiguous.
+  Tensor label_mask;
+  /// B, the number of examples.
   int64_t size = 0;
 
   /// The same batch on `device` (itself when already there): the model's inputs and targets
@@ -18,6 +23,8 @@ struct TrainingBatch {
   TrainingBatch to(Device device) const;
 };
 
+/// CPU tensors over `batch`: codes and labels are views (keeping the batch's storage alive),
+/// the uint8 label mask is converted to a float32 copy.
 TrainingBatch as_tensors(const data::Batch& batch);
 
 }  // namespace strand::train
