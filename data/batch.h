@@ -13,16 +13,18 @@ namespace strand::data {
 /// 64 bytes (or throw); release(ptr, bytes) frees it. Empty functions mean the default
 /// (aligned operator new/delete).
 struct BatchAllocator {
+  /// Returns `bytes` bytes aligned to >= 64 (or throws); empty: aligned operator new.
   std::function<void*(size_t)> allocate;
+  /// Frees what allocate() returned, given the same size; empty: aligned operator delete.
   std::function<void(void*, size_t)> release;
 };
 
 /// A plain batch. All arrays are contiguous, row-major, and owned by `storage`.
 struct Batch {
-  int64_t size = 0;         ///< B (the last batch of an epoch may be smaller)
-  int64_t length = 0;       ///< L
-  int64_t num_targets = 0;  ///< T
-  uint64_t epoch = 0;
+  int64_t size = 0;                 ///< B (the last batch of an epoch may be smaller)
+  int64_t length = 0;               ///< L
+  int64_t num_targets = 0;          ///< T
+  uint64_t epoch = 0;               ///< the epoch whose plan this batch belongs to
   int64_t step = 0;                 ///< batch number within the epoch for this rank
   uint8_t* codes = nullptr;         ///< (B, L) base codes 0..4
   float* labels = nullptr;          ///< (B, T); 0.0 where label_mask is 0

@@ -28,9 +28,10 @@ struct AugmentOptions {
   double substitution_rate = 0;  ///< per-base probability of replacing A/C/G/T by another base
 };
 
+/// Settings of a DataLoader.
 struct LoaderOptions {
-  SamplerOptions sampler;
-  AugmentOptions augment;
+  SamplerOptions sampler;    ///< which samples each batch holds, per epoch and rank
+  AugmentOptions augment;    ///< per-sample augmentation
   int threads = 1;           ///< worker threads (>= 1)
   int prefetch_depth = 2;    ///< batches built ahead of the consumer: max(depth, threads)
   bool lower_mask = false;   ///< fill Batch::lower_mask (source must support it)
@@ -40,12 +41,15 @@ struct LoaderOptions {
 /// Applies AugmentOptions to one fetched sample: writes the shift to use before fetching and
 /// whether to reverse complement; substitutions are applied by apply_substitutions().
 struct SampleAugment {
-  int64_t shift = 0;
-  bool reverse = false;
-  uint64_t key = 0;  // seeds the substitution stream
+  int64_t shift = 0;     ///< window shift in [-max_shift, max_shift]
+  bool reverse = false;  ///< reverse complement the sample
+  uint64_t key = 0;      ///< seeds the substitution stream (apply_substitutions)
 };
+/// Draws a sample's augmentation from CounterRng(mix_key(seed, epoch, index)).
 SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
                            int64_t index);
+/// Replaces each A/C/G/T code of `codes` with probability `rate` by one of the three other
+/// bases, with draws seeded by `key` (`length` codes).
 void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t length);
 
 /// Batches come out of next() in the plan's order whatever the thread count. A worker's
@@ -53,6 +57,9 @@ void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t leng
 /// joins the workers promptly, also mid-epoch.
 class DataLoader {
  public:
+  /// Starts the worker threads. Throws DataError for a null source, threads or
+  /// prefetch_depth < 1, max_shift < 0, probabilities outside [0, 1], a lower_mask request
+  /// the source cannot serve, or a sampler plan that cannot give every rank a batch.
   DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options);
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
@@ -64,6 +71,7 @@ class DataLoader {
   std::optional<Batch> next();
   /// Batches per epoch for this rank (the same for every epoch and rank).
   int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  /// The source the batches are built from.
   const SequenceSource& source() const { return *source_; }
 
  private:

@@ -22,6 +22,7 @@ struct FastaOptions {
   std::string gzi_path;
   /// Build a missing index (otherwise a missing index is an error).
   bool build_missing_index = true;
+  /// What to do with a stale index.
   StaleIndexPolicy stale_index = StaleIndexPolicy::kRebuild;
   /// htslib reads "> chr1" as record "chr1" and ">" as an empty name; other tools disagree, so
   /// such headers are an error by default. Checked whenever strand builds the index.
@@ -30,18 +31,18 @@ struct FastaOptions {
 
 /// One line of a .fai file.
 struct FaiEntry {
-  std::string name;
-  int64_t length = 0;
-  int64_t offset = 0;
-  int64_t line_bases = 0;
-  int64_t line_width = 0;
+  std::string name;        ///< record name
+  int64_t length = 0;      ///< bases in the record
+  int64_t offset = 0;      ///< byte offset of its first base (uncompressed)
+  int64_t line_bases = 0;  ///< bases per full line
+  int64_t line_width = 0;  ///< bytes per full line, terminator included
 };
 
 /// Resolved index locations for a FASTA, after ensure_fasta_index().
 struct FastaIndexPaths {
-  std::string fai;
-  std::string gzi;  ///< empty for an uncompressed FASTA
-  bool bgzf = false;
+  std::string fai;     ///< the .fai in use
+  std::string gzi;     ///< empty for an uncompressed FASTA
+  bool bgzf = false;   ///< the FASTA is BGZF-compressed
   bool built = false;  ///< true when this call (re)built the index
 };
 

@@ -16,8 +16,8 @@ namespace strand::data {
 
 /// A named sequence of a FASTA and its length in bases.
 struct Contig {
-  std::string name;
-  int64_t length = 0;
+  std::string name;    ///< the record name (header up to the first whitespace)
+  int64_t length = 0;  ///< bases
 };
 
 /// One open faidx handle. Not thread-safe: give each thread its own (see clone()).
@@ -26,7 +26,9 @@ class FastaReader {
   /// Opens `path`, building or refreshing its index per `options` (see ensure_fasta_index).
   explicit FastaReader(const std::string& path, const FastaOptions& options = {});
   ~FastaReader();
+  /// Takes over the other reader's handle.
   FastaReader(FastaReader&&) noexcept;
+  /// Takes over the other reader's handle, closing this one's.
   FastaReader& operator=(FastaReader&&) noexcept;
   FastaReader(const FastaReader&) = delete;
   FastaReader& operator=(const FastaReader&) = delete;
@@ -34,8 +36,11 @@ class FastaReader {
   /// A second, independent handle on the same file and index (no index checks repeated).
   FastaReader clone() const;
 
+  /// The FASTA path as given.
   const std::string& path() const { return path_; }
+  /// The index files in use.
   const FastaIndexPaths& index_paths() const { return index_; }
+  /// The records in file order (contig ids are positions in this list).
   const std::vector<Contig>& contigs() const { return contigs_; }
   /// Index of a contig by name, or -1 when absent.
   int contig_id(std::string_view name) const;

@@ -11,13 +11,14 @@
 
 namespace strand::data {
 
+/// Settings of an IntervalSource.
 struct IntervalSourceOptions {
   int64_t window = 1000;    ///< L: bases per sample, centred on the interval
   int64_t max_shift = 0;    ///< largest |shift| fetch() will be asked for (jitter J)
   bool use_summit = true;   ///< centre on the narrowPeak summit when present
   bool streaming = false;   ///< fetch from the file per sample instead of holding codes
   bool lower_mask = false;  ///< keep soft-mask information for fetch(lower_mask)
-  BadIntervalPolicy policy = BadIntervalPolicy::kError;
+  BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< intervals invalid for the FASTA
 };
 
 /// Samples are intervals; sample i is the L-base window centred on interval i (or its summit),
@@ -40,7 +41,9 @@ class IntervalSource : public SequenceSource {
   void labels(int64_t index, float* out, uint8_t* mask) const override;
   bool has_lower_mask() const override { return options_.lower_mask || options_.streaming; }
 
+  /// The intervals after validation (one per sample).
   const IntervalSet& intervals() const { return intervals_; }
+  /// Counts from reading and validating the intervals.
   const IntervalStats& stats() const { return intervals_.stats; }
   /// Bytes of sequence held in memory (0 in streaming mode).
   size_t resident_bytes() const { return pool_.size(); }

@@ -20,6 +20,7 @@
 
 namespace strand::data {
 
+/// Interval file formats (see the file comment).
 enum class IntervalFormat { kBed, kNarrowPeak, kDreamTsv };
 
 /// What to do with an interval that is invalid for the file or the genome.
@@ -40,31 +41,34 @@ struct IntervalStats {
 
 /// One interval; `line` is its 1-based line in the file, kept for error messages.
 struct Interval {
-  std::string contig;
-  int64_t start = 0;
-  int64_t end = 0;
+  std::string contig;   ///< contig (chromosome) name
+  int64_t start = 0;    ///< 0-based first base
+  int64_t end = 0;      ///< 0-based one past the last base
   int64_t summit = -1;  ///< absolute 0-based summit position, -1 when none
-  int64_t line = 0;
+  int64_t line = 0;     ///< 1-based line in the file
 };
 
 /// Intervals with their labels; labels and label_mask are (N, T) row-major.
 struct IntervalSet {
-  std::string path;
-  std::vector<Interval> intervals;
-  std::vector<std::string> target_names;
-  std::vector<float> labels;
-  std::vector<uint8_t> label_mask;  ///< 1 = valid label, 0 = ambiguous
-  IntervalStats stats;
+  std::string path;                       ///< the file read
+  std::vector<Interval> intervals;        ///< (N)
+  std::vector<std::string> target_names;  ///< (T) DREAM cell types, else "columnK" for column K
+  std::vector<float> labels;              ///< (N, T); 0.0 where masked
+  std::vector<uint8_t> label_mask;        ///< 1 = valid label, 0 = ambiguous
+  IntervalStats stats;                    ///< counts from reading and validation
 
+  /// N, the number of intervals.
   int64_t size() const { return static_cast<int64_t>(intervals.size()); }
+  /// T, the number of label columns.
   int64_t num_targets() const { return static_cast<int64_t>(target_names.size()); }
 };
 
+/// Settings of read_intervals().
 struct IntervalReadOptions {
-  IntervalFormat format = IntervalFormat::kBed;
+  IntervalFormat format = IntervalFormat::kBed;  ///< the file's format
   /// 1-based label columns; empty means the format's default (see file comment).
   std::vector<int> label_columns;
-  BadIntervalPolicy policy = BadIntervalPolicy::kError;
+  BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< invalid coordinates
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,

@@ -14,30 +14,31 @@
 
 namespace strand::data {
 
+/// Every setting of a genomic data loader (see make_source() and make_loader()).
 struct LoaderConfig {
   std::string fasta;               ///< reference FASTA, plain or BGZF
   std::string fasta_index;         ///< .fai location if not next to the FASTA (e.g. read-only dir)
   std::string intervals;           ///< BED / narrowPeak / DREAM TSV, or the label TSV for "records"
   std::string format = "bed";      ///< bed, narrowpeak, dream, records
   std::vector<int> label_columns;  ///< 1-based; empty: the format's default
-  BadIntervalPolicy bad_intervals = BadIntervalPolicy::kError;
-  int64_t window = 1000;   ///< L; for "records" 0 means the common record length
-  bool use_summit = true;  ///< narrowPeak: centre on the summit
-  int64_t jitter = 0;      ///< J
-  double rc_probability = 0.5;
-  bool both_strands = false;  ///< evaluation: every sample forward and reverse complemented
-  double substitution_rate = 0.0;
-  int64_t batch_size = 64;
-  bool balanced = false;
-  bool shuffle = true;
-  uint64_t seed = 0;
-  int shard_rank = 0;
-  int shard_count = 1;
-  bool drop_last = false;
-  int prefetch_depth = 2;
-  int threads = 1;
-  bool streaming = false;
-  bool lower_mask = false;
+  BadIntervalPolicy bad_intervals = BadIntervalPolicy::kError;  ///< invalid intervals
+  int64_t window = 1000;           ///< L; for "records" 0 means the common record length
+  bool use_summit = true;          ///< narrowPeak: centre on the summit
+  int64_t jitter = 0;              ///< J
+  double rc_probability = 0.5;     ///< in [0, 1]; ignored (0) with both_strands
+  bool both_strands = false;       ///< evaluation: every sample forward and reverse complemented
+  double substitution_rate = 0.0;  ///< per-base substitution probability, in [0, 1]
+  int64_t batch_size = 64;         ///< B (> 0; even when balanced)
+  bool balanced = false;           ///< SamplerOptions::balanced
+  bool shuffle = true;             ///< shuffle the order every epoch
+  uint64_t seed = 0;               ///< seeds shuffling and augmentation
+  int shard_rank = 0;              ///< this rank, in [0, shard_count)
+  int shard_count = 1;             ///< number of ranks sharing the data
+  bool drop_last = false;          ///< SamplerOptions::drop_last
+  int prefetch_depth = 2;          ///< LoaderOptions::prefetch_depth (>= 1)
+  int threads = 1;                 ///< worker threads (>= 1)
+  bool streaming = false;          ///< IntervalSourceOptions::streaming (not for records)
+  bool lower_mask = false;         ///< fill Batch::lower_mask (not for records)
 
   /// Throws DataError naming the first offending field, its value and what is allowed.
   void validate() const;

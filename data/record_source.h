@@ -19,6 +19,9 @@ namespace strand::data {
 /// with N at the end. window = 0 requires all labelled records to have the same length.
 class RecordSource : public SequenceSource {
  public:
+  /// Reads the label TSV and the labelled records. Throws DataError for window < 0, a
+  /// malformed TSV line, a name not in the FASTA, unequal record lengths with window 0, or
+  /// no labelled records.
   RecordSource(const FastaReader& reader, const std::string& labels_path, int64_t window = 0);
 
   int64_t size() const override { return static_cast<int64_t>(offsets_.size()); }
@@ -28,6 +31,7 @@ class RecordSource : public SequenceSource {
              int worker) const override;
   void labels(int64_t index, float* out, uint8_t* mask) const override;
 
+  /// (T) names from the header line, or "label1", "label2", ... without one.
   const std::vector<std::string>& target_names() const { return target_names_; }
 
  private:

@@ -19,12 +19,14 @@ inline constexpr uint64_t mix_key(uint64_t seed, uint64_t a, uint64_t b = 0, uin
   return splitmix64(splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b) ^ c);
 }
 
-/// A small generator whose whole state comes from one key (e.g. mix_key(seed, epoch, index)).
-/// Each sample gets its own instance; nothing is shared between threads.
+/// 128-bit unsigned integer (for CounterRng::below()).
 __extension__ using Uint128 = unsigned __int128;
 
+/// A small generator whose whole state comes from one key (e.g. mix_key(seed, epoch, index)).
+/// Each sample gets its own instance; nothing is shared between threads.
 class CounterRng {
  public:
+  /// The generator for `key`; the same key gives the same sequence.
   explicit constexpr CounterRng(uint64_t key) : state_(key) {}
 
   /// Next 64 random bits.

@@ -10,13 +10,15 @@
 
 namespace strand::data {
 
-/// Reads lines, stripping a trailing '\r' (CRLF files) and counting 1-based line numbers.
+/// Reads lines, stripping a trailing carriage return (CRLF files) and counting 1-based line
+/// numbers.
 class LineReader {
  public:
   /// Throws DataError when the file cannot be opened.
   explicit LineReader(const std::string& path);
   /// Next line without its terminator; false at end of file.
   bool next(std::string& line);
+  /// 1-based number of the line last returned by next() (0 before the first).
   int64_t line_number() const { return line_number_; }
 
  private:

@@ -34,7 +34,7 @@ struct MotifSimulationConfig {
 
 /// One split: `size()` sequences of `seq_length` codes each, row-major (N, L).
 struct SimulatedSplit {
-  std::size_t seq_length = 0;
+  std::size_t seq_length = 0;              ///< L, bases per sequence
   std::vector<std::uint8_t> codes;         ///< (N, L) base codes, A=0 C=1 G=2 T=3 (N=4 unused)
   std::vector<float> labels;               ///< (N) 1 = motif present, 0 = background only
   std::vector<std::uint32_t> ids;          ///< generation index: positives first, then negatives
@@ -53,11 +53,11 @@ struct SimulatedSplit {
 
 /// The three splits of a simulated dataset plus what generated them.
 struct SimulatedDataset {
-  std::string motif_name;
-  MotifSimulationConfig config;
-  SimulatedSplit train;
-  SimulatedSplit validation;
-  SimulatedSplit test;
+  std::string motif_name;        ///< name of the inserted motif
+  MotifSimulationConfig config;  ///< the configuration used
+  SimulatedSplit train;          ///< training split (the rest after test and validation)
+  SimulatedSplit validation;     ///< validation_size sequences
+  SimulatedSplit test;           ///< test_size sequences
 };
 
 /// Simulates DragoNN's `simulate_single_motif_detection`: `num_pos` sequences with exactly one
