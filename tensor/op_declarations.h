@@ -27,19 +27,30 @@ struct Conv1dParams {
 /// Hyper-parameters of the fused optimizer updates (one struct so every backend sees the
 /// same fields).
 struct AdamParams {
-  double lr, beta1, beta2, eps, weight_decay;  ///< as in AdamOptions
-  int64_t step;                                ///< 1-based, for bias correction
+  double lr;            ///< step size (AdamOptions::learning_rate)
+  double beta1;         ///< decay of the first moment
+  double beta2;         ///< decay of the second moment
+  double eps;           ///< added to the denominator
+  double weight_decay;  ///< L2 penalty added to the gradient
+  int64_t step;         ///< 1-based, for bias correction
 };
 /// Hyper-parameters of the fused SGD update.
 struct SgdParams {
-  double lr, momentum, dampening, weight_decay;  ///< as in SGDOptions
-  bool nesterov;                                 ///< as in SGDOptions
-  bool first_step;  ///< momentum buffer starts as the gradient (PyTorch semantics)
+  double lr;            ///< step size (SGDOptions::learning_rate)
+  double momentum;      ///< momentum factor (0: plain SGD)
+  double dampening;     ///< dampening of the momentum
+  double weight_decay;  ///< L2 penalty added to the gradient
+  bool nesterov;        ///< as in SGDOptions
+  bool first_step;      ///< momentum buffer starts as the gradient (PyTorch semantics)
 };
 /// Hyper-parameters of the fused RMSprop update.
 struct RmspropParams {
-  double lr, alpha, eps, weight_decay, momentum;  ///< as in RMSpropOptions
-  bool centered;                                  ///< as in RMSpropOptions
+  double lr;            ///< step size (RMSpropOptions::learning_rate)
+  double alpha;         ///< decay of the squared-gradient average
+  double eps;           ///< added to the denominator
+  double weight_decay;  ///< L2 penalty added to the gradient
+  double momentum;      ///< momentum factor
+  bool centered;        ///< as in RMSpropOptions
 };
 
 // ---- Memory -------------------------------------------------------------------------

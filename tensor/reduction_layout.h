@@ -9,8 +9,18 @@
 
 namespace strand {
 
+/// A tensor's dimensions split into kept (outer) and reduced (inner) ones; see
+/// reduction_layout().
 struct ReductionLayout {
+  /// \var outer_shape
+  /// Sizes of the kept dimensions, in order.
+  /// \var inner_shape
+  /// Sizes of the reduced dimensions, in order.
   Shape outer_shape, inner_shape;
+  /// \var outer_strides
+  /// Strides (in elements) of the kept dimensions.
+  /// \var inner_strides
+  /// Strides (in elements) of the reduced dimensions.
   Strides outer_strides, inner_strides;
 };
 
