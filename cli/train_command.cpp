@@ -42,30 +42,6 @@ class StopAfterEpochs : public train::Callback {
   int64_t epochs_;
 };
 
-// Saves best.safetensors whenever EarlyStopping has just recorded a new best. ModelCheckpoint
-// tracks its own best from scratch, which after a resume would overwrite the true best with the
-// first resumed epoch; EarlyStopping's best survives resumes through its restored state.
-class BestCheckpoint : public train::Callback {
- public:
-  BestCheckpoint(std::filesystem::path path, const train::EarlyStopping& tracker,
-                 std::function<train::CheckpointMetadata()> metadata)
-      : path_(std::move(path)), tracker_(tracker), metadata_(std::move(metadata)) {}
-  void on_epoch_end(train::FitContext& context, const train::EpochLogs& logs) override {
-    if (tracker_.best_epoch() != logs.epoch) return;
-    train::CheckpointMetadata metadata = metadata_();
-    metadata["epoch"] = std::to_string(logs.epoch);
-    metadata["epochs_completed"] = std::to_string(logs.epoch + 1);
-    metadata["global_step"] = std::to_string(logs.global_step);
-    for (const auto& [key, value] : logs.values) metadata["logs." + key] = fmt::format("{}", value);
-    train::save_checkpoint(path_, context.model, nullptr, metadata);
-  }
-
- private:
-  std::filesystem::path path_;
-  const train::EarlyStopping& tracker_;
-  std::function<train::CheckpointMetadata()> metadata_;
-};
-
 int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::string& key,
                      const std::filesystem::path& path) {
   auto it = metadata.find(key);
@@ -229,10 +205,13 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
     callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
                                                                    config.tensorboard_every_steps));
-    callbacks.push_back(
-        std::make_shared<BestCheckpoint>(paths.best_checkpoint(), *early_stopping, metadata));
+    // best.safetensors follows EarlyStopping's best, which survives resumes through its
+    // restored state (a fresh tracker would overwrite the true best after a resume).
+    auto is_best = [early_stopping](const train::EpochLogs& logs) {
+      return early_stopping->best_epoch() == logs.epoch;
+    };
     callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor,
-                                                                 false, true, metadata));
+                                                                 true, true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
                                                                 options.progress_every_steps));
   }

@@ -79,12 +79,24 @@ void EarlyStopping::restore(const CheckpointMetadata& state, std::vector<Tensor>
 
 ModelCheckpoint::ModelCheckpoint(std::filesystem::path directory, std::string monitor,
                                  bool save_best, bool save_last,
-                                 std::function<CheckpointMetadata()> extra_metadata)
+                                 std::function<CheckpointMetadata()> extra_metadata,
+                                 std::function<bool(const EpochLogs&)> is_best)
     : directory_(std::move(directory)),
       monitor_(std::move(monitor)),
       save_best_(save_best),
       save_last_(save_last),
-      extra_metadata_(std::move(extra_metadata)) {}
+      extra_metadata_(std::move(extra_metadata)),
+      is_best_(std::move(is_best)) {}
+
+bool ModelCheckpoint::improved(const EpochLogs& logs) {
+  if (is_best_) return is_best_(logs);
+  auto it = logs.values.find(monitor_);
+  if (it == logs.values.end() || std::isnan(it->second)) return false;
+  const bool maximize = monitor_.find("loss") == std::string::npos;
+  if (best_ && !(maximize ? it->second > *best_ : it->second < *best_)) return false;
+  best_ = it->second;
+  return true;
+}
 
 void ModelCheckpoint::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   CheckpointMetadata metadata = extra_metadata_ ? extra_metadata_() : CheckpointMetadata{};
@@ -92,15 +104,8 @@ void ModelCheckpoint::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   metadata["epochs_completed"] = std::to_string(logs.epoch + 1);
   metadata["global_step"] = std::to_string(logs.global_step);
   for (const auto& [key, value] : logs.values) metadata["logs." + key] = fmt::format("{}", value);
-  if (save_best_) {
-    auto it = logs.values.find(monitor_);
-    if (it != logs.values.end() && !std::isnan(it->second)) {
-      const bool maximize = monitor_.find("loss") == std::string::npos;
-      if (!best_ || (maximize ? it->second > *best_ : it->second < *best_)) {
-        best_ = it->second;
-        save_checkpoint(directory_ / "best.safetensors", context.model, nullptr, metadata);
-      }
-    }
+  if (save_best_ && improved(logs)) {
+    save_checkpoint(directory_ / "best.safetensors", context.model, nullptr, metadata);
   }
   // Last is written after best, so a resume always finds a best file as recent as last.
   if (save_last_) {

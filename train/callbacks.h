@@ -74,18 +74,25 @@ class EarlyStopping : public Callback {
 class ModelCheckpoint : public Callback {
  public:
   /// `monitor` is maximised unless its name contains "loss". `extra_metadata` (optional)
-  /// supplies further metadata entries for every checkpoint.
+  /// supplies further metadata entries for every checkpoint. `is_best` (optional) replaces the
+  /// checkpoint's own tracking of `monitor`: pass EarlyStopping's verdict so that a resumed run,
+  /// whose best so far comes from the checkpoint, never overwrites the true best.
   ModelCheckpoint(std::filesystem::path directory, std::string monitor = "val_loss",
                   bool save_best = true, bool save_last = true,
-                  std::function<CheckpointMetadata()> extra_metadata = nullptr);
+                  std::function<CheckpointMetadata()> extra_metadata = nullptr,
+                  std::function<bool(const EpochLogs&)> is_best = nullptr);
   /// Writes best (if `monitor` is logged, not NaN and improved) and then last.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:
+  /// Whether this epoch is the best so far (updating the checkpoint's own record).
+  bool improved(const EpochLogs& logs);
+
   std::filesystem::path directory_;
   std::string monitor_;
   bool save_best_, save_last_;
   std::function<CheckpointMetadata()> extra_metadata_;
+  std::function<bool(const EpochLogs&)> is_best_;
   std::optional<double> best_;
 };
 

@@ -125,15 +125,16 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         Var output = training_output(model, loss, Var(tensors.codes));
         check_output_shape(output, tensors);
         Var batch_loss_value = batch_loss(loss, output, tensors);
-        const double loss_value =
-            agreed_batch_loss(batch_loss_value.value().item(), strategy, epoch, step_in_epoch);
+        // One read of the loss per step (on a GPU, item() synchronises the stream).
+        const double local_loss = batch_loss_value.value().item();
+        const double loss_value = agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch);
         if (strategy != nullptr) strategy->before_backward();
         batch_loss_value.backward();
         if (strategy != nullptr) strategy->finish_gradients();
         optimizer.step();
         if (strategy != nullptr) strategy->after_step();
         ++global_step;
-        loss_sum += batch_loss_value.value().item() * static_cast<double>(tensors.size);
+        loss_sum += local_loss * static_cast<double>(tensors.size);
         samples += tensors.size;
         {
           // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).

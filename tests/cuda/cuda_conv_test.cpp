@@ -31,7 +31,7 @@ const ConvCase kCases[] = {
 
 double conv_tol(DType dtype) { return dtype == DType::kFloat64 ? 1e-10 : 1e-4; }
 
-void check_dense_conv(const ConvCase& c, DType dtype) {
+[[maybe_unused]] void check_dense_conv(const ConvCase& c, DType dtype) {
   const Tensor x = random_tensor({c.batch, c.channels, c.length}, 101, dtype);
   const Tensor w = random_tensor({c.filters, c.channels, c.kernel}, 102, dtype);
   const Tensor bias = random_tensor({c.filters}, 103, dtype);
