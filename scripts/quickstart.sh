@@ -29,22 +29,20 @@ install_missing() {
   fi
 }
 
+# configure_and_build [TARGET]: configures the build tree and builds TARGET (default: all).
 configure_and_build() {
   if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
-  cmake --build "$build_dir" -j "$jobs"
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build_dir" -j "$jobs" ${1:+--target "$1"}
 }
 
 case "$mode" in
   run)
     install_missing
-    configure_and_build
+    # The run needs only the program: tests, benchmarks and examples are built by `test`.
+    configure_and_build strand_exe
     shift || true
-    if [ -x "$build_dir/cli/strand" ]; then
-      "$build_dir/cli/strand" train "$@"
-    else
-      "$build_dir/bench/e2e_reference_model" "$@"
-    fi
+    "$build_dir/cli/strand" train "$@"
     ;;
   test)
     install_missing

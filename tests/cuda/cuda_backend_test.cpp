@@ -19,9 +19,8 @@ using namespace strand::testing;
 
 TEST_CASE("cuda: every registered CPU op has a CUDA kernel") {
 #ifndef STRAND_WITH_CUDA
-  std::printf("skipped: built without the CUDA backend\n");
-  MESSAGE("skipped: built without the CUDA backend");
-  return;
+  if (gpu_required()) FAIL("STRAND_REQUIRE_GPU=1 but strand was built without the CUDA backend");
+  STRAND_SKIP("built without the CUDA backend");
 #else
   std::set<std::string> cpu_ops, cuda_ops;
   for (const auto& kernel : registered_kernels()) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "tensor/ops.h"
 #include "test_helpers.h"
@@ -20,14 +22,23 @@ inline bool has_gpu() {
 #endif
 }
 
-/// Ends the test (as passed) with a printed "skipped: no CUDA device" when there is no GPU.
-#define STRAND_REQUIRE_GPU()                                                \
-  do {                                                                      \
-    if (!::strand::testing::has_gpu()) {                                    \
-      std::printf("skipped: no CUDA device (%s:%d)\n", __FILE__, __LINE__); \
-      MESSAGE("skipped: no CUDA device");                                   \
-      return;                                                               \
-    }                                                                       \
+/// Whether the environment demands a GPU (STRAND_REQUIRE_GPU=1, for runs on GPU machines): a
+/// test that would skip for want of a device fails instead.
+inline bool gpu_required() {
+  const char* value = std::getenv("STRAND_REQUIRE_GPU");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
+/// Without a usable GPU: skips the test (CTest reports it as Skipped), or fails it when
+/// STRAND_REQUIRE_GPU=1.
+#define STRAND_REQUIRE_GPU()                                                         \
+  do {                                                                               \
+    if (!::strand::testing::has_gpu()) {                                             \
+      if (::strand::testing::gpu_required()) {                                       \
+        FAIL("STRAND_REQUIRE_GPU=1 but no usable CUDA device (or no CUDA backend)"); \
+      }                                                                              \
+      STRAND_SKIP("no CUDA device");                                                 \
+    }                                                                                \
   } while (false)
 
 inline Tensor gpu(const Tensor& t) { return t.to(Device::cuda()); }

@@ -1,5 +1,6 @@
-// Checks the documentation's links: every relative link in docs/**/*.md and the examples'
-// READMEs points at a file or folder that exists, and a link whose text is a name in
+// Checks the documentation's links: every relative link in the repository's Markdown files
+// (README.md, docs/, examples/, bench/, data/, ...) points at a file or folder that exists inside
+// the repository (a user's clone has nothing beside it), and a link whose text is a name in
 // backticks, [`name`](path), names something the file contains (for a qualified name such as
 // `Adam::update`, every `::`-separated part). Links inside fenced code blocks are ignored, as
 // are URLs (scheme://...) and in-page anchors (#...).
@@ -84,18 +85,26 @@ bool names_something_in(const std::string& name, const std::string& content) {
   }
 }
 
+// Every Markdown file of the repository, skipping hidden folders and build trees.
 std::vector<fs::path> documents() {
   const fs::path root = strand::test::source_dir();
   std::vector<fs::path> files;
-  for (const char* dir : {"docs", "examples"}) {
-    if (!fs::exists(root / dir)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".md") {
-        files.push_back(entry.path());
-      }
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name.starts_with(".") || name.starts_with("build"))) {
+      it.disable_recursion_pending();
+      continue;
     }
+    if (it->is_regular_file() && it->path().extension() == ".md") files.push_back(it->path());
   }
   return files;
+}
+
+// Whether `target` lies inside the repository `root`.
+bool inside(const fs::path& target, const fs::path& root) {
+  const fs::path relative = fs::weakly_canonical(target).lexically_relative(fs::canonical(root));
+  return !relative.empty() && *relative.begin() != "..";
 }
 
 // Problems found in one document, one line each ("file:line: ...").
@@ -107,6 +116,10 @@ std::vector<std::string> check_document(const fs::path& document) {
     if (is_external(link.target)) continue;
     const fs::path target = document.parent_path() / link.target;
     const std::string at = where + ":" + std::to_string(link.line) + ": ";
+    if (!inside(target, root)) {
+      problems.push_back(at + "link leaves the repository: " + link.target);
+      continue;
+    }
     if (!fs::exists(target)) {
       problems.push_back(at + "link to a missing file: " + link.target);
       continue;
@@ -139,6 +152,13 @@ TEST_CASE("link extraction skips code fences and strips anchors") {
   CHECK(code_name("plain") == "");
   CHECK(names_something_in("Adam::update", "void Adam::update(size_t i)"));
   CHECK_FALSE(names_something_in("Adam::step", "void Adam::update(size_t i)"));
+}
+
+TEST_CASE("a link that leaves the repository is reported") {
+  const fs::path root = strand::test::source_dir();
+  CHECK(inside(root / "docs" / "design.md", root));
+  CHECK(inside(root / "docs" / ".." / "README.md", root));
+  CHECK_FALSE(inside(root / ".." / "shared" / "design" / "ARCHITECTURE.md", root));
 }
 
 TEST_CASE("docs links point at existing files and name what those files contain") {
