@@ -64,6 +64,9 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "cpu or cuda[:N]; cuda fails clearly where unsupported (config: device)");
   optional_flag(app, "--patience", o.patience,
                 "Early-stopping patience in epochs (config: early_stopping.patience)");
+  switch_flag(app, "--deterministic", o.deterministic, true,
+              "Bit-identical repeats on one device: no timed kernel choices, deterministic "
+              "cuDNN algorithms (config: deterministic)");
   switch_flag(app, "--no-early-stopping", o.early_stopping, false,
               "Train all epochs (config: early_stopping.enabled = false)");
   optional_flag(app, "--tensorboard-every", o.tensorboard_every_steps,

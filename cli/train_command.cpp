@@ -12,6 +12,7 @@
 #include "cli/model_builder.h"
 #include "dist/strategy.h"
 #include "layers/activations.h"
+#include "tensor/determinism.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #ifdef STRAND_WITH_CUDA
@@ -87,7 +88,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   std::ostream& out = chief ? chief_out : null_out;
   const int threads = resolved_threads(config);
   omp_set_num_threads(threads);
-  const Device device = Device::parse(config.device);
+  // The rank's own device (under mpirun each rank drives its own GPU, as its NCCL
+  // communicator does).
+  const Device device = run.device;
+  set_deterministic(config.deterministic || deterministic());
   out << "device: " << device.to_string() << "\n";
   out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
   if (run.world_size > 1) {

@@ -64,6 +64,8 @@ class Communicator {
 
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
+  /// The rank's index among the ranks on its host: the GPU it drives (0 in one process).
+  virtual int local_rank() const { return 0; }
   /// "mpi", "nccl" or "single".
   virtual std::string backend() const = 0;
 
@@ -90,6 +92,10 @@ class Communicator {
   std::vector<double> sum(std::vector<double> values);
   bool is_chief() const { return rank() == 0; }
 };
+
+/// True inside a job started by mpirun/mpiexec (or another PMI launcher): the launcher's
+/// environment variables are set. Needs no MPI library.
+bool launched_by_mpi();
 
 /// "[rank r/N] " for messages, so interleaved output of several ranks stays attributable.
 std::string rank_prefix(const Communicator& communicator);

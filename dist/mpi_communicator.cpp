@@ -300,14 +300,6 @@ int mpi_thread_level() {
   return provided;
 }
 
-bool launched_by_mpi() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE",
-                           "SLURM_NTASKS_PER_NODE_MPI"}) {
-    if (std::getenv(name) != nullptr) return true;
-  }
-  return false;
-}
-
 MpiCommunicator::MpiCommunicator(CommunicatorOptions options, MPI_Comm parent) : options_(options) {
   ensure_mpi_initialized();
   if (parent == MPI_COMM_NULL) parent = MPI_COMM_WORLD;
@@ -318,6 +310,10 @@ MpiCommunicator::MpiCommunicator(CommunicatorOptions options, MPI_Comm parent) :
   STRAND_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   STRAND_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   STRAND_MPI_CHECK(MPI_Comm_size(comm_, &world_size_));
+  MPI_Comm local = MPI_COMM_NULL;
+  STRAND_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
+  STRAND_MPI_CHECK(MPI_Comm_rank(local, &local_rank_));
+  STRAND_MPI_CHECK(MPI_Comm_free(&local));
   if (!options_.progress_thread) {
     progress_fallback_reason_ = "the progress thread is turned off";
   } else if (mpi_thread_level() < MPI_THREAD_MULTIPLE) {

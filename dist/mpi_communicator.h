@@ -35,8 +35,6 @@ void ensure_mpi_initialized();
 /// The thread support level MPI provides (MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE);
 /// initialises MPI when needed.
 int mpi_thread_level();
-/// True inside a job started by mpirun/mpiexec (or another PMI launcher).
-bool launched_by_mpi();
 
 class MpiCommunicator : public Communicator {
  public:
@@ -49,6 +47,7 @@ class MpiCommunicator : public Communicator {
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
+  int local_rank() const override { return local_rank_; }
   std::string backend() const override { return "mpi"; }
 
   std::unique_ptr<Work> all_reduce_async(Tensor& tensor, ReduceOp op, std::string what) override;
@@ -80,6 +79,7 @@ class MpiCommunicator : public Communicator {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int world_size_ = 1;
+  int local_rank_ = 0;  // index among the ranks of this host (MPI_COMM_TYPE_SHARED)
 };
 
 }  // namespace strand::dist

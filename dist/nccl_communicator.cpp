@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "dist/mpi_check.h"
 #include "dist/wait_policy.h"
+#include "kernels/cuda/cuda_device.h"
+#include "kernels/cuda/cuda_stream.h"
 
 namespace strand::dist {
 
@@ -38,16 +40,6 @@ ncclDataType_t nccl_float_type(const Tensor& tensor) {
       throw DistError(
           fmt::format("all_reduce: only float32/float64 tensors, got {}", tensor.describe()));
   }
-}
-
-// The rank's index among the ranks on its host: the GPU it drives.
-int local_rank(MPI_Comm comm) {
-  MPI_Comm local = MPI_COMM_NULL;
-  STRAND_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
-  int rank = 0;
-  STRAND_MPI_CHECK(MPI_Comm_rank(local, &rank));
-  STRAND_MPI_CHECK(MPI_Comm_free(&local));
-  return rank;
 }
 
 // One collective: an event recorded after it on the communicator's stream.
@@ -93,18 +85,27 @@ class NcclWork : public Work {
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(std::shared_ptr<MpiCommunicator> bootstrap, int device,
-                                   CommunicatorOptions options)
-    : bootstrap_(std::move(bootstrap)), options_(options) {
-  STRAND_CHECK(bootstrap_ != nullptr, "NcclCommunicator: needs the MPI communicator of the job");
-  device_ = device >= 0 ? device : local_rank(bootstrap_->comm());
+Device device_for_rank(Device requested, int local_rank) {
+  STRAND_CHECK(requested.is_cuda(), "device_for_rank: {} is not a CUDA device",
+               requested.to_string());
+  const int index = requested.index + local_rank;
   int devices = 0;
   STRAND_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  STRAND_CHECK(device_ < devices,
-               "{}NcclCommunicator: GPU {} requested but this host has {}: start at most one "
-               "rank per GPU on each host",
-               rank_prefix(*bootstrap_), device_, devices);
-  STRAND_CUDA_CHECK(cudaSetDevice(device_));
+  STRAND_CHECK(index < devices,
+               "local rank {} on {} needs GPU {} but this host has {}: start at most {} rank(s) "
+               "per host",
+               local_rank, requested.to_string(), index, devices,
+               std::max(devices - requested.index, 0));
+  return Device::cuda(index);
+}
+
+NcclCommunicator::NcclCommunicator(std::shared_ptr<Communicator> bootstrap, Device device,
+                                   CommunicatorOptions options)
+    : bootstrap_(std::move(bootstrap)), options_(options), device_(device) {
+  STRAND_CHECK(bootstrap_ != nullptr, "NcclCommunicator: needs the host communicator of the job");
+  STRAND_CHECK(device_.is_cuda(), "NcclCommunicator: {} is not a CUDA device", device_.to_string());
+  cuda::require_device(device_);  // makes it current: NCCL binds the communicator to it
+  stream_ = nullptr;
   STRAND_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   ncclUniqueId id;
   if (bootstrap_->rank() == 0) STRAND_NCCL_CHECK(ncclGetUniqueId(&id));
@@ -112,43 +113,80 @@ NcclCommunicator::NcclCommunicator(std::shared_ptr<MpiCommunicator> bootstrap, i
   std::memcpy(id_bytes.raw_data(), &id, sizeof(id));
   bootstrap_->broadcast(id_bytes, 0, "NCCL unique id broadcast");
   std::memcpy(&id, id_bytes.raw_data(), sizeof(id));
-  // Non-blocking initialisation, so a peer that never joins ends in a timeout, not a hang.
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
-  const ncclResult_t init =
-      ncclCommInitRankConfig(&comm_, bootstrap_->world_size(), id, bootstrap_->rank(), &config);
-  if (init != ncclInProgress) STRAND_NCCL_CHECK(init);
-  WaitPolicy policy(options_.timeout);
-  ncclResult_t state = ncclInProgress;
-  while (state == ncclInProgress) {
-    STRAND_NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
-    if (state == ncclInProgress && policy.expired()) {
-      ncclCommAbort(comm_);
-      aborted_ = true;
-      abort(fmt::format("{}timed out after {:.1f} s creating the NCCL communicator",
-                        rank_prefix(*this), policy.elapsed_seconds()),
-            kWatchdogExitCode);
-    }
-    if (state == ncclInProgress) policy.pause();
-  }
-  STRAND_NCCL_CHECK(state);
+  complete(
+      ncclCommInitRankConfig(&comm_, bootstrap_->world_size(), id, bootstrap_->rank(), &config),
+      "creating the NCCL communicator");
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  if (comm_ != nullptr && !aborted_) ncclCommDestroy(comm_);
+  if (comm_ != nullptr && !aborted_) {
+    // Finalize flushes outstanding operations; on a non-blocking communicator it may return
+    // ncclInProgress, so poll it to the end (bounded) before destroying.
+    try {
+      complete(ncclCommFinalize(comm_), "finalizing the NCCL communicator");
+      ncclCommDestroy(comm_);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "%s\n", error.what());
+    }
+  }
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-void NcclCommunicator::check_async_error(const std::string& what) {
-  ncclResult_t state = ncclSuccess;
-  STRAND_NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
-  if (state == ncclSuccess || state == ncclInProgress) return;
-  ncclCommAbort(comm_);
-  aborted_ = true;
-  const std::string message = fmt::format("{}NCCL failed during {}: {}", rank_prefix(*this), what,
-                                          ncclGetErrorString(state));
-  if (options_.abort_on_timeout) abort(message + "; aborting the job", 1);
+void NcclCommunicator::fail(const std::string& message, int exit_code) {
+  if (comm_ != nullptr && !aborted_) {
+    ncclCommAbort(comm_);
+    aborted_ = true;
+  }
+  if (options_.abort_on_timeout) abort(message + "; aborting the job", exit_code);
   throw DistError(message);
+}
+
+void NcclCommunicator::complete(ncclResult_t issued, const std::string& what) {
+  if (issued != ncclSuccess && issued != ncclInProgress) {
+    fail(fmt::format("{}NCCL failed {}: {} (NCCL error {})", rank_prefix(*this), what,
+                     ncclGetErrorString(issued), static_cast<int>(issued)),
+         1);
+  }
+  if (comm_ == nullptr) return;
+  WaitPolicy policy(options_.timeout);
+  ncclResult_t state = ncclInProgress;
+  while (true) {
+    const ncclResult_t query = ncclCommGetAsyncError(comm_, &state);
+    if (query != ncclSuccess) state = query;
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      fail(fmt::format("{}NCCL failed {}: {} (NCCL error {})", rank_prefix(*this), what,
+                       ncclGetErrorString(state), static_cast<int>(state)),
+           1);
+    }
+    if (policy.expired()) {
+      fail(fmt::format("{}timed out after {:.1f} s {} (nccl): another rank has died, failed or "
+                       "hangs",
+                       rank_prefix(*this), policy.elapsed_seconds(), what),
+           kWatchdogExitCode);
+    }
+    policy.pause();
+  }
+}
+
+void NcclCommunicator::check_async_error(const std::string& what) {
+  STRAND_CHECK(!aborted_, "{}: the NCCL communicator was aborted", what);
+  ncclResult_t state = ncclSuccess;
+  const ncclResult_t query = ncclCommGetAsyncError(comm_, &state);
+  if (query != ncclSuccess) state = query;
+  if (state == ncclSuccess || state == ncclInProgress) return;
+  fail(fmt::format("{}NCCL failed during {}: {}", rank_prefix(*this), what,
+                   ncclGetErrorString(state)),
+       1);
+}
+
+void NcclCommunicator::abort_communicator_for_test() {
+  if (comm_ != nullptr && !aborted_) {
+    ncclCommAbort(comm_);
+    aborted_ = true;
+  }
 }
 
 void NcclCommunicator::wait_for(cudaEvent_t done, const std::string& what) {
@@ -159,14 +197,10 @@ void NcclCommunicator::wait_for(cudaEvent_t done, const std::string& what) {
     if (state != cudaErrorNotReady) STRAND_CUDA_CHECK(state);
     check_async_error(what);
     if (policy.expired()) {
-      ncclCommAbort(comm_);
-      aborted_ = true;
-      const std::string message = fmt::format(
-          "{}timed out after {:.1f} s waiting for {} (nccl): another rank has died, failed or "
-          "hangs",
-          rank_prefix(*this), policy.elapsed_seconds(), what);
-      if (options_.abort_on_timeout) abort(message + "; aborting the job", kWatchdogExitCode);
-      throw DistError(message);
+      fail(fmt::format("{}timed out after {:.1f} s waiting for {} (nccl): another rank has died, "
+                       "failed or hangs",
+                       rank_prefix(*this), policy.elapsed_seconds(), what),
+           kWatchdogExitCode);
     }
     policy.pause();
   }
@@ -174,28 +208,33 @@ void NcclCommunicator::wait_for(cudaEvent_t done, const std::string& what) {
 
 std::unique_ptr<Work> NcclCommunicator::launch(Tensor& tensor, const std::string& what, bool reduce,
                                                ncclRedOp_t op, int root) {
-  STRAND_CHECK(tensor.defined() && tensor.is_contiguous() && tensor.device().is_cuda(),
-               "{}: the NCCL backend needs a contiguous CUDA tensor, got {}", what,
-               tensor.describe());
+  STRAND_CHECK(tensor.defined() && tensor.is_contiguous() && tensor.device() == device_,
+               "{}: the NCCL backend needs a contiguous tensor on {}, got {}", what,
+               device_.to_string(), tensor.describe());
   STRAND_CHECK(aborted_ == false, "{}: the NCCL communicator was aborted", what);
-  // The collective must see everything the compute stream wrote into the tensor.
+  cuda::require_device(device_);
+  const cudaStream_t compute = cuda::stream(device_);
+  // The collective must see everything strand's stream wrote into the tensor (the bucket
+  // copies of the mirrored strategy run there).
   cudaEvent_t ready = nullptr, done = nullptr;
   STRAND_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-  STRAND_CUDA_CHECK(cudaEventRecord(ready, cudaStreamLegacy));
+  STRAND_CUDA_CHECK(cudaEventRecord(ready, compute));
   STRAND_CUDA_CHECK(cudaStreamWaitEvent(stream_, ready, 0));
   STRAND_CUDA_CHECK(cudaEventDestroy(ready));
   void* data = tensor.raw_data();
   if (reduce) {
-    STRAND_NCCL_CHECK(ncclAllReduce(data, data, static_cast<size_t>(tensor.numel()),
-                                    nccl_float_type(tensor), op, comm_, stream_));
+    complete(ncclAllReduce(data, data, static_cast<size_t>(tensor.numel()), nccl_float_type(tensor),
+                           op, comm_, stream_),
+             "enqueuing " + what);
   } else {
     const size_t bytes = static_cast<size_t>(tensor.numel()) * dtype_size(tensor.dtype());
-    STRAND_NCCL_CHECK(ncclBroadcast(data, data, bytes, ncclUint8, root, comm_, stream_));
+    complete(ncclBroadcast(data, data, bytes, ncclUint8, root, comm_, stream_),
+             "enqueuing " + what);
   }
   STRAND_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   STRAND_CUDA_CHECK(cudaEventRecord(done, stream_));
-  // Later compute (the optimizer step) must wait for the reduced values.
-  STRAND_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, done, 0));
+  // Later work on strand's stream (the optimizer step) must wait for the reduced values.
+  STRAND_CUDA_CHECK(cudaStreamWaitEvent(compute, done, 0));
   return std::make_unique<NcclWork>(this, done, tensor, what);
 }
 

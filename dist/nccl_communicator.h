@@ -1,7 +1,15 @@
-// NcclCommunicator: collectives over NCCL for CUDA tensors, one process per GPU. MPI starts
-// the processes and carries the bootstrap (rank 0's ncclUniqueId) and the host-side metric
-// gathers. NCCL calls cannot time out either, so waits poll a CUDA event and
-// ncclCommGetAsyncError with a deadline and call ncclCommAbort on a timeout or an error.
+// NcclCommunicator: collectives over NCCL for CUDA tensors, one process per GPU. A host
+// communicator (MPI across processes; the single-process one for one rank) carries the
+// bootstrap (rank 0's ncclUniqueId) and the host-side metric gathers.
+//
+// Ordering: a collective waits for an event recorded on strand's own stream of the device (the
+// stream every op of the step runs on, non-blocking, so the legacy default stream orders
+// nothing against it), and strand's stream waits for the collective before the optimizer step.
+//
+// The communicator is non-blocking (config.blocking = 0), so a peer that never joins ends in a
+// timeout instead of a hang. Any NCCL call may then return ncclInProgress: every call is
+// followed by polling ncclCommGetAsyncError against the deadline, and the communicator is
+// finalized (ncclCommFinalize, polled the same way) before it is destroyed.
 #pragma once
 
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
@@ -11,7 +19,7 @@
 
 #include <memory>
 
-#include "dist/mpi_communicator.h"
+#include "dist/communicator.h"
 
 namespace strand::dist {
 
@@ -22,22 +30,24 @@ void check_cuda(cudaError_t result, const char* call, const char* file, int line
 
 class NcclCommunicator : public Communicator {
  public:
-  /// Joins the NCCL communicator of every rank of `bootstrap` on GPU `device` (-1: the rank's
-  /// index among the ranks of its host, i.e. one GPU per process).
-  explicit NcclCommunicator(std::shared_ptr<MpiCommunicator> bootstrap, int device = -1,
-                            CommunicatorOptions options = {});
+  /// Joins the NCCL communicator of every rank of `bootstrap` on GPU `device`: the device the
+  /// rank's tensors live on (device_for_rank() picks one per process).
+  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, Device device,
+                   CommunicatorOptions options = {});
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
   int rank() const override { return bootstrap_->rank(); }
   int world_size() const override { return bootstrap_->world_size(); }
+  int local_rank() const override { return bootstrap_->local_rank(); }
+  Device device() const { return device_; }
   std::string backend() const override { return "nccl"; }
 
   std::unique_ptr<Work> all_reduce_async(Tensor& tensor, ReduceOp op, std::string what) override;
   std::unique_ptr<Work> broadcast_async(Tensor& tensor, int root, std::string what) override;
   void barrier() override;
-  /// Host values (metrics) go over MPI.
+  /// Host values (metrics) go over the bootstrap communicator.
   std::vector<double> all_gather(std::span<const double> values) override;
   [[noreturn]] void abort(const std::string& reason, int exit_code = 1) override;
 
@@ -47,18 +57,32 @@ class NcclCommunicator : public Communicator {
   /// Throws (after ncclCommAbort) when NCCL reports an asynchronous error.
   void check_async_error(const std::string& what);
 
+  /// Test hook: aborts the communicator as a failed peer would (collectives then fail fast).
+  void abort_communicator_for_test();
+
  private:
+  /// Polls ncclCommGetAsyncError until the last call on the non-blocking communicator has left
+  /// the ncclInProgress state; aborts on an error or past the deadline.
+  void complete(ncclResult_t issued, const std::string& what);
+  [[noreturn]] void fail(const std::string& message, int exit_code);
   std::unique_ptr<Work> launch(Tensor& tensor, const std::string& what, bool reduce, ncclRedOp_t op,
                                int root);
 
-  std::shared_ptr<MpiCommunicator> bootstrap_;
+  std::shared_ptr<Communicator> bootstrap_;
   CommunicatorOptions options_;
-  int device_ = 0;
+  Device device_;
   ncclComm_t comm_ = nullptr;
-  cudaStream_t stream_ = nullptr;  // collectives run here, ordered after the compute stream
+  cudaStream_t stream_ = nullptr;  // collectives run here, ordered after strand's stream
   bool aborted_ = false;
 };
 
+}  // namespace strand::dist
+
+namespace strand::dist {
+/// The GPU a rank drives: CUDA ordinal `requested.index + local_rank` (one GPU per process on
+/// each host, counted from the configured device). Throws naming the device count when the host
+/// has too few GPUs.
+Device device_for_rank(Device requested, int local_rank);
 }  // namespace strand::dist
 
 #define STRAND_NCCL_CHECK(call) ::strand::dist::check_nccl((call), #call, __FILE__, __LINE__)

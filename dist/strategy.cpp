@@ -6,7 +6,9 @@
 #include <cstdlib>
 
 #include "dist/mirrored_strategy.h"
+#ifdef STRAND_WITH_MPI
 #include "dist/mpi_communicator.h"
+#endif
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
 #include "dist/nccl_communicator.h"
 #endif
@@ -65,11 +67,15 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
     config.communicator.progress_interval = std::chrono::microseconds(std::atoll(interval));
   }
   DistributedRun run;
+  run.device = config.device;
   if (launched_by_mpi()) {
+#ifdef STRAND_WITH_MPI
     auto mpi = std::make_shared<MpiCommunicator>(config.communicator);
     if (config.device.is_cuda()) {
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
-      run.communicator = std::make_shared<NcclCommunicator>(mpi, -1, config.communicator);
+      // One GPU per rank, the same one for the rank's tensors and its NCCL communicator.
+      run.device = device_for_rank(config.device, mpi->local_rank());
+      run.communicator = std::make_shared<NcclCommunicator>(mpi, run.device, config.communicator);
 #else
       throw Error(
           "data-parallel training on CUDA needs the NCCL backend: this strand was built without "
@@ -78,6 +84,11 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
     } else {
       run.communicator = mpi;
     }
+#else
+    throw Error(
+        "this process was started by an MPI launcher, but this strand was built without MPI "
+        "(-DSTRAND_MPI=OFF): run it without mpirun, or rebuild with -DSTRAND_MPI=ON");
+#endif
   } else {
     run.communicator = std::make_shared<SingleProcessCommunicator>();
   }

@@ -39,7 +39,8 @@ struct StrategyConfig {
   bool average_optimizer_state = false;
   CommunicatorOptions communicator;
   /// Where parameters and gradients live: CUDA runs all-reduce with NCCL (one GPU per rank,
-  /// bootstrapped over MPI), CPU runs with MPI.
+  /// bootstrapped over MPI), CPU runs with MPI. For CUDA under mpirun, the first GPU of the
+  /// host's ranks: local rank r uses ordinal device.index + r.
   Device device = Device::cpu();
 };
 
@@ -50,6 +51,9 @@ struct DistributedRun {
   std::unique_ptr<train::DistributedStrategy> strategy;
   int rank = 0;
   int world_size = 1;
+  /// Where this rank's model lives: the configured device, or for a CUDA run under mpirun the
+  /// rank's own GPU (configured ordinal + local rank), the one its NCCL communicator uses.
+  Device device = Device::cpu();
   /// Only the chief writes logs, TensorBoard events and checkpoints.
   bool is_chief() const { return rank == 0; }
 };

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "dist/mirrored_strategy.h"
+#ifdef STRAND_WITH_MPI
 #include "dist/mpi_check.h"
+#endif
 #include "dist/parameter_averaging.h"
 #include "dist/single_process_communicator.h"
 #include "dist/strategy.h"
@@ -26,6 +28,7 @@ using testing::make_loader;
 using testing::make_small_model;
 using testing::make_source;
 
+#ifdef STRAND_WITH_MPI
 struct JobResult {
   int exit_code = 0;
   std::string output;
@@ -51,6 +54,7 @@ JobResult run_fault_job(const std::string& scenario) {
                       << result.output);
   return result;
 }
+#endif  // STRAND_WITH_MPI
 
 }  // namespace
 
@@ -146,6 +150,7 @@ TEST_CASE("environment factory: a plain process runs single-process without a st
   CHECK_NOTHROW(make_strategy_from_environment(config));  // one rank needs no strategy
 }
 
+#ifdef STRAND_WITH_MPI
 TEST_CASE("mpi check: an error code becomes an exception naming the call and MPI's text") {
   try {
     STRAND_MPI_CHECK(MPI_ERR_COUNT);
@@ -180,5 +185,7 @@ TEST_CASE("faults: a hung rank makes its peers' watchdog abort the job after the
   CHECK(job.output.find("[rank 0/2] timed out after") != std::string::npos);
   CHECK(job.output.find("aborting the job") != std::string::npos);
 }
+
+#endif  // STRAND_WITH_MPI
 
 }  // namespace strand::dist
