@@ -281,6 +281,7 @@ RunConfig parse_config(const json& value) {
   reader.read("output_dir", config.output_dir);
   reader.read("tensorboard_every_steps", config.tensorboard_every_steps);
   reader.read("device", config.device);
+  reader.read("deterministic", config.deterministic);
   reader.read("init_weights", config.init_weights);
   if (const json* freeze = reader.find("freeze")) {
     if (!freeze->is_array()) {
@@ -401,6 +402,7 @@ json to_json(const RunConfig& c) {
   out["output_dir"] = c.output_dir;
   out["tensorboard_every_steps"] = c.tensorboard_every_steps;
   out["device"] = c.device;
+  out["deterministic"] = c.deterministic;
   out["init_weights"] = c.init_weights;
   out["freeze"] = c.freeze;
   const DistributedConfig& d = c.distributed;
@@ -509,6 +511,7 @@ std::vector<std::string> ConfigOverrides::keys() const {
   note(optimizer, "optimizer.name");
   note(loss, "loss");
   note(device, "device");
+  note(deterministic, "deterministic");
   note(output_dir, "output_dir");
   note(init_weights, "init_weights");
   note(seed, "seed");
@@ -550,6 +553,7 @@ void apply_overrides(RunConfig& c, const ConfigOverrides& o) {
   if (o.learning_rate) c.optimizer.learning_rate = *o.learning_rate;
   if (o.loss) c.loss = *o.loss;
   if (o.device) c.device = *o.device;
+  if (o.deterministic) c.deterministic = *o.deterministic;
   if (o.output_dir) c.output_dir = *o.output_dir;
   if (o.init_weights) c.init_weights = *o.init_weights;
   if (o.seed) c.seed = *o.seed;

@@ -105,6 +105,9 @@ struct RunConfig {
   std::string output_dir = "runs";
   int64_t tensorboard_every_steps = 50;
   std::string device = "cpu";
+  /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
+  /// cuDNN algorithms only (tensor/determinism.h).
+  bool deterministic = false;
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
   DistributedConfig distributed;
@@ -137,7 +140,7 @@ struct ConfigOverrides {
   std::optional<double> learning_rate;
   std::optional<std::string> optimizer, loss, device, output_dir, init_weights;
   std::optional<uint64_t> seed;
-  std::optional<bool> early_stopping;
+  std::optional<bool> early_stopping, deterministic;
   std::optional<std::vector<int64_t>> freeze;
   // Files data: any of these switches data.source to "files".
   std::optional<std::string> fasta, intervals, valid_fasta, valid_intervals, test_fasta,

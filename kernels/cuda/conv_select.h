@@ -5,7 +5,10 @@
 // shape/params/dtype runs both implementations (one warm-up and three timed runs each, CUDA
 // events) and keeps the faster for that shape from then on. cuDNN takes part only for float32
 // with symmetric padding, in a build with cuDNN; during CUDA graph capture nothing is timed
-// (an unmeasured shape uses strand's kernel). The one-hot and fused ops always use strand's own
+// (an unmeasured shape uses strand's kernel). In deterministic mode (tensor/determinism.h)
+// nothing is timed and strand's kernels run, unless kCudnn is forced, which then uses only the
+// algorithms cuDNN reports as deterministic. cuDNN's descriptors, algorithms and workspace are
+// kept per shape (a plan), not rebuilt per call. The one-hot and fused ops always use strand's own
 // kernels (cuDNN has no gather convolution).
 #pragma once
 

@@ -2,7 +2,9 @@
 // conv_select.h), the one-hot gather Conv1D and the fused Conv1D+ReLU+GlobalMaxPool.
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -11,6 +13,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_device.h"
 #include "tensor/conv_geometry.h"
+#include "tensor/determinism.h"
 #include "tensor/op_declarations.h"
 
 #ifdef STRAND_WITH_CUDNN
@@ -78,9 +81,14 @@ cudnnHandle_t cudnn_handle(Device device) {
 }
 
 // Conv1D as a 2-D convolution of height 1: x (B, C, 1, L), w (O, C, 1, K), y (B, O, 1, L_out).
+// One plan per shape (and device and determinism setting), built on first use and kept: its
+// descriptors, the algorithm of each pass and a workspace sized for them. Rebuilding these on
+// every call cost a heuristics query and a workspace allocation per op; a plan also keeps a
+// captured CUDA graph's workspace pointer valid across replays.
 class CudnnConv {
  public:
-  explicit CudnnConv(const Conv1dGeometry& g) {
+  CudnnConv(const Conv1dGeometry& g, Device device, bool deterministic)
+      : device_(device), deterministic_(deterministic) {
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
     STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
@@ -109,55 +117,109 @@ class CudnnConv {
   CudnnConv(const CudnnConv&) = delete;
   CudnnConv& operator=(const CudnnConv&) = delete;
 
-  void forward(Device device, const void* x, const void* w, void* y) {
-    cudnnHandle_t h = cudnn_handle(device);
-    int found = 0;
-    cudnnConvolutionFwdAlgoPerf_t perf[8];
-    STRAND_CUDNN_CHECK(
-        cudnnGetConvolutionForwardAlgorithm_v7(h, x_, w_, conv_, y_, 8, &found, perf));
-    STRAND_CHECK(found > 0, "cuDNN offers no forward algorithm");
-    const Tensor workspace = scratch(device, perf[0].memory);
+  void forward(const void* x, const void* w, void* y) {
+    cudnnHandle_t h = cudnn_handle(device_);
+    if (!forward_) {
+      int found = 0;
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      STRAND_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+          h, x_, w_, conv_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+      forward_ = pick(perf, found, "forward");
+    }
     const float one = 1.0f, zero = 0.0f;
-    STRAND_CUDNN_CHECK(cudnnConvolutionForward(h, &one, x_, x, w_, w, conv_, perf[0].algo,
-                                               optional_mut(workspace), perf[0].memory, &zero, y_,
-                                               y));
+    STRAND_CUDNN_CHECK(cudnnConvolutionForward(h, &one, x_, x, w_, w, conv_, forward_->algo,
+                                               workspace(forward_->bytes), forward_->bytes, &zero,
+                                               y_, y));
   }
-  void backward_input(Device device, const void* dy, const void* w, void* dx) {
-    cudnnHandle_t h = cudnn_handle(device);
-    int found = 0;
-    cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-    STRAND_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_, y_, conv_, x_, 8, &found, perf));
-    STRAND_CHECK(found > 0, "cuDNN offers no backward-data algorithm");
-    const Tensor workspace = scratch(device, perf[0].memory);
+  void backward_input(const void* dy, const void* w, void* dx) {
+    cudnnHandle_t h = cudnn_handle(device_);
+    if (!backward_data_) {
+      int found = 0;
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+          h, w_, y_, conv_, x_, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+      backward_data_ = pick(perf, found, "backward-data");
+    }
     const float one = 1.0f, zero = 0.0f;
-    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, w_, w, y_, dy, conv_, perf[0].algo,
-                                                    optional_mut(workspace), perf[0].memory, &zero,
-                                                    x_, dx));
+    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardData(
+        h, &one, w_, w, y_, dy, conv_, backward_data_->algo, workspace(backward_data_->bytes),
+        backward_data_->bytes, &zero, x_, dx));
   }
-  void backward_weight(Device device, const void* dy, const void* x, void* dw) {
-    cudnnHandle_t h = cudnn_handle(device);
-    int found = 0;
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
-    STRAND_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_, y_, conv_, w_, 8, &found, perf));
-    STRAND_CHECK(found > 0, "cuDNN offers no backward-filter algorithm");
-    const Tensor workspace = scratch(device, perf[0].memory);
+  void backward_weight(const void* dy, const void* x, void* dw) {
+    cudnnHandle_t h = cudnn_handle(device_);
+    if (!backward_filter_) {
+      int found = 0;
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          h, x_, y_, conv_, w_, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf));
+      backward_filter_ = pick(perf, found, "backward-filter");
+    }
     const float one = 1.0f, zero = 0.0f;
-    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, x_, x, y_, dy, conv_, perf[0].algo,
-                                                      optional_mut(workspace), perf[0].memory,
-                                                      &zero, w_, dw));
+    STRAND_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+        h, &one, x_, x, y_, dy, conv_, backward_filter_->algo, workspace(backward_filter_->bytes),
+        backward_filter_->bytes, &zero, w_, dw));
   }
 
  private:
-  static Tensor scratch(Device device, size_t bytes) {
-    if (bytes == 0) return Tensor();
-    return Tensor::empty({static_cast<int64_t>(bytes)}, DType::kUInt8, device);
+  template <typename Algo>
+  struct Choice {
+    Algo algo;
+    size_t bytes;
+  };
+  // The heuristics' ranking, best first. An entry may carry a failure status (the algorithm
+  // does not support the shape), may need tensor-op math we did not allow, or may be
+  // non-deterministic: the first entry that passes every check is used.
+  template <typename Perf>
+  std::optional<Choice<decltype(Perf{}.algo)>> pick(const Perf* perf, int found,
+                                                    const char* pass) const {
+    constexpr size_t kMaxWorkspace = size_t{512} << 20;
+    for (int k = 0; k < found; ++k) {
+      if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
+      if (perf[k].mathType != CUDNN_FMA_MATH && perf[k].mathType != CUDNN_DEFAULT_MATH) continue;
+      if (deterministic_ && perf[k].determinism != CUDNN_DETERMINISTIC) continue;
+      if (perf[k].memory > kMaxWorkspace) continue;
+      return Choice<decltype(Perf{}.algo)>{perf[k].algo, perf[k].memory};
+    }
+    throw Error(fmt::format("cuDNN offers no usable {} algorithm for this shape ({} candidates{})",
+                            pass, found, deterministic_ ? ", deterministic ones only" : ""));
   }
+  void* workspace(size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (workspace_bytes_ < bytes) {
+      STRAND_CHECK(!capturing(device_),
+                   "cuDNN workspace must grow during CUDA graph capture: run the step once "
+                   "before capturing it");
+      workspace_ = Tensor::empty({static_cast<int64_t>(bytes)}, DType::kUInt8, device_);
+      workspace_bytes_ = bytes;
+    }
+    return workspace_.raw_data();
+  }
+
+  Device device_;
+  bool deterministic_;
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
+  std::optional<Choice<cudnnConvolutionFwdAlgo_t>> forward_;
+  std::optional<Choice<cudnnConvolutionBwdDataAlgo_t>> backward_data_;
+  std::optional<Choice<cudnnConvolutionBwdFilterAlgo_t>> backward_filter_;
+  Tensor workspace_;
+  size_t workspace_bytes_ = 0;
 };
+
+// The plan of a shape; plans live until the process ends (one per distinct layer shape).
+CudnnConv& cudnn_plan(const Conv1dGeometry& g, Device device) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<CudnnConv>> plans;
+  const bool exact = deterministic();
+  const std::string key = fmt::format(
+      "{} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, device.index, g.batch, g.in_channels,
+      g.length, g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
+  std::lock_guard lock(mutex);
+  std::unique_ptr<CudnnConv>& plan = plans[key];
+  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact);
+  return *plan;
+}
 #endif
 
 bool cudnn_can_run(const Conv1dGeometry& g, DType dtype, const Conv1dParams& p) {
@@ -171,6 +233,15 @@ bool cudnn_can_run(const Conv1dGeometry& g, DType dtype, const Conv1dParams& p) 
   return false;
 #endif
 }
+
+// A CUDA event that is destroyed with its scope.
+struct ScopedEvent {
+  ScopedEvent() { STRAND_CUDA_CHECK(cudaEventCreate(&event)); }
+  ~ScopedEvent() { cudaEventDestroy(event); }
+  ScopedEvent(const ScopedEvent&) = delete;
+  ScopedEvent& operator=(const ScopedEvent&) = delete;
+  cudaEvent_t event = nullptr;
+};
 
 // Runs `own` or `library` per the policy and the remembered (or now measured) choice.
 template <typename Own, typename Library>
@@ -191,18 +262,18 @@ void run_selected(ConvPass pass, const Conv1dGeometry& g, DType dtype, const Con
   if (policy == ConvAlgorithm::kOwn) return own();
   if (policy == ConvAlgorithm::kCudnn) return library();
   if (capturing(device)) return own();  // no timing inside a graph capture
+  // A timed choice can differ between runs; strand's kernels are deterministic.
+  if (deterministic()) return own();
   const cudaStream_t s = stream(device);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  STRAND_CUDA_CHECK(cudaEventCreate(&start));
-  STRAND_CUDA_CHECK(cudaEventCreate(&stop));
+  const ScopedEvent start, stop;  // destroyed on every exit, a throwing run included
   const auto time = [&](auto&& run) {
     run();  // warm-up (and cuDNN's heuristics)
-    STRAND_CUDA_CHECK(cudaEventRecord(start, s));
+    STRAND_CUDA_CHECK(cudaEventRecord(start.event, s));
     for (int i = 0; i < 3; ++i) run();
-    STRAND_CUDA_CHECK(cudaEventRecord(stop, s));
-    STRAND_CUDA_CHECK(cudaEventSynchronize(stop));
+    STRAND_CUDA_CHECK(cudaEventRecord(stop.event, s));
+    STRAND_CUDA_CHECK(cudaEventSynchronize(stop.event));
     float ms = 0.0f;
-    STRAND_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    STRAND_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event, stop.event));
     return static_cast<double>(ms) / 3.0;
   };
   ConvChoice choice;
@@ -215,8 +286,6 @@ void run_selected(ConvPass pass, const Conv1dGeometry& g, DType dtype, const Con
   }
   choice.own_ms = time(own);  // runs last, so `out` holds strand's result either way
   choice.chosen = choice.cudnn_ms >= 0.0 && choice.cudnn_ms < choice.own_ms ? "cudnn" : "own";
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   std::lock_guard lock(state.mutex);
   state.choices[key] = choice;
 }
@@ -239,7 +308,7 @@ void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Con
       },
       [&] {
 #ifdef STRAND_WITH_CUDNN
-        CudnnConv(g).forward(device, xc.raw_data(), wc.raw_data(), out.raw_data());
+        cudnn_plan(g, device).forward(xc.raw_data(), wc.raw_data(), out.raw_data());
         k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
                             out.raw_data(), s);
 #endif
@@ -260,7 +329,7 @@ void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const C
       },
       [&] {
 #ifdef STRAND_WITH_CUDNN
-        CudnnConv(g).backward_input(device, go.raw_data(), wc.raw_data(), grad_x.raw_data());
+        cudnn_plan(g, device).backward_input(go.raw_data(), wc.raw_data(), grad_x.raw_data());
 #endif
       });
 }
@@ -279,7 +348,7 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
       },
       [&] {
 #ifdef STRAND_WITH_CUDNN
-        CudnnConv(g).backward_weight(device, go.raw_data(), xc.raw_data(), grad_w.raw_data());
+        cudnn_plan(g, device).backward_weight(go.raw_data(), xc.raw_data(), grad_w.raw_data());
 #endif
       });
 }
