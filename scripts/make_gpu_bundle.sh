@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the relocatable GPU bundle: strand, its test and benchmark programs, libstrand.so and
+# every non-CUDA shared library they need, for hosts that have the NVIDIA driver and the CUDA 13
+# runtime libraries (cuBLAS, cuDNN, NCCL; e.g. the nvidia-* Python wheels) but none of strand's
+# other dependencies (HTSlib, fmt, OpenMP runtime, ...) and no compiler or network.
+#
+#   bash scripts/make_gpu_bundle.sh [OUT_DIR]      (default OUT_DIR: build-bundle/out)
+#
+# Result: OUT_DIR/strand-<version>-cuda13-x86_64.tar.gz holding
+#   bin/      strand, test_*, bench_*, e2e_* (RPATH $ORIGIN/../lib) and the scripts below
+#   lib/      libstrand.so and the bundled libraries (glibc and CUDA stay the host's)
+#   share/strand/source/   the repository's tracked files: tests read their fixtures here
+# CPU code targets x86-64-v3 (AVX2, FMA), not this machine: -march=native binaries can fault on
+# another vendor's CPU. GPU code targets sm_80 and sm_90 (STRAND_BUNDLE_CUDA_ARCHS overrides).
+# docs/cuda.md says how to run and check it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+out_dir="$(realpath -m "${1:-build-bundle/out}")"
+build_dir="${STRAND_BUNDLE_BUILD_DIR:-build-bundle}"
+archs="${STRAND_BUNDLE_CUDA_ARCHS:-80;90}"
+jobs="$(nproc)"
+
+packages=(build-essential cmake pkg-config git libhts-dev zlib1g-dev doctest-dev libcli11-dev
+          nlohmann-json3-dev libfmt-dev libbenchmark-dev patchelf)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+command -v nvcc >/dev/null || { echo "make_gpu_bundle: nvcc not found (/usr/local/cuda/bin)" >&2; exit 1; }
+
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTRAND_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="$archs" -DSTRAND_NATIVE=OFF -DSTRAND_CPU_ARCH=x86-64-v3 \
+  -DSTRAND_MPI=OFF -DBUILD_SHARED_LIBS=ON -DSTRAND_BUILD_EXAMPLES=OFF "${launcher[@]}"
+cmake --build "$build_dir" -j "$jobs"
+
+version="$(sed -n 's/^project(strand VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+name="strand-${version}-cuda13-x86_64"
+stage="$build_dir/bundle-stage/$name"
+rm -rf "$stage" "$out_dir/$name.tar.gz"
+mkdir -p "$out_dir"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/share/strand/source"
+
+# Programs: the CLI, every test and benchmark executable of the build tree.
+cp "$build_dir/cli/strand" "$stage/bin/"
+find "$build_dir/tests" "$build_dir/bench" -maxdepth 1 -type f -executable \
+  \( -name 'test_*' -o -name 'bench_*' -o -name 'e2e_*' \) -exec cp {} "$stage/bin/" \;
+cp "$build_dir"/libstrand.so* "$stage/lib/"
+cp scripts/bundle/run_tests.sh scripts/bundle/cuda_library_path.sh "$stage/bin/"
+
+# Shared libraries: everything the programs resolve here except glibc, the dynamic loader and
+# the CUDA libraries (the host's driver and runtime must match each other, so they are never
+# bundled).
+host_only='^(linux-vdso|ld-linux|libc\.so|libm\.so|libmvec|libpthread|libdl\.so|librt\.so|libresolv|libutil|libcuda\.so|libcudart|libcublas|libcudnn|libnccl|libnvrtc|libnvJitLink|libcufft|libcurand|libcusparse|libcusolver|libnvidia)'
+while read -r lib path; do
+  [[ "$lib" =~ $host_only ]] && continue
+  [ -f "$stage/lib/$lib" ] || cp -L "$path" "$stage/lib/$lib"
+done < <(for binary in "$stage"/bin/* "$stage"/lib/libstrand.so*; do
+           file -L "$binary" | grep -q ELF || continue
+           LD_LIBRARY_PATH="$stage/lib" ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+         done | sort -u)
+# DT_RPATH (not RUNPATH) on the programs applies to every library they load, bundled ones'
+# own dependencies included; CUDA libraries, not bundled, are then found through
+# LD_LIBRARY_PATH or the system paths.
+for binary in "$stage"/bin/*; do
+  file -L "$binary" | grep -q ELF || continue
+  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$binary"
+done
+for library in "$stage"/lib/*; do
+  patchelf --force-rpath --set-rpath '$ORIGIN' "$library"
+done
+
+# The tests' fixtures, configs and the motif library: the repository's own files.
+git ls-files -z --cached --others --exclude-standard |
+  tar --null -T - -cf - | tar -xf - -C "$stage/share/strand/source"
+cat >"$stage/README.txt" <<EOF
+strand $version GPU bundle (CUDA 13, sm_${archs//;/ sm_}; CPU code for x86-64-v3).
+Needs: the NVIDIA driver and the CUDA 13 runtime libraries (libcudart, libcublas, libcudnn,
+libnccl) on the usual paths or LD_LIBRARY_PATH. Nothing else.
+  eval "\$(bin/cuda_library_path.sh)"   # finds them (system, /usr/local/cuda, nvidia-* wheels)
+  bin/strand train --device cuda         # the reference experiment on the GPU
+  STRAND_REQUIRE_GPU=1 bin/run_tests.sh  # the whole test suite; GPU cases may not skip
+See share/strand/source/docs/cuda.md.
+EOF
+tar -C "$(dirname "$stage")" -czf "$out_dir/$name.tar.gz" "$name"
+size=$(stat -c %s "$out_dir/$name.tar.gz")
+echo "bundle: $out_dir/$name.tar.gz ($((size / 1024 / 1024)) MiB)"
+if ((size >= 64 * 1024 * 1024)); then
+  echo "make_gpu_bundle: the bundle is over the 64 MiB limit" >&2
+  exit 1
+fi
