@@ -39,8 +39,8 @@ std::string bench_dir() {
 std::string ce_fasta() {
   const std::string path = bench_dir() + "/ce.fa";
   if (!std::filesystem::exists(path)) {
-    std::filesystem::copy_file(std::string(STRAND_SOURCE_DIR) + "/../shared/data/genomes/ce.fa",
-                               path);
+    std::filesystem::copy_file(
+        std::string(STRAND_SOURCE_DIR) + "/tests/data/fixtures/genomes/ce.fa", path);
   }
   return path;
 }

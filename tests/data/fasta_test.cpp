@@ -57,10 +57,10 @@ void make_older(const std::string& path) {
 
 TEST_CASE("ce.fa regions are identical to samtools faidx") {
   TempDir dir;
-  const std::string fa = dir.copy_in(shared_file("genomes/ce.fa"), "ce.fa");
+  const std::string fa = dir.copy_in(fixture("genomes/ce.fa"), "ce.fa");
   FastaReader reader(fa);
   CHECK(reader.index_paths().built);
-  CHECK(read_text(fa + ".fai") == read_text(shared_file("genomes/ce.fa.fai")));
+  CHECK(read_text(fa + ".fai") == read_text(fixture("genomes/ce.fa.fai")));
   REQUIRE(reader.contigs().size() == 7);
   CHECK(reader.contigs()[0].name == "CHROMOSOME_I");
   CHECK(reader.contigs()[0].length == 1009800);
@@ -70,7 +70,7 @@ TEST_CASE("ce.fa regions are identical to samtools faidx") {
 
 TEST_CASE("BGZF yeast_small.fa.gz: index like samtools regions identical") {
   TempDir dir;
-  const std::string fa = dir.copy_in(shared_file("genomes/yeast_small.fa.gz"), "y.fa.gz");
+  const std::string fa = dir.copy_in(fixture("genomes/yeast_small.fa.gz"), "y.fa.gz");
   FastaReader reader(fa);
   CHECK(reader.index_paths().bgzf);
   CHECK(std::filesystem::exists(fa + ".gzi"));
@@ -80,11 +80,11 @@ TEST_CASE("BGZF yeast_small.fa.gz: index like samtools regions identical") {
 
 TEST_CASE("faidx edge cases: the built index matches htslib's expected index") {
   TempDir dir;
-  const std::string fa = dir.copy_in(shared_file("faidx-edge-cases/faidx.fa"), "faidx.fa");
+  const std::string fa = dir.copy_in(fixture("faidx-edge-cases/faidx.fa"), "faidx.fa");
   FastaOptions options;
   options.allow_loose_headers = true;
   FastaReader reader(fa, options);
-  CHECK(read_text(fa + ".fai") == read_text(shared_file("faidx-edge-cases/faidx.fa.expected.fai")));
+  CHECK(read_text(fa + ".fai") == read_text(fixture("faidx-edge-cases/faidx.fa.expected.fai")));
   CHECK(reader.fetch("trailingblank3", 0, 5) == "ACGTA");  // CRLF record
   CHECK(reader.fetch("foo", 0, 8) == "TGCATGCA");
   CHECK(std::filesystem::directory_iterator(dir.path()) != std::filesystem::directory_iterator());
@@ -182,7 +182,7 @@ TEST_CASE("an unwritable index directory is named with a way out") {
 
 TEST_CASE("truncated BGZF and plain gzip are rejected clearly") {
   TempDir dir;
-  const std::string full = read_text(shared_file("genomes/yeast_small.fa.gz"));
+  const std::string full = read_text(fixture("genomes/yeast_small.fa.gz"));
   const std::string cut = dir.write("cut.fa.gz", full.substr(0, full.size() - 100));
   CHECK_THROWS_WITH_AS(FastaReader{cut}, doctest::Contains("is truncated"), DataError);
   // Plain gzip output (no BGZF blocks) cannot be indexed.

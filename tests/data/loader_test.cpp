@@ -300,7 +300,7 @@ TEST_CASE("LoaderConfig.validate names the offending field") {
 TEST_CASE("make_loader: FASTA + BED streaming and in-memory give the same batches") {
   TempDir dir;
   LoaderConfig c;
-  c.fasta = dir.copy_in(shared_file("genomes/ce.fa"), "ce.fa");
+  c.fasta = dir.copy_in(fixture("genomes/ce.fa"), "ce.fa");
   std::string bed;
   for (int i = 0; i < 30; ++i) {
     bed += fmt::format("CHROMOSOME_I\t{}\t{}\t{}\n", 1000 + i * 30000, 1100 + i * 30000, i % 2);
@@ -325,7 +325,7 @@ TEST_CASE("make_loader: fasta_index puts .fai and .gzi of a BGZF FASTA elsewhere
   TempDir data_dir;
   TempDir index_dir;
   LoaderConfig c;
-  c.fasta = data_dir.copy_in(shared_file("genomes/yeast_small.fa.gz"), "y.fa.gz");
+  c.fasta = data_dir.copy_in(fixture("genomes/yeast_small.fa.gz"), "y.fa.gz");
   c.fasta_index = index_dir.file("y.fa.gz.fai");
   c.intervals = data_dir.write("i.bed", "chrI\t100\t200\t1\nchrII\t300\t400\t0\n");
   c.window = 50;

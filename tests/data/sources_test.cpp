@@ -34,7 +34,7 @@ std::string upper(std::string s) {
 
 TEST_CASE("interval windows: in-memory and streaming give the same bases as the FASTA") {
   TempDir dir;
-  const std::string fa = dir.copy_in(shared_file("genomes/yeast_small.fa.gz"), "y.fa.gz");
+  const std::string fa = dir.copy_in(fixture("genomes/yeast_small.fa.gz"), "y.fa.gz");
   // Interval centred at 5000; one near the start and one near the end of their contigs.
   const std::string bed =
       dir.write("i.bed", "chrI\t4950\t5050\t1\nchrII\t10\t30\t0\nchrM\t9990\t10000\t1\n");

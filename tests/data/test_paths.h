@@ -1,4 +1,4 @@
-// Test helpers: locating the shared data folder and fixtures, and scratch directories.
+// Test helpers: locating the repository's fixtures (tests/data/fixtures) and scratch directories.
 #pragma once
 
 #include <unistd.h>
@@ -16,11 +16,8 @@ inline std::string source_dir() {
   return env != nullptr ? env : STRAND_SOURCE_DIR;
 }
 
-/// A file of the shared data folder (read only: copy before anything may write an index).
-inline std::string shared_file(const std::string& rel) {
-  return source_dir() + "/../shared/data/" + rel;
-}
-
+/// A file under tests/data/fixtures (read only: copy it into a TempDir before anything may
+/// write an index next to it). See tests/data/fixtures/README.md for provenance.
 inline std::string fixture(const std::string& name) {
   return source_dir() + "/tests/data/fixtures/" + name;
 }

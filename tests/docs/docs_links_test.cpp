@@ -172,3 +172,29 @@ TEST_CASE("docs links point at existing files and name what those files contain"
   }
   CHECK(links_checked > 20);
 }
+
+// A clone has nothing beside it: no test, benchmark, example, script or document may read a
+// path that climbs out of the repository into the developers' shared data folder (../ then
+// "shared").
+TEST_CASE("nothing in the repository reads the shared folder beside it") {
+  const fs::path root = strand::test::source_dir();
+  const std::string needle = std::string("../") + "shared";  // split so this file passes
+  int files_checked = 0;
+  for (const char* folder : {"tests", "bench", "examples", "scripts", "docs", "cli", "data"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h" && ext != ".md" && ext != ".sh" && ext != ".py" &&
+          ext != ".txt" && ext != ".json") {
+        continue;
+      }
+      ++files_checked;
+      const std::string content = read_file(entry.path());
+      if (content.find(needle) != std::string::npos) {
+        FAIL_CHECK(fs::relative(entry.path(), root).string() + " reads " + needle);
+      }
+    }
+  }
+  CHECK(read_file(root / "README.md").find(needle) == std::string::npos);
+  CHECK(files_checked > 100);
+}
