@@ -18,15 +18,31 @@ Optimizer::Optimizer(std::vector<Var> parameters, double learning_rate)
 void Optimizer::step() {
   NoGradGuard no_grad;
   ++step_count_;
+  std::vector<size_t> active;
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    Var& parameter = parameters_[i];
-    if (!parameter.requires_grad() || !parameter.grad().defined()) continue;
-    update(i, parameter);
+    const Var& parameter = parameters_[i];
+    if (parameter.requires_grad() && parameter.grad().defined()) active.push_back(i);
   }
+  update_all(active);
 }
 
-void Optimizer::zero_grad() {
-  for (Var& parameter : parameters_) parameter.zero_grad();
+void Optimizer::update_all(const std::vector<size_t>& active) {
+  for (size_t i : active) update(i, parameters_[i]);
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  learning_rate_ = learning_rate;
+  on_learning_rate_changed();
+}
+
+void Optimizer::zero_grad(GradReset how) {
+  for (Var& parameter : parameters_) {
+    if (how == GradReset::kDrop) {
+      parameter.zero_grad();
+    } else {
+      parameter.fill_grad_zero();
+    }
+  }
 }
 
 Tensor& Optimizer::buffer(size_t index, const std::string& name) {
@@ -69,6 +85,7 @@ void Optimizer::load_state(const OptimizerState& state) {
   }
   step_count_ = static_cast<int64_t>(step->second.item());
   buffers_ = std::move(restored);
+  on_state_loaded();
 }
 
 }  // namespace strand
