@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
+#include <optional>
 
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "layers/activations.h"
 #include "tensor/ops.h"
 #include "train/metrics.h"
+#include "train/training_accuracy.h"
 #include "train/training_batch.h"
 
 namespace strand::train {
@@ -116,56 +119,76 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       train.start_epoch(static_cast<uint64_t>(epoch));
       double loss_sum = 0.0;
       int64_t samples = 0;
-      MetricAccumulator accuracy_metrics(1);
       int64_t step_in_epoch = 0;
+      // Training accuracy stays on the model's device: (correct, counted) summed over the
+      // epoch, read once at its end.
+      TrainingAccuracy accuracy(device, loss.takes_logits() ? 0.0 : kDefaultThreshold);
+      // The host reads each step's loss (for the logs and the divergence check). On a GPU
+      // that read would stall the stream, so it happens one step late: step k's loss is
+      // copied to pinned memory behind an event and read after step k+1 has been queued. A
+      // diverged step is then caught one step later, still before any checkpoint.
+      const bool read_loss_late = device.is_cuda();
+      struct PendingLoss {
+        std::function<Tensor()> read;
+        BatchLogs logs;
+      };
+      std::optional<PendingLoss> pending;
+      const auto finish_step = [&](PendingLoss& step) {
+        const double local_loss = step.read().item();
+        step.logs.loss = agreed_batch_loss(local_loss, strategy, epoch, step.logs.step_in_epoch);
+        loss_sum += local_loss * static_cast<double>(step.logs.batch_size);
+        for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
+      };
       while (auto batch = train.next()) {
-        const TrainingBatch host = as_tensors(*batch);
-        const TrainingBatch tensors = host.to(device);
+        const TrainingBatch tensors = as_device_tensors(*batch, device);
         optimizer.zero_grad();
         Var output = training_output(model, loss, Var(tensors.codes));
         check_output_shape(output, tensors);
         Var batch_loss_value = batch_loss(loss, output, tensors);
-        // One read of the loss per step (on a GPU, item() synchronises the stream).
-        const double local_loss = batch_loss_value.value().item();
-        const double loss_value = agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch);
+        PendingLoss step{dispatch<StartHostReadOp>(device, batch_loss_value.value()), {}};
+        double local_loss = NAN;
+        if (!read_loss_late) {
+          // The loss is on the host already: check it before the update.
+          local_loss = step.read().item();
+          step.logs.loss = agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch);
+        }
         if (strategy != nullptr) strategy->before_backward();
         batch_loss_value.backward();
         if (strategy != nullptr) strategy->finish_gradients();
         optimizer.step();
         if (strategy != nullptr) strategy->after_step();
         ++global_step;
-        loss_sum += local_loss * static_cast<double>(tensors.size);
         samples += tensors.size;
-        {
-          // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
-          const Tensor scores = output.value().to(Device::cpu()).to(DType::kFloat32).contiguous();
-          accuracy_metrics.add(
-              std::span<const float>(scores.data<float>(), scores.numel()),
-              std::span<const float>(host.labels.data<float>(), host.labels.numel()),
-              std::span<const float>(host.label_mask.data<float>(), host.label_mask.numel()));
+        accuracy.add(output.value(), tensors);
+        step.logs =
+            BatchLogs{epoch,
+                      step_in_epoch,
+                      train.steps_per_epoch(),
+                      global_step,
+                      tensors.size,
+                      step.logs.loss,
+                      static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
+        if (pending) finish_step(*pending);
+        pending.reset();
+        if (read_loss_late) {
+          pending = std::move(step);
+        } else {
+          loss_sum += local_loss * static_cast<double>(tensors.size);
+          for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
         }
-        BatchLogs logs{epoch,
-                       step_in_epoch,
-                       train.steps_per_epoch(),
-                       global_step,
-                       tensors.size,
-                       loss_value,
-                       static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
-        for (auto& callback : callbacks) callback->on_batch_end(context, logs);
         ++step_in_epoch;
       }
+      if (pending) finish_step(*pending);
       const double epoch_seconds = seconds_since(epoch_start);
       EpochLogs logs;
       logs.epoch = epoch;
       logs.global_step = global_step;
-      const BinaryMetrics train_metrics =
-          accuracy_metrics.compute(0, loss.takes_logits() ? 0.0 : kDefaultThreshold);
-      logs.values["accuracy"] = train_metrics.accuracy;
+      const auto [correct, counted] = accuracy.totals();
+      logs.values["accuracy"] = counted > 0 ? correct / counted : NAN;
       if (strategy != nullptr) {
         // Every rank logs the same epoch figures: sums over all shards.
-        const double count = static_cast<double>(train_metrics.count);
-        const std::vector<double> totals = strategy->sum(
-            {loss_sum, static_cast<double>(samples), train_metrics.accuracy * count, count});
+        const std::vector<double> totals =
+            strategy->sum({loss_sum, static_cast<double>(samples), correct, counted});
         loss_sum = totals[0];
         samples = static_cast<int64_t>(totals[1]);
         logs.values["accuracy"] = totals[3] > 0 ? totals[2] / totals[3] : NAN;
