@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "data/data_error.h"
+#include "data/text_fields.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -138,14 +139,14 @@ std::vector<FaiEntry> read_fai(const std::string& fai) {
     const size_t tab = line.find('\t');
     if (tab == std::string::npos) {
       throw DataError(fmt::format("{}:{}: expected 5 tab-separated fields, found '{}'", fai,
-                                  line_number, line));
+                                  line_number, excerpt(line)));
     }
     e.name = line.substr(0, tab);
     if (std::sscanf(line.c_str() + tab, "%ld %ld %ld %ld", &e.length, &e.offset, &e.line_bases,
                     &e.line_width) != 4) {
       throw DataError(
           fmt::format("{}:{}: expected NAME LENGTH OFFSET LINEBASES LINEWIDTH, found '{}'", fai,
-                      line_number, line));
+                      line_number, excerpt(line)));
     }
     entries.push_back(std::move(e));
   }
@@ -168,7 +169,7 @@ void check_fasta_headers(const std::string& fasta) {
       throw DataError(fmt::format(
           "{}:{}: FASTA header '{}' has no name right after '>' (expected '>NAME'); remove the "
           "space or set FastaOptions::allow_loose_headers to accept htslib's reading",
-          fasta, line_number, header));
+          fasta, line_number, excerpt(header)));
     }
   }
   std::free(line.s);

@@ -38,7 +38,7 @@ LabelValue parse_numeric_label(std::string_view field, const std::string& path, 
   const auto value = parse_float(field);
   if (!value) {
     throw DataError(fmt::format("{}:{}: label column {} must be a number (or '.', NA), found '{}'",
-                                path, line, column, field));
+                                path, line, column, excerpt(field)));
   }
   return {*value, true};
 }
@@ -49,7 +49,7 @@ LabelValue parse_dream_label(std::string_view field, const std::string& path, in
   if (field == "U") return {0.0F, true};
   if (field == "A") return {0.0F, false};
   throw DataError(fmt::format("{}:{}: label column {} must be B, U or A, found '{}'", path, line,
-                              column, field));
+                              column, excerpt(field)));
 }
 
 int64_t parse_coordinate(std::string_view field, const std::string& path, int64_t line,
@@ -57,7 +57,7 @@ int64_t parse_coordinate(std::string_view field, const std::string& path, int64_
   const auto value = parse_int(field);
   if (!value) {
     throw DataError(
-        fmt::format("{}:{}: {} must be an integer, found '{}'", path, line, what, field));
+        fmt::format("{}:{}: {} must be an integer, found '{}'", path, line, what, excerpt(field)));
   }
   return *value;
 }
@@ -104,7 +104,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
         throw DataError(fmt::format(
             "{}:{}: expected a header 'chrom<TAB>start<TAB>end<TAB>CELL...' with at least one "
             "label column, found '{}'",
-            path, n, line));
+            path, n, excerpt(line)));
       }
       if (columns.empty()) {
         for (size_t i = 3; i < fields.size(); ++i) columns.push_back(static_cast<int>(i + 1));
@@ -124,7 +124,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     if (fields.size() < 3) {
       throw DataError(fmt::format(
           "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
-          path, n, fields.size(), line));
+          path, n, fields.size(), excerpt(line)));
     }
     Interval iv;
     iv.contig = std::string(fields[0]);
@@ -206,7 +206,7 @@ void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
     if (it == lengths.end()) {
       if (policy == BadIntervalPolicy::kError) {
         throw DataError(fmt::format("{}:{}: contig '{}' is not in FASTA '{}'", set.path, iv.line,
-                                    iv.contig, fasta_path));
+                                    excerpt(iv.contig), fasta_path));
       }
       keep = false;
     } else if (iv.end > it->second) {

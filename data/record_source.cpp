@@ -35,8 +35,8 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     if (is_blank(line)) continue;
     const auto fields = split_tabs(line);
     if (fields.size() < 2) {
-      throw DataError(
-          fmt::format("{}:{}: expected NAME<TAB>LABEL..., found '{}'", labels_path, n, line));
+      throw DataError(fmt::format("{}:{}: expected NAME<TAB>LABEL..., found '{}'", labels_path, n,
+                                  excerpt(line)));
     }
     if (first) {
       first = false;
@@ -56,8 +56,8 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     const std::string name(fields[0]);
     const int id = reader.contig_id(name);
     if (id < 0) {
-      throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n, name,
-                                  reader.path()));
+      throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n,
+                                  excerpt(name), reader.path()));
     }
     for (size_t i = 1; i < fields.size(); ++i) {
       if (is_missing(fields[i])) {
@@ -70,7 +70,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
         throw DataError(
             fmt::format("{}:{}: label column {} must be a number (or '.', NA), "
                         "found '{}'",
-                        labels_path, n, i + 1, fields[i]));
+                        labels_path, n, i + 1, excerpt(fields[i])));
       }
       labels_.push_back(*value);
       label_mask_.push_back(1);
