@@ -21,8 +21,17 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// True when `line` is `keyword` alone or followed by a space or tab (UCSC "track name=x",
+// "browser position ..."); a contig such as "track1" or "browserX" is data.
+bool starts_with_keyword(std::string_view line, std::string_view keyword) {
+  if (!line.starts_with(keyword)) return false;
+  return line.size() == keyword.size() || line[keyword.size()] == ' ' ||
+         line[keyword.size()] == '\t';
+}
+
 bool is_bed_comment(std::string_view line) {
-  return line.starts_with('#') || line.starts_with("track") || line.starts_with("browser");
+  return line.starts_with('#') || starts_with_keyword(line, "track") ||
+         starts_with_keyword(line, "browser");
 }
 
 // A label value: numbers, or an ambiguous marker ('.', NA, nan) -> masked.

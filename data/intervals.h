@@ -1,7 +1,8 @@
 // Interval files with labels: BED, narrowPeak and ENCODE-DREAM style TSV.
 //
 // Formats (tab-separated, 0-based half-open coordinates; CRLF accepted, blank lines skipped):
-//   BED         chrom start end [more columns]; lines starting '#', 'track', 'browser' skipped.
+//   BED         chrom start end [more columns]; lines starting '#', and 'track' / 'browser'
+//               lines (the keyword, then a space, a tab or the end of the line) are skipped.
 //               Labels: label_columns (1-based), default {4}. Numbers; '.', 'NA' or 'nan' mean
 //               ambiguous (masked).
 //   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none). Labels default

@@ -141,3 +141,16 @@ TEST_CASE("interval format names parse unknown ones are rejected") {
   CHECK_THROWS_WITH_AS(parse_interval_format("gff"), doctest::Contains("unknown interval format"),
                        DataError);
 }
+
+TEST_CASE("BED: contigs named track1 and browserX are data, track and browser lines are not") {
+  // Reproducer from issue 10, item 5: both intervals used to be dropped as track lines.
+  TempDir dir;
+  const auto set = read_bed(dir,
+                            "track\nbrowser position chr1:1-100\ntrack\tname=x\n"
+                            "track1\t10\t20\t1\nbrowserX\t5\t9\t0\ntracks\t1\t2\t1\n");
+  REQUIRE(set.size() == 3);
+  CHECK(set.intervals[0].contig == "track1");
+  CHECK(set.intervals[1].contig == "browserX");
+  CHECK(set.intervals[2].contig == "tracks");
+  CHECK(set.intervals[0].line == 4);
+}
