@@ -140,14 +140,20 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
     iv.end = parse_coordinate(fields[2], path, n, "end (column 3)");
     iv.line = n;
+    const int64_t original_start = iv.start;
+    int64_t summit_offset = -1;  // narrowPeak column 10, relative to the original start
     if (options.format == IntervalFormat::kNarrowPeak) {
       if (fields.size() < kNarrowPeakColumns) {
         throw DataError(fmt::format("{}:{}: narrowPeak needs {} columns, found {}", path, n,
                                     kNarrowPeakColumns, fields.size()));
       }
-      const int64_t offset =
-          parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
-      if (offset >= 0) iv.summit = iv.start + offset;
+      summit_offset = parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
+      if (summit_offset < -1) {
+        throw DataError(fmt::format(
+            "{}:{}: summit (column 10) must be -1 (no summit) or an offset >= 0 from start, "
+            "found {}",
+            path, n, summit_offset));
+      }
     }
     for (const int c : columns) {
       if (static_cast<size_t>(c) > fields.size()) {
@@ -171,13 +177,21 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
         keep = false;
       }
     }
-    if (iv.summit >= 0 && (iv.summit < iv.start || iv.summit >= iv.end)) {
-      throw DataError(fmt::format("{}:{}: summit offset {} lies outside the interval", path, n,
-                                  iv.summit - iv.start));
-    }
     if (!keep) {
       ++set.stats.skipped;
       continue;
+    }
+    if (summit_offset >= 0) {
+      // start + offset is formed only when it cannot overflow (offset is any int64 here).
+      int64_t summit = 0;
+      if (__builtin_add_overflow(original_start, summit_offset, &summit) || summit >= iv.end) {
+        throw DataError(fmt::format(
+            "{}:{}: summit offset {} (column 10) lies outside the interval [{}, {}) (expected -1 "
+            "or an offset below end - start)",
+            path, n, summit_offset, original_start, iv.end));
+      }
+      // A summit in the part kClip cut away is dropped, as validate_intervals does.
+      iv.summit = summit >= iv.start ? summit : -1;
     }
     for (const int c : columns) {
       const std::string_view field = fields[static_cast<size_t>(c - 1)];

@@ -5,8 +5,9 @@
 //               lines (the keyword, then a space, a tab or the end of the line) are skipped.
 //               Labels: label_columns (1-based), default {4}. Numbers; '.', 'NA' or 'nan' mean
 //               ambiguous (masked).
-//   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none). Labels default
-//               to column 7 (signalValue).
+//   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none; any other value
+//               must lie in [0, end - start), else an error). Labels default to column 7
+//               (signalValue).
 //   DREAM TSV   header "chrom start end CELL1 CELL2 ..."; one label column per cell type with
 //               B (bound) -> 1, U (unbound) -> 0, A (ambiguous) -> masked.
 // Masked labels are stored as 0.0 with label_mask 0, so a loss that ignores the mask sees a
