@@ -89,13 +89,14 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift) {
+                            int64_t max_shift, const data::LabelOptions& labels) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
   loader.format = format;
   loader.window = window;
   loader.jitter = max_shift;
+  loader.labels = labels;
   DataSplit split;
   split.name = name;
   try {
@@ -122,6 +123,8 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   return split;
 }
 
+data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
+
 RunData build_run_data(const RunConfig& config) {
   RunData out;
   if (config.data.source == "simulated") {
@@ -136,14 +139,16 @@ RunData build_run_data(const RunConfig& config) {
     return out;
   }
   const FilesDataConfig& f = config.data.files;
-  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter);
+  const data::LabelOptions labels = training_label_options();
+  out.train =
+      build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, labels);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
   out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                                     f.valid_intervals, f.format, out.length);
+                                     f.valid_intervals, f.format, out.length, 0, labels);
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length);
+                                 f.test_intervals, f.format, out.length, 0, labels);
   }
   out.description =
       fmt::format("files {} + {} ({}, {} bp windows)", f.fasta, f.intervals, f.format, out.length);

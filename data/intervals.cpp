@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "data/data_error.h"
+#include "data/labels.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -32,33 +33,6 @@ bool starts_with_keyword(std::string_view line, std::string_view keyword) {
 bool is_bed_comment(std::string_view line) {
   return line.starts_with('#') || starts_with_keyword(line, "track") ||
          starts_with_keyword(line, "browser");
-}
-
-// A label value: numbers, or an ambiguous marker ('.', NA, nan) -> masked.
-struct LabelValue {
-  float value = 0.0F;
-  bool valid = true;
-};
-
-LabelValue parse_numeric_label(std::string_view field, const std::string& path, int64_t line,
-                               int column) {
-  const std::string l = lower(field);
-  if (l == "." || l == "na" || l == "nan") return {0.0F, false};
-  const auto value = parse_float(field);
-  if (!value) {
-    throw DataError(fmt::format("{}:{}: label column {} must be a number (or '.', NA), found '{}'",
-                                path, line, column, excerpt(field)));
-  }
-  return {*value, true};
-}
-
-LabelValue parse_dream_label(std::string_view field, const std::string& path, int64_t line,
-                             int column) {
-  if (field == "B") return {1.0F, true};
-  if (field == "U") return {0.0F, true};
-  if (field == "A") return {0.0F, false};
-  throw DataError(fmt::format("{}:{}: label column {} must be B, U or A, found '{}'", path, line,
-                              column, excerpt(field)));
 }
 
 int64_t parse_coordinate(std::string_view field, const std::string& path, int64_t line,
@@ -195,8 +169,8 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     }
     for (const int c : columns) {
       const std::string_view field = fields[static_cast<size_t>(c - 1)];
-      const LabelValue v =
-          dream ? parse_dream_label(field, path, n, c) : parse_numeric_label(field, path, n, c);
+      const Label v = dream ? parse_dream_label(field, path, n, c)
+                            : parse_label(field, options.labels.kind, path, n, c);
       set.labels.push_back(v.value);
       set.label_mask.push_back(v.valid ? 1 : 0);
       if (!v.valid) ++set.stats.masked_labels;
@@ -213,6 +187,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
                                 set.stats.lines, set.stats.skipped));
   }
   set.stats.intervals = set.size();
+  check_some_label_valid(set.label_mask, options.labels, path, set.size());
   return set;
 }
 

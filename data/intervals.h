@@ -3,8 +3,8 @@
 // Formats (tab-separated, 0-based half-open coordinates; CRLF accepted, blank lines skipped):
 //   BED         chrom start end [more columns]; lines starting '#', and 'track' / 'browser'
 //               lines (the keyword, then a space, a tab or the end of the line) are skipped.
-//               Labels: label_columns (1-based), default {4}. Numbers; '.', 'NA' or 'nan' mean
-//               ambiguous (masked).
+//               Labels: label_columns (1-based), default {4}. Numbers checked per
+//               LabelOptions (data/labels.h); '.', 'NA', 'nan', '-nan' mean missing (masked).
 //   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none; any other value
 //               must lie in [0, end - start), else an error). Labels default to column 7
 //               (signalValue).
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "data/fasta_reader.h"
+#include "data/labels.h"
 
 namespace strand::data {
 
@@ -71,11 +72,13 @@ struct IntervalReadOptions {
   /// 1-based label columns; empty means the format's default (see file comment).
   std::vector<int> label_columns;
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< invalid coordinates
+  LabelOptions labels;  ///< what a valid numeric label is (DREAM labels are always binary)
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,
-/// start < 0 or start >= end (under kError), a missing or malformed label column, a bad
-/// header, or a file with no intervals.
+/// start < 0 or start >= end (under kError), a missing label column or a label that is not
+/// valid for options.labels, a bad header, a file with no intervals, or (require_valid) one
+/// whose every label is missing.
 IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options);
 
 /// Checks every interval against the FASTA's contigs: unknown contig or end past the contig

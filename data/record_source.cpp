@@ -5,23 +5,15 @@
 #include <cctype>
 
 #include "data/data_error.h"
+#include "data/labels.h"
 #include "data/text_fields.h"
 #include "data/window.h"
 #include "fmt/format.h"
 
 namespace strand::data {
-namespace {
-
-bool is_missing(std::string_view field) {
-  std::string l(field);
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l == "." || l == "na" || l == "nan";
-}
-
-}  // namespace
 
 RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_path,
-                           int64_t window)
+                           int64_t window, const LabelOptions& label_options)
     : window_(window) {
   if (window < 0) throw DataError(fmt::format("RecordSource: window {} must be >= 0", window));
   LineReader in(labels_path);
@@ -42,7 +34,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
       first = false;
       num_labels = fields.size() - 1;
       const bool header = std::any_of(fields.begin() + 1, fields.end(), [](std::string_view f) {
-        return !parse_float(f) && !is_missing(f);
+        return !parse_float(f) && !is_missing_label(f);
       });
       for (size_t i = 1; i < fields.size(); ++i) {
         target_names_.push_back(header ? std::string(fields[i]) : fmt::format("label{}", i));
@@ -60,20 +52,10 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
                                   excerpt(name), reader.path()));
     }
     for (size_t i = 1; i < fields.size(); ++i) {
-      if (is_missing(fields[i])) {
-        labels_.push_back(0.0F);
-        label_mask_.push_back(0);
-        continue;
-      }
-      const auto value = parse_float(fields[i]);
-      if (!value) {
-        throw DataError(
-            fmt::format("{}:{}: label column {} must be a number (or '.', NA), "
-                        "found '{}'",
-                        labels_path, n, i + 1, excerpt(fields[i])));
-      }
-      labels_.push_back(*value);
-      label_mask_.push_back(1);
+      const Label label =
+          parse_label(fields[i], label_options.kind, labels_path, n, static_cast<int>(i + 1));
+      labels_.push_back(label.value);
+      label_mask_.push_back(label.valid ? 1 : 0);
     }
     const int64_t len = reader.contigs()[static_cast<size_t>(id)].length;
     if (window_ == 0) {
@@ -95,6 +77,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     throw DataError(
         fmt::format("label file '{}' is empty: expected NAME<TAB>LABEL lines", labels_path));
   }
+  check_some_label_valid(label_mask_, label_options, labels_path, size());
   if (window_ == 0) window_ = common_length;
   if (window_ == 0) {
     throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));

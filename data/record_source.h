@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/fasta_reader.h"
+#include "data/labels.h"
 #include "data/sequence_source.h"
 
 namespace strand::data {
@@ -20,9 +21,11 @@ namespace strand::data {
 class RecordSource : public SequenceSource {
  public:
   /// Reads the label TSV and the labelled records. Throws DataError for window < 0, a
-  /// malformed TSV line, a name not in the FASTA, unequal record lengths with window 0, or
-  /// no labelled records.
-  RecordSource(const FastaReader& reader, const std::string& labels_path, int64_t window = 0);
+  /// malformed TSV line, a label not valid for `labels` (data/labels.h), a name not in the
+  /// FASTA, unequal record lengths with window 0, no labelled records, or (require_valid)
+  /// no valid label at all.
+  RecordSource(const FastaReader& reader, const std::string& labels_path, int64_t window = 0,
+               const LabelOptions& labels = {});
 
   int64_t size() const override { return static_cast<int64_t>(offsets_.size()); }
   int64_t length() const override { return window_; }

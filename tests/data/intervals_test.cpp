@@ -51,7 +51,7 @@ TEST_CASE("BED errors name file line expectation and finding") {
   CHECK_THROWS_WITH_AS(read_bed(dir, "chr1\t10\t20\t1\nchr1\t10\t20\n"),
                        doctest::Contains("in.bed:2: missing label column 4"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, "chr1\t10\t20\tyes\n"),
-                       doctest::Contains("label column 4 must be a number"), DataError);
+                       doctest::Contains("label column 4 must be a finite number"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, ""), doctest::Contains("contains no intervals"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, "\n# only comments\n"),
                        doctest::Contains("contains no intervals"), DataError);
