@@ -5,12 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "data/array_source.h"
-#include "data/fasta_reader.h"
 #include "data/interval_source.h"
 #include "data/loader_config.h"
+#include "data/record_source.h"
 
 namespace strand::cli {
 namespace {
@@ -31,22 +30,6 @@ DataSplit simulated_split(const std::string& name, const data::SimulatedSplit& s
   for (const uint32_t id : split.ids) out.sample_names.push_back(fmt::format("seq{:06}", id));
   out.raw_lengths.assign(split.size(), static_cast<int64_t>(split.seq_length));
   return out;
-}
-
-// Record names in label-TSV order (the order RecordSource numbers its samples).
-std::vector<std::string> record_names(const std::string& tsv, int64_t count) {
-  std::ifstream in(tsv);
-  std::vector<std::string> names;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    names.push_back(line.substr(0, line.find('\t')));
-  }
-  // A header line (target names) is not a sample.
-  if (static_cast<int64_t>(names.size()) == count + 1) names.erase(names.begin());
-  names.resize(static_cast<size_t>(count));
-  return names;
 }
 
 }  // namespace
@@ -111,13 +94,10 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
           fmt::format("{}:{}-{}", interval.contig, interval.start, interval.end));
       split.raw_lengths.push_back(interval.end - interval.start);
     }
-  } else {
-    split.sample_names = record_names(intervals, n);
-    const data::FastaReader reader(fasta);
-    for (const std::string& record : split.sample_names) {
-      const int id = reader.contig_id(record);
-      split.raw_lengths.push_back(id < 0 ? 0 : reader.contigs()[static_cast<size_t>(id)].length);
-    }
+  } else if (const auto* records = dynamic_cast<const data::RecordSource*>(split.source.get())) {
+    // The source's own names, so a header line is told apart by the same rule that read it.
+    split.sample_names = records->sample_names();
+    for (int64_t i = 0; i < n; ++i) split.raw_lengths.push_back(records->record_length(i));
   }
   split.sample_names.resize(static_cast<size_t>(n));
   return split;
