@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <htslib/bgzf.h>
 #include <htslib/faidx.h>
-#include <htslib/kstring.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include <memory>
 
 #include "data/data_error.h"
+#include "data/fasta_scan.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -153,32 +153,6 @@ std::vector<FaiEntry> read_fai(const std::string& fai) {
   return entries;
 }
 
-void check_fasta_headers(const std::string& fasta) {
-  BgzfPtr fp = open_bgzf(fasta);
-  kstring_t line{0, 0, nullptr};
-  int64_t line_number = 0;
-  int rc = 0;
-  while ((rc = bgzf_getline(fp.get(), '\n', &line)) >= 0) {
-    ++line_number;
-    if (line.l == 0 || line.s[0] != '>') continue;
-    const char next = line.l > 1 ? line.s[1] : '\0';
-    if (next == '\0' || next == ' ' || next == '\t' || next == '\r') {
-      std::string header(line.s, line.l);
-      if (!header.empty() && header.back() == '\r') header.pop_back();
-      std::free(line.s);
-      throw DataError(fmt::format(
-          "{}:{}: FASTA header '{}' has no name right after '>' (expected '>NAME'); remove the "
-          "space or set FastaOptions::allow_loose_headers to accept htslib's reading",
-          fasta, line_number, excerpt(header)));
-    }
-  }
-  std::free(line.s);
-  if (rc < -1) {
-    throw DataError(fmt::format("{}: read error after line {} (truncated or corrupt file?)", fasta,
-                                line_number));
-  }
-}
-
 void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi) {
   const std::string tmp_fai = make_temp_next_to(fai, fasta);
   std::string tmp_gzi;
@@ -254,7 +228,9 @@ FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions&
     }
   }
   if (!rebuild_reason.empty()) {
-    if (!options.allow_loose_headers) check_fasta_headers(fasta);
+    // htslib indexes binary bytes, uneven lines and the like without an error (and then reads
+    // misaligned), so the content is checked first, naming the line.
+    check_fasta_content(fasta, options.allow_loose_headers);
     build_fasta_index(fasta, paths.fai, paths.gzi);
     paths.built = true;
   }

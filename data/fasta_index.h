@@ -25,7 +25,8 @@ struct FastaOptions {
   /// What to do with a stale index.
   StaleIndexPolicy stale_index = StaleIndexPolicy::kRebuild;
   /// htslib reads "> chr1" as record "chr1" and ">" as an empty name; other tools disagree, so
-  /// such headers are an error by default. Checked whenever strand builds the index.
+  /// such headers are an error by default. Checked whenever strand builds the index, with the
+  /// rest of the content (check_fasta_content in data/fasta_scan.h).
   bool allow_loose_headers = false;
 };
 
@@ -47,7 +48,8 @@ struct FastaIndexPaths {
 };
 
 /// Checks that `fasta` is readable (plain or BGZF, not plain gzip, not truncated), then makes
-/// sure a current index exists: builds a missing one, rebuilds or rejects a stale one.
+/// sure a current index exists: builds a missing one, rebuilds or rejects a stale one. Before
+/// building, the whole FASTA is checked (check_fasta_content: binary bytes, uneven lines, ...).
 /// Throws DataError with the file, the problem and a suggested fix.
 FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options = {});
 
@@ -57,9 +59,5 @@ void build_fasta_index(const std::string& fasta, const std::string& fai, const s
 
 /// Reads a .fai file. Throws DataError naming the file and line for malformed lines.
 std::vector<FaiEntry> read_fai(const std::string& fai);
-
-/// Scans FASTA headers and throws DataError naming the line for ">" followed by whitespace
-/// or nothing (see FastaOptions::allow_loose_headers).
-void check_fasta_headers(const std::string& fasta);
 
 }  // namespace strand::data
