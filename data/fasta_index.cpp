@@ -18,6 +18,7 @@
 #include "data/data_error.h"
 #include "data/fasta_scan.h"
 #include "data/text_fields.h"
+#include "data/warnings.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -154,6 +155,7 @@ std::vector<FaiEntry> read_fai(const std::string& fai) {
 }
 
 void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi) {
+  silence_htslib_log();
   const std::string tmp_fai = make_temp_next_to(fai, fasta);
   std::string tmp_gzi;
   try {
@@ -184,6 +186,7 @@ void build_fasta_index(const std::string& fasta, const std::string& fai, const s
 }
 
 FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options) {
+  silence_htslib_log();
   if (!file_exists(fasta)) {
     throw DataError(fmt::format("FASTA '{}' does not exist", fasta));
   }

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "data/data_error.h"
 #include "data/text_fields.h"
+#include "data/warnings.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -185,6 +187,13 @@ class Scanner {
     size_t end = begin;
     while (end < header_.size() && !is_space(static_cast<unsigned char>(header_[end]))) ++end;
     name_.assign(header_, begin, end - begin);
+    // htslib keeps the first record of a name and drops the others with only a log line.
+    const auto [it, inserted] = header_lines_.emplace(name_, line_);
+    if (!inserted) {
+      fail(line_, fmt::format("duplicate record name '{}': line {} has it too (htslib would keep "
+                              "only the first); rename one of them",
+                              excerpt(name_), it->second));
+    }
     in_record_ = true;
     any_record_ = true;
     header_line_ = line_;
@@ -277,11 +286,13 @@ class Scanner {
   int64_t first_line_ = 0;
   int64_t ended_line_ = 0;  // the short or blank line that ended the sequence, 0 if none
   bool ended_by_blank_ = false;
+  std::unordered_map<std::string, int64_t> header_lines_;  // record name -> its header line
 };
 
 }  // namespace
 
 void check_fasta_content(const std::string& fasta, bool allow_loose_headers) {
+  silence_htslib_log();
   std::unique_ptr<BGZF, BgzfCloser> fp(bgzf_open(fasta.c_str(), "r"));
   if (!fp) {
     throw DataError(fmt::format("cannot open FASTA '{}': {}", fasta, std::strerror(errno)));

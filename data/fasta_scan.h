@@ -14,6 +14,7 @@ namespace strand::data {
 /// - a line of a record longer than the record's first line, a line after a shorter line or a
 ///   blank line in the same record, or a full-length line with a different number of bases
 ///   (all lines of a record but the last must match: htslib reads by line geometry);
+/// - a duplicate record name (both lines named; htslib keeps the first and drops the rest);
 /// - sequence before the first header, a record without sequence lines, a line holding only
 ///   spaces or tabs, FASTQ input ('@' first), a file with no record, a header over 1 MiB;
 /// - "> name" or ">" headers unless `allow_loose_headers` (tools disagree on their names).
