@@ -7,9 +7,10 @@
 
 namespace strand::data {
 
-/// What to do with an index that is older than its FASTA or does not match it.
+/// What to do with an index that is older than its FASTA or does not match it (fai_mismatch in
+/// data/fai_check.h: records not at their offsets, lengths or line geometry that do not fit).
 enum class StaleIndexPolicy {
-  kRebuild,  ///< build a fresh index (atomically) next to the old one
+  kRebuild,  ///< build a fresh index (atomically) in its place, with one warning() saying why
   kError,    ///< throw DataError naming the index and why it is stale
 };
 
@@ -33,6 +34,7 @@ struct FastaOptions {
 /// One line of a .fai file.
 struct FaiEntry {
   std::string name;        ///< record name
+  int64_t line = 0;        ///< 1-based line in the .fai (for messages)
   int64_t length = 0;      ///< bases in the record
   int64_t offset = 0;      ///< byte offset of its first base (uncompressed)
   int64_t line_bases = 0;  ///< bases per full line
@@ -54,10 +56,13 @@ struct FastaIndexPaths {
 FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options = {});
 
 /// Builds fai (and gzi for BGZF) with htslib's fai_build3, writing temporary files in the
-/// target directories and renaming them into place, so readers never see a partial index.
+/// target directories and renaming them into place, so readers never see a partial index. The
+/// new index must pass fai_mismatch first (htslib drops duplicate or empty records silently).
 void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi);
 
-/// Reads a .fai file. Throws DataError naming the file and line for malformed lines.
+/// Reads a .fai file. Throws DataError naming the file and line for a line without exactly 5
+/// tab-separated fields, a number that is negative, not an integer or beyond int64, or a name
+/// listed twice. Whether the entries match the FASTA is fai_mismatch's job (data/fai_check.h).
 std::vector<FaiEntry> read_fai(const std::string& fai);
 
 }  // namespace strand::data

@@ -2,6 +2,7 @@
 // printable excerpts of bad input.
 #include "data/text_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -11,27 +12,53 @@
 
 namespace strand::data {
 
+namespace {
+
+constexpr size_t kReadAheadBytes = size_t{1} << 16;
+
+}  // namespace
+
 LineReader::LineReader(const std::string& path, size_t max_line_bytes)
-    : path_(path), in_(path, std::ios::binary), max_line_bytes_(max_line_bytes) {
+    : path_(path),
+      in_(path, std::ios::binary),
+      max_line_bytes_(max_line_bytes),
+      buffer_(kReadAheadBytes) {
   if (!in_) throw DataError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+}
+
+bool LineReader::refill() {
+  in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  pos_ = 0;
+  end_ = static_cast<size_t>(in_.gcount());
+  if (end_ == 0 && in_.bad()) {
+    throw DataError(fmt::format("{}: read error after line {}", path_, line_number_));
+  }
+  return end_ > 0;
 }
 
 bool LineReader::next(std::string& line) {
   line.clear();
-  std::streambuf* buffer = in_.rdbuf();
   bool any = false;  // a byte or a terminator was read: there is a line
-  // The cap allows one extra byte for the CR of a CRLF line of exactly max_line_bytes.
+  // One extra byte is allowed for the CR of a CRLF line of exactly max_line_bytes.
   const size_t limit = max_line_bytes_ + 1;
-  for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc()) {
+  while (pos_ < end_ || refill()) {
     any = true;
-    if (c == '\n') break;
-    if (line.size() == limit) {
+    const char* start = buffer_.data() + pos_;
+    const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+    const size_t take = newline != nullptr ? static_cast<size_t>(newline - start) : end_ - pos_;
+    if (line.size() + take > limit) {
+      line.append(start, std::min(take, kMaxExcerptChars));
       throw DataError(fmt::format(
           "{}:{}: line is longer than the {}-byte limit (a binary file, or no line breaks?); it "
           "starts '{}'",
           path_, line_number_ + 1, max_line_bytes_, excerpt(line)));
     }
-    line.push_back(static_cast<char>(c));
+    line.append(start, take);
+    pos_ += take;
+    if (newline != nullptr) {
+      ++pos_;
+      break;
+    }
   }
   if (!any) return false;
   ++line_number_;

@@ -33,10 +33,15 @@ class LineReader {
   int64_t line_number() const { return line_number_; }
 
  private:
+  bool refill();
+
   std::string path_;
   std::ifstream in_;
   size_t max_line_bytes_;
   int64_t line_number_ = 0;
+  std::vector<char> buffer_;  // bytes read ahead; [pos_, end_) not yet returned
+  size_t pos_ = 0;
+  size_t end_ = 0;
 };
 
 /// Splits on '\t'. The views point into `line`.
