@@ -156,7 +156,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
       continue;
     }
     if (summit_offset >= 0) {
-      // start + offset is formed only when it cannot overflow (offset is any int64 here).
+      // start + offset is formed only when it cannot overflow (the offset may be up to INT64_MAX).
       int64_t summit = 0;
       if (__builtin_add_overflow(original_start, summit_offset, &summit) || summit >= iv.end) {
         throw DataError(fmt::format(
