@@ -14,6 +14,7 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "data/warnings.h"
 
 namespace strand::cli {
 namespace {
@@ -236,6 +237,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return e.get_exit_code() != 0 ? 2 : 0;
   }
 
+  // Data-layer warnings (e.g. a rebuilt FASTA index) go where this command's errors go.
+  const data::ScopedWarningHandler warnings(
+      [&err](std::string_view message) { err << "warning: " << message << "\n"; });
   try {
     if (*train) {
       train_options.interactive = &out == &std::cout && isatty(STDOUT_FILENO);
