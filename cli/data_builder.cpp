@@ -89,13 +89,14 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift) {
+                            int64_t max_shift, bool streaming) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
   loader.format = format;
   loader.window = window;
   loader.jitter = max_shift;
+  loader.streaming = streaming;
   DataSplit split;
   split.name = name;
   try {
@@ -103,6 +104,9 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("data ({} split): {}", name, error.what()));
   }
+  // A streaming source reads through one file handle per worker; this one serves direct
+  // fetches (inspect). A DataLoader prepares its own workers' handles again.
+  if (streaming) split.source->prepare_workers(1);
   const int64_t n = split.source->size();
   if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
     for (const data::Interval& interval : source->intervals().intervals) {
@@ -136,17 +140,18 @@ RunData build_run_data(const RunConfig& config) {
     return out;
   }
   const FilesDataConfig& f = config.data.files;
-  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter);
+  out.train =
+      build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, f.streaming);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
   out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                                     f.valid_intervals, f.format, out.length);
+                                     f.valid_intervals, f.format, out.length, 0, f.streaming);
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length);
+                                 f.test_intervals, f.format, out.length, 0, f.streaming);
   }
-  out.description =
-      fmt::format("files {} + {} ({}, {} bp windows)", f.fasta, f.intervals, f.format, out.length);
+  out.description = fmt::format("files {} + {} ({}, {} bp windows{})", f.fasta, f.intervals,
+                                f.format, out.length, f.streaming ? ", streamed" : "");
   return out;
 }
 

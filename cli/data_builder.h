@@ -42,10 +42,12 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 /// Builds every split of the configured data; missing or malformed files throw naming them.
 RunData build_run_data(const RunConfig& config);
 
-/// Files data for one split, given explicitly (predict/inspect on arbitrary files).
+/// Files data for one split, given explicitly (predict/inspect on arbitrary files). With
+/// `streaming` the windows are read from the FASTA per sample (one file handle per loader
+/// worker) instead of being held in memory; records are always held in memory.
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift = 0);
+                            int64_t max_shift = 0, bool streaming = false);
 
 /// Where a loader's batches go: this rank's shard of the data (data-parallel training) and the
 /// memory batches land in (pinned host memory for CUDA runs).
