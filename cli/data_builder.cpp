@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "data/array_source.h"
+#include "data/available_memory.h"
+#include "data/data_error.h"
 #include "data/fasta_reader.h"
 #include "data/interval_source.h"
 #include "data/loader_config.h"
@@ -81,8 +83,17 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
   sim.validation_size = static_cast<size_t>(config.validation);
   sim.test_size = static_cast<size_t>(config.test);
   try {
+    // The codes exist twice while the splits are cut from them, plus ~20 bytes per sequence
+    // (label, motif position and strand, id).
+    const double sequences = static_cast<double>(config.n_pos) + static_cast<double>(config.n_neg);
+    data::require_memory(2.0 * sequences * (static_cast<double>(config.length) + 20.0),
+                         fmt::format("the simulated dataset ({} sequences of {} bases) would",
+                                     config.n_pos + config.n_neg, config.length),
+                         "lower data.n_pos, data.n_neg or data.length");
     return data::simulate_single_motif_detection(motif, sim);
   } catch (const std::invalid_argument& error) {
+    throw ConfigError(fmt::format("data: {}", error.what()));
+  } catch (const data::DataError& error) {
     throw ConfigError(fmt::format("data: {}", error.what()));
   }
 }

@@ -127,7 +127,26 @@ RunConfig load_config_file(const std::filesystem::path& path);
 /// The fully resolved config: every key of the chosen data source and optimizer.
 nlohmann::json to_json(const RunConfig& config);
 
-/// Value checks that need the whole config (after flag overrides): positive sizes, existing
+/// Upper bounds of config numbers. Each number is checked against its range so that no value
+/// wraps, overflows a cast or asks for an impossible allocation.
+inline constexpr int64_t kMaxSequenceLength = 10'000'000;  // window, jitter, length, kernel_size,
+                                                           // stride, dilation
+inline constexpr int64_t kMaxCount = 1'000'000'000;  // sequence counts, epochs, patience, steps
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
+inline constexpr int64_t kMaxWidth = 65536;  // Conv1D filters, Dense units
+inline constexpr int64_t kMaxPrefetch = 1024;
+inline constexpr int kMinThreadCap = 64;  // max_threads() is never below this
+
+/// std::thread::hardware_concurrency(), at least 1.
+int hardware_threads();
+/// Largest `threads` and `data.loader_threads`: 4 x hardware_threads(), at least kMinThreadCap.
+int max_threads();
+
+/// Range checks of every number of the config (no file access), each failure naming the key,
+/// its allowed range and the value: "threads: must be in [0, 64] (...), got 2147483648".
+void validate_numbers(const RunConfig& config);
+
+/// Value checks that need the whole config (after flag overrides): validate_numbers(), existing
 /// files, known device. Throws ConfigError naming the key.
 void validate_config(const RunConfig& config);
 
