@@ -94,6 +94,20 @@ TEST_CASE("every config number out of its range is refused naming the key and th
         std::string::npos);
 }
 
+TEST_CASE("--loader-threads 1000 is refused with its range before a run directory exists") {
+  TempDir dir("loader-threads");
+  testing::write_text(dir.path() / "g.fa", ">chr1\nACGTACGTACGTACGTACGT\n");
+  testing::write_text(dir.path() / "t.bed", "chr1\t2\t8\t1\n");
+  const auto result = run({"train", "--fasta", dir.str("g.fa"), "--intervals", dir.str("t.bed"),
+                           "--valid-intervals", dir.str("t.bed"), "--window", "10",
+                           "--loader-threads", "1000", "--output-dir", dir.str("runs")});
+  CHECK(result.status == 1);
+  CHECK(result.err.find("error: data.loader_threads: must be in [1, " +
+                        std::to_string(max_threads()) + "] (at most 4 x the ") == 0);
+  CHECK(result.err.find("got 1000") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
+}
+
 TEST_CASE("an integer above the int64 range is refused rather than wrapped") {
   std::string message;
   try {
