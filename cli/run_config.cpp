@@ -734,6 +734,19 @@ void apply_overrides(RunConfig& c, const ConfigOverrides& o) {
   c = parse_config(to_json(c));
 }
 
+RunConfig with_absolute_paths(RunConfig c) {
+  auto absolute = [](std::string& path) {
+    if (!path.empty()) path = std::filesystem::absolute(path).lexically_normal().string();
+  };
+  FilesDataConfig& f = c.data.files;
+  for (std::string* path :
+       {&f.fasta, &f.intervals, &f.valid_fasta, &f.valid_intervals, &f.test_fasta,
+        &f.test_intervals, &c.data.simulated.motif_file, &c.init_weights, &c.output_dir}) {
+    absolute(*path);
+  }
+  return c;
+}
+
 int hardware_threads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }

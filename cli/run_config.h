@@ -150,6 +150,11 @@ void validate_numbers(const RunConfig& config);
 /// files, known device. Throws ConfigError naming the key.
 void validate_config(const RunConfig& config);
 
+/// The config with every file and directory key (data files, motif_file, init_weights,
+/// output_dir) made absolute against the current directory, so that a run's config.json still
+/// names the same files when --resume runs from another directory.
+RunConfig with_absolute_paths(RunConfig config);
+
 /// Threads actually used: config.threads, or the hardware's core count when 0.
 int resolved_threads(const RunConfig& config);
 

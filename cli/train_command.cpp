@@ -275,7 +275,9 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
 
 }  // namespace
 
-TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out) {
+TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
+  // config.json must name the same files when --resume runs from another directory.
+  const RunConfig config = with_absolute_paths(given);
   validate_config(config);
   Session session;
   session.config = config;
