@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -562,7 +563,8 @@ void validate_numbers(const RunConfig& c) {
   require_in("epochs", c.epochs, 1, kMaxCount);
   require_in("early_stopping.patience", c.early_stopping.patience, 0, kMaxCount);
   require_in("early_stopping.min_delta", c.early_stopping.min_delta, Range{0.0, 1e9});
-  require_in("threads", c.threads, 0, max_threads(), " (0: all cores; " + threads_note().substr(2));
+  require_in("threads", c.threads, 0, max_threads(),
+             " (0: OMP_NUM_THREADS, else all cores; " + threads_note().substr(2));
   require_in("tensorboard_every_steps", c.tensorboard_every_steps, 0, kMaxCount,
              " (0: epoch scalars only)");
   const DistributedConfig& d = c.distributed;
@@ -592,6 +594,7 @@ void validate_config(const RunConfig& c) {
             "records are always held in memory");
   }
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
+  if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
   require_file(c.init_weights, "init_weights");
   for (const int64_t index : c.freeze) {
     require(index >= 0 && index < static_cast<int64_t>(c.model.size()), "freeze",
@@ -755,7 +758,25 @@ int max_threads() { return std::max(kMinThreadCap, 4 * hardware_threads()); }
 
 int resolved_threads(const RunConfig& config) {
   if (config.threads > 0) return static_cast<int>(config.threads);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // As every OpenMP program does, threads 0 follows OMP_NUM_THREADS when it is set (its first
+  // level: 8 of "8,2").
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (env == nullptr) return hardware_threads();
+  std::string text(env);
+  text = text.substr(0, text.find(','));
+  const size_t first = text.find_first_not_of(" \t");
+  const size_t last = text.find_last_not_of(" \t");
+  text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  int64_t value = 0;
+  const bool digits = !text.empty() && text.size() <= 18 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) value = std::stoll(text);
+  if (!digits || value < 1 || value > max_threads()) {
+    throw ConfigError(fmt::format(
+        "OMP_NUM_THREADS: '{}' is not a thread count in [1, {}] (with threads 0 it sets the "
+        "threads; unset it to use all {} cores)",
+        env, max_threads(), hardware_threads()));
+  }
+  return static_cast<int>(value);
 }
-
 }  // namespace strand::cli

@@ -101,7 +101,7 @@ struct RunConfig {
   int64_t epochs = 100;
   EarlyStoppingConfig early_stopping;
   uint64_t seed = 0;
-  int64_t threads = 0;  // 0: every hardware core
+  int64_t threads = 0;  // 0: OMP_NUM_THREADS when set, else every hardware core
   std::string output_dir = "runs";
   int64_t tensorboard_every_steps = 50;
   std::string device = "cpu";
@@ -155,7 +155,8 @@ void validate_config(const RunConfig& config);
 /// names the same files when --resume runs from another directory.
 RunConfig with_absolute_paths(RunConfig config);
 
-/// Threads actually used: config.threads, or the hardware's core count when 0.
+/// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
+/// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.
 int resolved_threads(const RunConfig& config);
 
 /// Command-line flags that override config keys; unset flags leave the config alone.
