@@ -87,7 +87,8 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "Validation FASTA, default --fasta (config: data.valid_fasta)")
       ->group(files);
   optional_flag(app, "--valid-intervals", o.valid_intervals,
-                "Validation intervals/labels (config: data.valid_intervals)")
+                "Validation intervals/labels; needed only when early stopping monitors a val_ "
+                "metric (config: data.valid_intervals)")
       ->group(files);
   optional_flag(app, "--test-fasta", o.test_fasta,
                 "Test FASTA, default --fasta (config: data.test_fasta)")

@@ -155,8 +155,11 @@ RunData build_run_data(const RunConfig& config) {
       build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, f.streaming);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
-  out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                                     f.valid_intervals, f.format, out.length, 0, f.streaming);
+  if (!f.valid_intervals.empty()) {
+    out.validation =
+        build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
+                          f.valid_intervals, f.format, out.length, 0, f.streaming);
+  }
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
                                  f.test_intervals, f.format, out.length, 0, f.streaming);

@@ -28,7 +28,8 @@ struct DataSplit {
 struct RunData {
   std::string description;  // e.g. "simulated TAL1_known4, 500 bp, GC 0.4"
   int64_t length = 0;       // bases per sample (the model's input length)
-  DataSplit train, validation;
+  DataSplit train;
+  std::optional<DataSplit> validation;  // absent: files data without data.valid_intervals
   std::optional<DataSplit> test;
 };
 

@@ -31,7 +31,7 @@ nlohmann::json to_json(const RunReport& r) {
   out["seed"] = r.seed;
   out["data"] = {{"train", r.train_size}, {"validation", r.validation_size}, {"test", r.test_size}};
   out["test"] = r.test ? evaluation_json(*r.test) : nlohmann::json(nullptr);
-  out["validation"] = evaluation_json(r.validation);
+  out["validation"] = r.validation ? evaluation_json(*r.validation) : nlohmann::json(nullptr);
   out["epochs_run"] = r.epochs_run;
   out["best_epoch"] = r.best_epoch;
   out["monitor"] = r.monitor;
@@ -51,9 +51,11 @@ void print_report(std::ostream& out, const RunReport& r) {
         "sequences)\n",
         r.test->loss, r.test->accuracy, r.test->auroc, r.test->auprc, r.test->count);
   }
-  out << fmt::format("validation: loss {:.4f}  accuracy {:.4f}  auROC {:.4f}  auPRC {:.4f}\n",
-                     r.validation.loss, r.validation.accuracy, r.validation.auroc,
-                     r.validation.auprc);
+  if (r.validation) {
+    out << fmt::format("validation: loss {:.4f}  accuracy {:.4f}  auROC {:.4f}  auPRC {:.4f}\n",
+                       r.validation->loss, r.validation->accuracy, r.validation->auroc,
+                       r.validation->auprc);
+  }
   out << fmt::format("epochs run: {}{}  best epoch: {} ({} {:.4f})\n", r.epochs_run,
                      r.stopped_early ? " (early stopping)" : "", r.best_epoch, r.monitor,
                      r.best_value);

@@ -17,10 +17,11 @@ struct RunReport {
   int threads = 1;
   uint64_t seed = 0;
   int64_t train_size = 0, validation_size = 0, test_size = 0;
-  std::optional<train::Evaluation> test;  // absent when there is no test split
-  train::Evaluation validation;           // with the final (best, when restored) weights
-  int64_t epochs_run = 0;                 // epochs completed in total (resumes included)
-  int64_t best_epoch = 0;                 // 1-based; 0 when unknown
+  std::optional<train::Evaluation> test;        // absent when there is no test split
+  std::optional<train::Evaluation> validation;  // final (best, when restored) weights; absent
+                                                // when the run had no validation data
+  int64_t epochs_run = 0;                       // epochs completed in total (resumes included)
+  int64_t best_epoch = 0;                       // 1-based; 0 when unknown
   std::string monitor;
   double best_value = 0.0;
   bool stopped_early = false;

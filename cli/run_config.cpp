@@ -582,8 +582,6 @@ void validate_config(const RunConfig& c) {
     require(!f.fasta.empty(), "data.fasta", "a FASTA file is required for data.source 'files'");
     require(!f.intervals.empty(), "data.intervals",
             "an intervals (or, for records, labels TSV) file is required");
-    require(!f.valid_intervals.empty(), "data.valid_intervals",
-            "a validation file is required (early stopping and checkpoints need it)");
     require_file(f.fasta, "data.fasta");
     require_file(f.intervals, "data.intervals");
     require_file(f.valid_fasta, "data.valid_fasta");
@@ -618,6 +616,20 @@ void validate_config(const RunConfig& c) {
         "-DSTRAND_CUDA=ON on a machine with nvcc); use \"cpu\"",
         c.device));
 #endif
+  }
+}
+
+bool needs_validation(const RunConfig& c) {
+  return c.early_stopping.enabled && c.early_stopping.monitor.rfind("val_", 0) == 0;
+}
+
+void validate_training_config(const RunConfig& c) {
+  validate_config(c);
+  if (c.data.source == "files") {
+    require(!c.data.files.valid_intervals.empty() || !needs_validation(c), "data.valid_intervals",
+            fmt::format("a validation file is required: early stopping monitors '{}' (train "
+                        "without one with --no-early-stopping, or monitor 'loss')",
+                        c.early_stopping.monitor));
   }
 }
 

@@ -155,6 +155,14 @@ void validate_config(const RunConfig& config);
 /// names the same files when --resume runs from another directory.
 RunConfig with_absolute_paths(RunConfig config);
 
+/// Whether training needs validation data: early stopping is on and monitors a val_ metric.
+/// Otherwise a files run may have none (data.valid_intervals empty); the best checkpoint then
+/// follows the training metric of the monitor's name (val_loss -> loss).
+bool needs_validation(const RunConfig& config);
+
+/// validate_config() plus what only training needs (a validation file when needs_validation).
+void validate_training_config(const RunConfig& config);
+
 /// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
 /// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.
 int resolved_threads(const RunConfig& config);

@@ -110,7 +110,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";
   out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
-                     data.validation.source->size(), data.test ? data.test->source->size() : 0);
+                     data.validation ? data.validation->source->size() : 0,
+                     data.test ? data.test->source->size() : 0);
 
   manual_seed(config.seed);
   std::shared_ptr<Sequential> model = build_model(config.model, data.length);
@@ -141,13 +142,24 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   out << "model:\n" << model->summary({data.length});
 
   std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
-  std::unique_ptr<data::DataLoader> valid_loader =
-      make_eval_loader(data.validation, config.batch_size, 1, placement);
+  std::unique_ptr<data::DataLoader> valid_loader;
+  if (data.validation) {
+    valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
+  }
 
-  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops.
+  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
+  // validation data (allowed when early stopping is off) it tracks the training metric of the
+  // same name: val_loss -> loss.
   const EarlyStoppingConfig& es = config.early_stopping;
+  std::string monitor = es.monitor;
+  if (!data.validation && monitor.rfind("val_", 0) == 0) {
+    monitor = monitor.substr(4);
+    if (monitor == "auroc" || monitor == "auprc") monitor = "loss";  // not logged in training
+    out << fmt::format("no validation data: the best checkpoint follows the training {}\n",
+                       monitor);
+  }
   train::EarlyStoppingOptions es_options;
-  es_options.monitor = es.monitor;
+  es_options.monitor = monitor;
   es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
   es_options.min_delta = es.min_delta;
   es_options.restore_best_weights = es.restore_best_weights;
@@ -205,7 +217,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), true));
+    callbacks.push_back(
+        std::make_shared<train::CsvEpochLogger>(paths.metrics(), data.validation.has_value()));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
     callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
                                                                    config.tensorboard_every_steps));
@@ -214,8 +227,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     auto is_best = [early_stopping](const train::EpochLogs& logs) {
       return early_stopping->best_epoch() == logs.epoch;
     };
-    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor,
-                                                                 true, true, metadata, is_best));
+    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
+                                                                 true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
                                                                 options.progress_every_steps));
   }
@@ -247,8 +260,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.threads = threads;
   report.seed = config.seed;
   report.train_size = data.train.source->size();
-  report.validation_size = data.validation.source->size();
-  report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  if (data.validation) {
+    report.validation_size = data.validation->source->size();
+    report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  }
   if (data.test) {
     report.test_size = data.test->source->size();
     std::unique_ptr<data::DataLoader> test_loader =
@@ -257,7 +272,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   report.best_epoch = early_stopping->best_epoch() + 1;
-  report.monitor = es.monitor;
+  report.monitor = monitor;
   report.best_value = early_stopping->best_value();
   report.stopped_early = history.stopped_early || already_stopped;
   report.train_seconds = history.seconds;
@@ -278,7 +293,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
   // config.json must name the same files when --resume runs from another directory.
   const RunConfig config = with_absolute_paths(given);
-  validate_config(config);
+  validate_training_config(config);
   Session session;
   session.config = config;
   // A dry build first, so a bad model or missing data stops before a run directory exists.
@@ -311,7 +326,7 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   bool changed = false;
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
-  validate_config(session.config);
+  validate_training_config(session.config);
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
