@@ -25,6 +25,7 @@ nlohmann::json evaluation_json(const train::Evaluation& e) {
 
 nlohmann::json to_json(const RunReport& r) {
   nlohmann::json out;
+  out["status"] = "completed";
   out["run_dir"] = r.run_dir;
   out["device"] = r.device;
   out["threads"] = r.threads;
@@ -41,6 +42,13 @@ nlohmann::json to_json(const RunReport& r) {
   out["train_seconds"] = r.train_seconds;
   out["samples_per_second"] = r.samples_per_second;
   return out;
+}
+
+nlohmann::json failed_report_json(const std::string& run_dir, const std::string& error) {
+  return {{"status", "failed"},
+          {"error", error},
+          {"run_dir", run_dir},
+          {"resume", fmt::format("strand train --resume {}", run_dir)}};
 }
 
 void print_report(std::ostream& out, const RunReport& r) {

@@ -30,7 +30,11 @@ struct RunReport {
   double samples_per_second = 0.0;  // training throughput over this invocation's epochs
 };
 
+/// report.json of a finished run: "status": "completed" and every field above.
 nlohmann::json to_json(const RunReport& report);
+/// report.json of a run that stopped on an error: "status": "failed", the error, the run
+/// directory and the command that continues it from its last checkpoint.
+nlohmann::json failed_report_json(const std::string& run_dir, const std::string& error);
 void print_report(std::ostream& out, const RunReport& report);
 
 }  // namespace strand::cli

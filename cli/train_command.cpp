@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <fstream>
 #include <limits>
 
 #include "cli/data_builder.h"
@@ -288,6 +289,63 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   return result;
 }
 
+// What this invocation created, so that a failure removes nothing else.
+struct Created {
+  bool root = false;        // the run directory itself (else it existed, e.g. --run-name)
+  bool output_dir = false;  // output_dir too
+  bool may_remove = true;   // false for --resume: the run's earlier epochs are kept
+};
+
+// After a failed run: a run that never saved an epoch (no last checkpoint) is removed, so that
+// no directory holding only config.json stays behind; otherwise report.json says it failed,
+// with the error, and the run stays resumable. Never throws: the run's own error is the one
+// to report.
+void record_failure(const RunPaths& paths, const std::string& error, const Created& created) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  if (created.may_remove && !fs::exists(paths.last_checkpoint(), ignored)) {
+    if (created.root) {
+      fs::remove_all(paths.root, ignored);
+    } else {  // a directory the user made: only what this run wrote goes
+      for (const fs::path& file :
+           {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
+        fs::remove(file, ignored);
+      }
+      for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
+        if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+          fs::remove(entry.path(), ignored);
+        }
+      }
+      fs::remove(paths.tensorboard(), ignored);  // only if empty
+      fs::remove(paths.checkpoints(), ignored);  // only if empty
+    }
+    if (created.output_dir) fs::remove(paths.root.parent_path(), ignored);  // only if empty
+    return;
+  }
+  try {
+    // A resume that fails keeps the report of a run that had completed.
+    if (fs::exists(paths.report(), ignored)) {
+      std::ifstream in(paths.report());
+      const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+      if (previous.is_object() && previous.value("status", "") == "completed") return;
+    }
+    write_json_file(paths.report(), failed_report_json(paths.root.string(), error));
+  } catch (const std::exception&) {
+  }
+}
+
+// Runs the session; on an error, records the failure in the run directory (chief only).
+TrainResult train_or_record_failure(const Session& session, const dist::DistributedRun& run,
+                                    const TrainOptions& options, std::ostream& out,
+                                    const Created& created) {
+  try {
+    return train_session(session, run, options, out);
+  } catch (const std::exception& error) {
+    if (run.is_chief()) record_failure(session.paths, error.what(), created);
+    throw;
+  }
+}
+
 }  // namespace
 
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
@@ -305,11 +363,21 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(config.distributed, Device::parse(config.device)));
   // Only the chief makes the run directory; the other ranks never write.
+  Created created;
   if (run.is_chief()) {
+    created.output_dir = !std::filesystem::exists(config.output_dir);
+    created.root =
+        options.run_name.empty() ||
+        !std::filesystem::exists(std::filesystem::path(config.output_dir) / options.run_name);
     session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
-    write_json_file(session.paths.config(), to_json(config));
+    try {
+      write_json_file(session.paths.config(), to_json(config));
+    } catch (const std::exception& error) {
+      record_failure(session.paths, error.what(), created);
+      throw;
+    }
   }
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, created);
 }
 
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
@@ -330,7 +398,7 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, Created{.may_remove = false});
 }
 
 }  // namespace strand::cli
