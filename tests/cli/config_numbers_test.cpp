@@ -13,6 +13,7 @@
 #include "cli_test_support.h"
 #include "data/fasta_reader.h"
 #include "support/child_process.h"
+#include "test_helpers.h"
 
 namespace strand::cli {
 namespace {
@@ -156,6 +157,8 @@ void limit_address_space(int64_t headroom) {
 }
 
 TEST_CASE("an in-memory dataset larger than the available memory is refused with its size") {
+  if (strand::testing::kSanitized)
+    STRAND_SKIP("address-space limits do not combine with sanitizers");
   TempDir dir("too-big");
   // One 1 Mb contig and 400 intervals with 1 Mb windows: 400 MB of windows held in memory.
   std::string genome = ">chr1\n";

@@ -10,6 +10,7 @@
 #include "cli_test_support.h"
 #include "data/fasta_reader.h"
 #include "support/child_process.h"
+#include "test_helpers.h"
 
 namespace strand::cli {
 namespace {
@@ -68,6 +69,8 @@ int64_t inspect_peak_growth_kib(const TempDir& dir, const std::string& bed, int6
 }
 
 TEST_CASE("streaming peak memory stays flat as intervals x window grow while in-memory grows") {
+  if (strand::testing::kSanitized)
+    STRAND_SKIP("resident memory is not measurable under sanitizers");
   TempDir dir("streaming-memory");
   testing::write_text(dir.path() / "genome.fa", random_genome());
   testing::write_text(dir.path() / "small.bed", intervals(400));

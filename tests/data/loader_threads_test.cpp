@@ -11,11 +11,14 @@
 #include "data/data_error.h"
 #include "data/data_loader.h"
 #include "support/child_process.h"
+#include "test_helpers.h"
 
 namespace strand::data {
 namespace {
 
 TEST_CASE("loader threads that cannot start under a memory limit fail cleanly") {
+  if (strand::testing::kSanitized)
+    STRAND_SKIP("address-space limits do not combine with sanitizers");
   // Runs in a child: the address-space limit must not hold the test program, and before the
   // fix the child died of SIGABRT.
   const strand::testing::ChildResult child = strand::testing::run_in_child([] {

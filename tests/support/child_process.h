@@ -16,6 +16,21 @@
 
 namespace strand::testing {
 
+/// AddressSanitizer and ThreadSanitizer reserve terabytes of address space and keep freed
+/// memory in quarantine: address-space limits and resident-memory measurements mean nothing
+/// under them, so the tests built on those skip there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 struct ChildResult {
   bool exited = false;  // ended by _exit (false: killed by a signal, e.g. SIGABRT)
   int exit_code = -1;   // 0: body returned; 1: body threw (output holds what())
