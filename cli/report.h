@@ -33,7 +33,8 @@ struct RunReport {
 /// report.json of a finished run: "status": "completed" and every field above.
 nlohmann::json to_json(const RunReport& report);
 /// report.json of a run that stopped on an error: "status": "failed", the error, the run
-/// directory and the command that continues it from its last checkpoint.
+/// directory and the command that continues it from its last checkpoint. (A failed resume of a
+/// completed run adds that run's report as "previous".)
 nlohmann::json failed_report_json(const std::string& run_dir, const std::string& error);
 void print_report(std::ostream& out, const RunReport& report);
 

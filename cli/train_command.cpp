@@ -303,34 +303,41 @@ struct Created {
 void record_failure(const RunPaths& paths, const std::string& error, const Created& created) {
   namespace fs = std::filesystem;
   std::error_code ignored;
-  if (created.may_remove && !fs::exists(paths.last_checkpoint(), ignored)) {
-    if (created.root) {
-      fs::remove_all(paths.root, ignored);
-    } else {  // a directory the user made: only what this run wrote goes
-      for (const fs::path& file :
-           {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
-        fs::remove(file, ignored);
-      }
-      for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
-        if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
-          fs::remove(entry.path(), ignored);
-        }
-      }
-      fs::remove(paths.tensorboard(), ignored);  // only if empty
-      fs::remove(paths.checkpoints(), ignored);  // only if empty
-    }
-    if (created.output_dir) fs::remove(paths.root.parent_path(), ignored);  // only if empty
-    return;
-  }
   try {
-    // A resume that fails keeps the report of a run that had completed.
+    if (created.may_remove && !fs::exists(paths.last_checkpoint(), ignored)) {
+      if (created.root) {
+        fs::remove_all(paths.root, ignored);
+      } else {  // a directory the user made: only what this run wrote goes
+        for (const fs::path& file :
+             {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
+          fs::remove(file, ignored);
+        }
+        std::vector<fs::path> events;
+        for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
+          if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+            events.push_back(entry.path());
+          }
+        }
+        for (const fs::path& file : events) fs::remove(file, ignored);
+        fs::remove(paths.tensorboard(), ignored);  // only if empty
+        fs::remove(paths.checkpoints(), ignored);  // only if empty
+      }
+      if (created.output_dir) fs::remove(paths.root.parent_path(), ignored);  // only if empty
+      return;
+    }
+    nlohmann::json report = failed_report_json(paths.root.string(), error);
+    // A resume that fails (e.g. to train longer) keeps the report of the run it continued.
     if (fs::exists(paths.report(), ignored)) {
       std::ifstream in(paths.report());
-      const nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
-      if (previous.is_object() && previous.value("status", "") == "completed") return;
+      nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+      if (previous.is_object() && previous.contains("previous")) previous = previous["previous"];
+      if (previous.is_object() && previous.value("status", "") == "completed") {
+        report["previous"] = std::move(previous);
+      }
     }
-    write_json_file(paths.report(), failed_report_json(paths.root.string(), error));
+    write_json_file(paths.report(), report);
   } catch (const std::exception&) {
+    // Cleaning up must not hide the run's own error, which the caller rethrows.
   }
 }
 

@@ -95,6 +95,20 @@ TEST_CASE("a run that fails after saving epochs is kept with report.json marked 
   CHECK(std::filesystem::exists(root / "metrics.csv"));
 }
 
+TEST_CASE("a failed resume of a completed run keeps its report as previous") {
+  TempDir dir("failed-resume");
+  simulate(dir);
+  REQUIRE(run(train(dir, "train.tsv", "r")).status == 0);
+  std::filesystem::copy_file(dir.path() / "sim" / "two.tsv", dir.path() / "sim" / "train.tsv",
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto root = dir.path() / "runs" / "r";
+  CHECK(run({"train", "--resume", root.string(), "--epochs", "4"}).status == 1);
+  const json report = json::parse(read_text(root / "report.json"));
+  CHECK(report["status"] == "failed");
+  CHECK(report["previous"]["status"] == "completed");
+  CHECK(report["previous"]["epochs_run"] == 2);
+}
+
 TEST_CASE("a completed run's report says completed") {
   TempDir dir("completed");
   REQUIRE(run(testing::tiny_run(dir, "r", 1)).status == 0);
