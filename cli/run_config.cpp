@@ -318,8 +318,8 @@ void require_in(const std::string& key, double value, const Range& r,
 
 // Why the thread counts stop where they do.
 std::string threads_note() {
-  return fmt::format(" (at most 4 x the {} hardware threads, and at least {})", hardware_threads(),
-                     kMinThreadCap);
+  return fmt::format(" (the cap is the larger of {} and 4 x the {} hardware threads)",
+                     kMinThreadCap, hardware_threads());
 }
 
 void require_file(const std::string& path, const std::string& key) {

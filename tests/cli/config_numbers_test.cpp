@@ -104,7 +104,8 @@ TEST_CASE("--loader-threads 1000 is refused with its range before a run director
                            "--loader-threads", "1000", "--output-dir", dir.str("runs")});
   CHECK(result.status == 1);
   CHECK(result.err.find("error: data.loader_threads: must be in [1, " +
-                        std::to_string(max_threads()) + "] (at most 4 x the ") == 0);
+                        std::to_string(max_threads()) +
+                        "] (the cap is the larger of 64 and 4 x the ") == 0);
   CHECK(result.err.find("got 1000") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
 }
