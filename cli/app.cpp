@@ -58,7 +58,8 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "adam, sgd or rmsprop (config: optimizer.name; resets its other options)");
   optional_flag(app, "--loss", o.loss, "binary_crossentropy or mse (config: loss)");
   optional_flag(app, "--seed", o.seed, "Seed of data, initialisation and shuffling (config: seed)");
-  optional_flag(app, "--threads", o.threads, "CPU threads, 0 = all cores (config: threads)");
+  optional_flag(app, "--threads", o.threads,
+                "CPU threads, 0 = OMP_NUM_THREADS or all cores (config: threads)");
   optional_flag(app, "--output-dir", o.output_dir,
                 "Parent of the run directory (config: output_dir)");
   optional_flag(app, "--device", o.device,
@@ -87,7 +88,8 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "Validation FASTA, default --fasta (config: data.valid_fasta)")
       ->group(files);
   optional_flag(app, "--valid-intervals", o.valid_intervals,
-                "Validation intervals/labels (config: data.valid_intervals)")
+                "Validation intervals/labels; needed only when early stopping monitors a val_ "
+                "metric (config: data.valid_intervals)")
       ->group(files);
   optional_flag(app, "--test-fasta", o.test_fasta,
                 "Test FASTA, default --fasta (config: data.test_fasta)")
@@ -187,7 +189,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--window", predict_window, "Bases per sample (default: the run's)");
   predict->add_option("--out", predict_options.out, "Output TSV")->required();
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
-  predict->add_option("--threads", predict_options.threads, "CPU threads, 0 = all cores");
+  predict->add_option("--threads", predict_options.threads,
+                      "CPU threads, 0 = OMP_NUM_THREADS or all cores");
 
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(

@@ -7,6 +7,9 @@
 #include <algorithm>
 
 #include "data/array_source.h"
+#include "data/available_memory.h"
+#include "data/data_error.h"
+#include "data/fasta_reader.h"
 #include "data/interval_source.h"
 #include "data/loader_config.h"
 #include "data/record_source.h"
@@ -64,15 +67,24 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
   sim.validation_size = static_cast<size_t>(config.validation);
   sim.test_size = static_cast<size_t>(config.test);
   try {
+    // The codes exist twice while the splits are cut from them, plus ~20 bytes per sequence
+    // (label, motif position and strand, id).
+    const double sequences = static_cast<double>(config.n_pos) + static_cast<double>(config.n_neg);
+    data::require_memory(2.0 * sequences * (static_cast<double>(config.length) + 20.0),
+                         fmt::format("the simulated dataset ({} sequences of {} bases) would",
+                                     config.n_pos + config.n_neg, config.length),
+                         "lower data.n_pos, data.n_neg or data.length");
     return data::simulate_single_motif_detection(motif, sim);
   } catch (const std::invalid_argument& error) {
+    throw ConfigError(fmt::format("data: {}", error.what()));
+  } catch (const data::DataError& error) {
     throw ConfigError(fmt::format("data: {}", error.what()));
   }
 }
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift, const data::LabelOptions& labels) {
+                            int64_t max_shift, const data::LabelOptions& labels, bool streaming) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
@@ -80,6 +92,7 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   loader.window = window;
   loader.jitter = max_shift;
   loader.labels = labels;
+  loader.streaming = streaming;
   DataSplit split;
   split.name = name;
   try {
@@ -87,6 +100,9 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("data ({} split): {}", name, error.what()));
   }
+  // A streaming source reads through one file handle per worker; this one serves direct
+  // fetches (inspect). A DataLoader prepares its own workers' handles again.
+  if (streaming) split.source->prepare_workers(1);
   const int64_t n = split.source->size();
   if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
     for (const data::Interval& interval : source->intervals().intervals) {
@@ -120,18 +136,21 @@ RunData build_run_data(const RunConfig& config) {
   }
   const FilesDataConfig& f = config.data.files;
   const data::LabelOptions labels = training_label_options();
-  out.train =
-      build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, labels);
+  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter,
+                                labels, f.streaming);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
-  out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                                     f.valid_intervals, f.format, out.length, 0, labels);
+  if (!f.valid_intervals.empty()) {
+    out.validation =
+        build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
+                          f.valid_intervals, f.format, out.length, 0, labels, f.streaming);
+  }
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length, 0, labels);
+                                 f.test_intervals, f.format, out.length, 0, labels, f.streaming);
   }
-  out.description =
-      fmt::format("files {} + {} ({}, {} bp windows)", f.fasta, f.intervals, f.format, out.length);
+  out.description = fmt::format("files {} + {} ({}, {} bp windows{})", f.fasta, f.intervals,
+                                f.format, out.length, f.streaming ? ", streamed" : "");
   return out;
 }
 

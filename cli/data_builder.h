@@ -29,7 +29,8 @@ struct DataSplit {
 struct RunData {
   std::string description;  // e.g. "simulated TAL1_known4, 500 bp, GC 0.4"
   int64_t length = 0;       // bases per sample (the model's input length)
-  DataSplit train, validation;
+  DataSplit train;
+  std::optional<DataSplit> validation;  // absent: files data without data.valid_intervals
   std::optional<DataSplit> test;
 };
 
@@ -45,11 +46,14 @@ RunData build_run_data(const RunConfig& config);
 
 /// Files data for one split, given explicitly (predict/inspect on arbitrary files). `labels`
 /// says what a valid label is; the default (any finite number, all missing allowed) suits
-/// prediction, where labels are only copied to the output.
+/// prediction, where labels are only copied to the output. With `streaming` the windows are
+/// read from the FASTA per sample (one file handle per loader worker) instead of being held
+/// in memory; records are always held in memory.
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
                             int64_t max_shift = 0,
-                            const data::LabelOptions& labels = {data::LabelKind::kReal, false});
+                            const data::LabelOptions& labels = {data::LabelKind::kReal, false},
+                            bool streaming = false);
 
 /// The labels `strand train`, `inspect` and evaluation need: 0 or 1 (or missing) whatever the
 /// loss, because every run is scored with binary metrics (accuracy, auROC, auPRC:

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <fstream>
 #include <limits>
 
 #include "cli/data_builder.h"
@@ -110,7 +111,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";
   out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
-                     data.validation.source->size(), data.test ? data.test->source->size() : 0);
+                     data.validation ? data.validation->source->size() : 0,
+                     data.test ? data.test->source->size() : 0);
 
   manual_seed(config.seed);
   std::shared_ptr<Sequential> model = build_model(config.model, data.length);
@@ -141,13 +143,24 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   out << "model:\n" << model->summary({data.length});
 
   std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
-  std::unique_ptr<data::DataLoader> valid_loader =
-      make_eval_loader(data.validation, config.batch_size, 1, placement);
+  std::unique_ptr<data::DataLoader> valid_loader;
+  if (data.validation) {
+    valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
+  }
 
-  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops.
+  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
+  // validation data (allowed when early stopping is off) it tracks the training metric of the
+  // same name: val_loss -> loss.
   const EarlyStoppingConfig& es = config.early_stopping;
+  std::string monitor = es.monitor;
+  if (!data.validation && monitor.rfind("val_", 0) == 0) {
+    monitor = monitor.substr(4);
+    if (monitor == "auroc" || monitor == "auprc") monitor = "loss";  // not logged in training
+    out << fmt::format("no validation data: the best checkpoint follows the training {}\n",
+                       monitor);
+  }
   train::EarlyStoppingOptions es_options;
-  es_options.monitor = es.monitor;
+  es_options.monitor = monitor;
   es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
   es_options.min_delta = es.min_delta;
   es_options.restore_best_weights = es.restore_best_weights;
@@ -205,7 +218,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), true));
+    callbacks.push_back(
+        std::make_shared<train::CsvEpochLogger>(paths.metrics(), data.validation.has_value()));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
     callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
                                                                    config.tensorboard_every_steps));
@@ -214,8 +228,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     auto is_best = [early_stopping](const train::EpochLogs& logs) {
       return early_stopping->best_epoch() == logs.epoch;
     };
-    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor,
-                                                                 true, true, metadata, is_best));
+    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
+                                                                 true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
                                                                 options.progress_every_steps));
   }
@@ -247,8 +261,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.threads = threads;
   report.seed = config.seed;
   report.train_size = data.train.source->size();
-  report.validation_size = data.validation.source->size();
-  report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  if (data.validation) {
+    report.validation_size = data.validation->source->size();
+    report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  }
   if (data.test) {
     report.test_size = data.test->source->size();
     std::unique_ptr<data::DataLoader> test_loader =
@@ -257,7 +273,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   report.best_epoch = early_stopping->best_epoch() + 1;
-  report.monitor = es.monitor;
+  report.monitor = monitor;
   report.best_value = early_stopping->best_value();
   report.stopped_early = history.stopped_early || already_stopped;
   report.train_seconds = history.seconds;
@@ -273,10 +289,76 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   return result;
 }
 
+// What this invocation created, so that a failure removes nothing else.
+struct Created {
+  bool root = false;        // the run directory itself (else it existed, e.g. --run-name)
+  bool output_dir = false;  // output_dir too
+  bool may_remove = true;   // false for --resume: the run's earlier epochs are kept
+};
+
+// After a failed run: a run that never saved an epoch (no last checkpoint) is removed, so that
+// no directory holding only config.json stays behind; otherwise report.json says it failed,
+// with the error, and the run stays resumable. Never throws: the run's own error is the one
+// to report.
+void record_failure(const RunPaths& paths, const std::string& error, const Created& created) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  try {
+    if (created.may_remove && !fs::exists(paths.last_checkpoint(), ignored)) {
+      if (created.root) {
+        fs::remove_all(paths.root, ignored);
+      } else {  // a directory the user made: only what this run wrote goes
+        for (const fs::path& file :
+             {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
+          fs::remove(file, ignored);
+        }
+        std::vector<fs::path> events;
+        for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
+          if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+            events.push_back(entry.path());
+          }
+        }
+        for (const fs::path& file : events) fs::remove(file, ignored);
+        fs::remove(paths.tensorboard(), ignored);  // only if empty
+        fs::remove(paths.checkpoints(), ignored);  // only if empty
+      }
+      if (created.output_dir) fs::remove(paths.root.parent_path(), ignored);  // only if empty
+      return;
+    }
+    nlohmann::json report = failed_report_json(paths.root.string(), error);
+    // A resume that fails (e.g. to train longer) keeps the report of the run it continued.
+    if (fs::exists(paths.report(), ignored)) {
+      std::ifstream in(paths.report());
+      nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+      if (previous.is_object() && previous.contains("previous")) previous = previous["previous"];
+      if (previous.is_object() && previous.value("status", "") == "completed") {
+        report["previous"] = std::move(previous);
+      }
+    }
+    write_json_file(paths.report(), report);
+  } catch (const std::exception&) {
+    // Cleaning up must not hide the run's own error, which the caller rethrows.
+  }
+}
+
+// Runs the session; on an error, records the failure in the run directory (chief only).
+TrainResult train_or_record_failure(const Session& session, const dist::DistributedRun& run,
+                                    const TrainOptions& options, std::ostream& out,
+                                    const Created& created) {
+  try {
+    return train_session(session, run, options, out);
+  } catch (const std::exception& error) {
+    if (run.is_chief()) record_failure(session.paths, error.what(), created);
+    throw;
+  }
+}
+
 }  // namespace
 
-TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out) {
-  validate_config(config);
+TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
+  // config.json must name the same files when --resume runs from another directory.
+  const RunConfig config = with_absolute_paths(given);
+  validate_training_config(config);
   Session session;
   session.config = config;
   // A dry build first, so a bad model or missing data stops before a run directory exists.
@@ -288,11 +370,21 @@ TrainResult run_train(const RunConfig& config, const TrainOptions& options, std:
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(config.distributed, Device::parse(config.device)));
   // Only the chief makes the run directory; the other ranks never write.
+  Created created;
   if (run.is_chief()) {
+    created.output_dir = !std::filesystem::exists(config.output_dir);
+    created.root =
+        options.run_name.empty() ||
+        !std::filesystem::exists(std::filesystem::path(config.output_dir) / options.run_name);
     session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
-    write_json_file(session.paths.config(), to_json(config));
+    try {
+      write_json_file(session.paths.config(), to_json(config));
+    } catch (const std::exception& error) {
+      record_failure(session.paths, error.what(), created);
+      throw;
+    }
   }
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, created);
 }
 
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
@@ -309,11 +401,11 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   bool changed = false;
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
-  validate_config(session.config);
+  validate_training_config(session.config);
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, Created{.may_remove = false});
 }
 
 }  // namespace strand::cli

@@ -32,7 +32,8 @@ struct TrainResult {
 
 /// Trains `config` in a new run directory under config.output_dir; prints device, threads,
 /// data, model table, progress and the report to `out`. Every config, data and model error is
-/// raised before training starts.
+/// raised before training starts. Relative paths are made absolute (with_absolute_paths) before
+/// config.json is written.
 TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out);
 
 /// Continues the run in `run_dir` from checkpoints/last.safetensors with its config.json.

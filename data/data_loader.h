@@ -59,7 +59,8 @@ class DataLoader {
  public:
   /// Starts the worker threads. Throws DataError for a null source, threads or
   /// prefetch_depth < 1, max_shift < 0, probabilities outside [0, 1], a lower_mask request
-  /// the source cannot serve, or a sampler plan that cannot give every rank a batch.
+  /// the source cannot serve, a sampler plan that cannot give every rank a batch, or a worker
+  /// thread that cannot be started (the ones already started are stopped and joined first).
   DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options);
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
@@ -86,6 +87,7 @@ class DataLoader {
   };
 
   void worker_loop(int worker);
+  void stop_and_join();
   Batch build_batch(const Plan& plan, int64_t step, int worker) const;
 
   std::shared_ptr<SequenceSource> source_;
