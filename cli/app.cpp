@@ -174,7 +174,6 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* predict = app.add_subcommand(
       "predict", "Score sequences with a trained model; writes NAME, label(s), score(s) as TSV");
   PredictOptions predict_options;
-  int64_t predict_window = -1;
   predict->add_option("--model", predict_options.model, "Run directory or checkpoint file")
       ->required();
   predict->add_option("--config", predict_options.config,
@@ -183,8 +182,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--intervals", predict_options.intervals, "Intervals or records label TSV");
   predict->add_option("--format", predict_options.format,
                       "bed, narrowpeak, dream or records (default: the run's)");
-  predict->add_option("--window", predict_window, "Bases per sample (default: the run's)");
-  predict->add_option("--out", predict_options.out, "Output TSV")->required();
+  optional_flag(predict, "--window", predict_options.window,
+                "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
+  predict->add_option("--out", predict_options.out, "Output TSV, or - for standard output")
+      ->required();
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
   predict->add_option("--threads", predict_options.threads, "CPU threads, 0 = all cores");
 
@@ -264,8 +265,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
       run_train(config, train_options, out);
     } else if (*predict) {
-      if (predict_window >= 0) predict_options.window = predict_window;
-      run_predict(predict_options, out);
+      run_predict(predict_options, out, err);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*inspect) {

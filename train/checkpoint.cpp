@@ -1,6 +1,7 @@
 // Checkpoint save and load through the safetensors codec.
 #include "train/checkpoint.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "tensor/dtype_dispatch.h"
@@ -54,6 +55,34 @@ Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& pa
   return tensor;
 }
 
+// The first NaN or infinity of a floating-point tensor, by flat index (-1: none).
+template <typename T>
+int64_t first_non_finite(const Tensor& tensor) {
+  const T* values = tensor.data<T>();
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    if (!std::isfinite(values[i])) return i;
+  }
+  return -1;
+}
+
+// Weights that are NaN or infinite only ever give NaN scores and losses, so such a file is
+// refused when loaded, naming the tensor (x: a CPU tensor read from `path`).
+void check_finite(const Tensor& x, const std::string& name, const std::filesystem::path& path) {
+  int64_t index = -1;
+  double value = 0.0;
+  if (x.dtype() == DType::kFloat32) {
+    index = first_non_finite<float>(x);
+    if (index >= 0) value = x.data<float>()[index];
+  } else if (x.dtype() == DType::kFloat64) {
+    index = first_non_finite<double>(x);
+    if (index >= 0) value = x.data<double>()[index];
+  }
+  STRAND_CHECK(index < 0,
+               "{}: tensor '{}' holds {} at element {} of {}: the checkpoint is corrupt or was "
+               "saved from a diverged run",
+               path.string(), name, value, index, x.numel());
+}
+
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Module& model,
@@ -86,6 +115,7 @@ CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& mo
     STRAND_CHECK(it != by_name.end(), "{}: no tensor '{}' for the model's parameter", path.string(),
                  name);
     Tensor value = from_entry(*it->second, path);
+    check_finite(value, name, path);
     STRAND_CHECK(value.shape() == parameter.shape(),
                  "{}: tensor '{}' has shape {} but the model's parameter is {}", path.string(),
                  name, shape_to_string(value.shape()), shape_to_string(parameter.shape()));
@@ -96,7 +126,9 @@ CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& mo
     const std::string prefix = kOptimizerPrefix;
     for (const auto& entry : file.entries) {
       if (entry.name.rfind(prefix, 0) == 0) {
-        state[entry.name.substr(prefix.size())] = from_entry(entry, path);
+        Tensor value = from_entry(entry, path);
+        check_finite(value, entry.name, path);
+        state[entry.name.substr(prefix.size())] = std::move(value);
       }
     }
     STRAND_CHECK(!state.empty(), "{}: holds no optimizer state (was it saved without one?)",
