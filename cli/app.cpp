@@ -14,6 +14,7 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "tensor/parse_number.h"
 
 namespace strand::cli {
 namespace {
@@ -37,14 +38,12 @@ std::vector<int64_t> parse_index_list(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
-    try {
-      size_t used = 0;
-      out.push_back(std::stoll(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
+    const std::optional<int64_t> index = parse_int64(item);
+    if (!index) {
       throw ConfigError(
           fmt::format("--freeze: '{}' is not a layer index (e.g. --freeze 0,3)", item));
     }
+    out.push_back(*index);
   }
   return out;
 }

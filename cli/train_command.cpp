@@ -13,6 +13,7 @@
 #include "dist/strategy.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
+#include "tensor/parse_number.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #ifdef STRAND_WITH_CUDA
@@ -43,6 +44,7 @@ class StopAfterEpochs : public train::Callback {
   int64_t epochs_;
 };
 
+// A count from the checkpoint's metadata, read in full: "-5" or "1x" is a damaged file.
 int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::string& key,
                      const std::filesystem::path& path) {
   auto it = metadata.find(key);
@@ -50,7 +52,13 @@ int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::strin
     throw ConfigError(
         fmt::format("checkpoint '{}' has no '{}' in its metadata", path.string(), key));
   }
-  return std::stoll(it->second);
+  const std::optional<int64_t> value = parse_int64(it->second);
+  if (!value || *value < 0) {
+    throw ConfigError(
+        fmt::format("checkpoint '{}': metadata '{}' is '{}', expected an integer >= 0",
+                    path.string(), key, it->second));
+  }
+  return *value;
 }
 
 // Discards what it is given: ranks other than 0 of a data-parallel run print nothing.
@@ -173,7 +181,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
       train::load_checkpoint(paths.best_checkpoint(), *best);
       for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
     }
-    early_stopping->restore(metadata, std::move(best_weights));
+    try {
+      early_stopping->restore(metadata, std::move(best_weights));
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
     already_stopped =
         es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
     // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).

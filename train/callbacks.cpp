@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "fmt/format.h"
+#include "tensor/parse_number.h"
 
 namespace strand::train {
 
@@ -69,9 +70,23 @@ void EarlyStopping::restore(const CheckpointMetadata& state, std::vector<Tensor>
     STRAND_CHECK(it != state.end(), "checkpoint metadata lacks '{}'", key);
     return it->second;
   };
-  best_ = std::stod(get("early_stopping.best"));
-  best_epoch_ = std::stoll(get("early_stopping.best_epoch"));
-  wait_ = std::stoll(get("early_stopping.wait"));
+  // Whole values only (std::stoll would read "1x" as 1); nothing changes unless all are valid.
+  auto integer = [&](const char* key, int64_t lowest) {
+    const std::string text = get(key);
+    const std::optional<int64_t> value = parse_int64(text);
+    STRAND_CHECK(value && *value >= lowest,
+                 "checkpoint metadata '{}' is '{}', expected an integer >= {}", key, text, lowest);
+    return *value;
+  };
+  const std::string best_text = get("early_stopping.best");
+  const std::optional<double> best = parse_double(best_text);
+  STRAND_CHECK(best && !std::isnan(*best),
+               "checkpoint metadata 'early_stopping.best' is '{}', expected a number", best_text);
+  const int64_t best_epoch = integer("early_stopping.best_epoch", -1);
+  const int64_t wait = integer("early_stopping.wait", 0);
+  best_ = *best;
+  best_epoch_ = best_epoch;
+  wait_ = wait;
   best_weights_ = std::move(best_weights);
 }
 

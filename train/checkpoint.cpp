@@ -3,8 +3,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include "tensor/dtype_dispatch.h"
+#include "tensor/parse_number.h"
 #include "train/safetensors.h"
 
 namespace strand::train {
@@ -47,6 +50,26 @@ SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
   // Empty tensors may have null data pointers, which memcpy must never see.
   if (!entry.data.empty()) std::memcpy(entry.data.data(), host.raw_data(), entry.data.size());
   return entry;
+}
+
+// Loading converts nothing: a tensor stored with another dtype than the one it is loaded into
+// (I32 for an F32 weight) means the file is not what it claims, so it is refused.
+void check_dtype(const SafetensorsEntry& entry, DType expected, const std::string& role,
+                 const std::filesystem::path& path) {
+  STRAND_CHECK(entry.dtype == safetensors_dtype(expected),
+               "{}: tensor '{}' is stored as {} but {} is {}; strand converts no dtypes on load",
+               path.string(), entry.name, entry.dtype, role, safetensors_dtype(expected));
+}
+
+// The dtype optimizer state `key` must have: "step" is I64, "<index>.<buffer>" that of the
+// optimizer's parameter <index>. nullopt when the key names no parameter (load_state refuses it).
+std::optional<DType> state_dtype(const std::string& key, const Optimizer& optimizer) {
+  if (key == "step") return DType::kInt64;
+  const std::optional<int64_t> index = parse_int64(std::string_view(key).substr(0, key.find('.')));
+  if (!index || *index < 0 || *index >= static_cast<int64_t>(optimizer.parameters().size())) {
+    return std::nullopt;
+  }
+  return optimizer.parameters()[static_cast<size_t>(*index)].dtype();
 }
 
 Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& path) {
@@ -114,21 +137,30 @@ CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& mo
     auto it = by_name.find(name);
     STRAND_CHECK(it != by_name.end(), "{}: no tensor '{}' for the model's parameter", path.string(),
                  name);
+    check_dtype(*it->second, parameter.dtype(), fmt::format("the model's parameter '{}'", name),
+                path);
     Tensor value = from_entry(*it->second, path);
     check_finite(value, name, path);
     STRAND_CHECK(value.shape() == parameter.shape(),
                  "{}: tensor '{}' has shape {} but the model's parameter is {}", path.string(),
                  name, shape_to_string(value.shape()), shape_to_string(parameter.shape()));
-    updates.emplace_back(parameter, value.to(parameter.dtype()).to(parameter.device()));
+    updates.emplace_back(parameter, value.to(parameter.device()));
   }
   if (optimizer != nullptr) {
     OptimizerState state;
     const std::string prefix = kOptimizerPrefix;
     for (const auto& entry : file.entries) {
       if (entry.name.rfind(prefix, 0) == 0) {
+        const std::string key = entry.name.substr(prefix.size());
+        if (const std::optional<DType> expected = state_dtype(key, *optimizer)) {
+          check_dtype(entry, *expected,
+                      key == "step" ? std::string("the optimizer's step count")
+                                    : fmt::format("{} state of its parameter", optimizer->name()),
+                      path);
+        }
         Tensor value = from_entry(entry, path);
         check_finite(value, entry.name, path);
-        state[entry.name.substr(prefix.size())] = std::move(value);
+        state[key] = std::move(value);
       }
     }
     STRAND_CHECK(!state.empty(), "{}: holds no optimizer state (was it saved without one?)",
