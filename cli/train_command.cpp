@@ -14,6 +14,7 @@
 #include "layers/activations.h"
 #include "tensor/determinism.h"
 #include "tensor/parse_number.h"
+#include "train/atomic_file.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #ifdef STRAND_WITH_CUDA
@@ -191,6 +192,16 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
     int64_t dropped_epochs = 0, dropped_steps = 0;
     if (chief) {
+      // A process killed while writing leaves "<file>.tmp.XXXXXX" beside the file it wrote.
+      int64_t orphans = 0;
+      for (const std::filesystem::path& file : {paths.config(), paths.report(), paths.metrics(),
+                                                paths.steps(), last, paths.best_checkpoint()}) {
+        orphans += train::remove_orphan_temp_files(file);
+      }
+      if (orphans > 0) {
+        out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",
+                           orphans);
+      }
       dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
       dropped_steps =
           truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));

@@ -8,6 +8,7 @@
 
 #include "tensor/dtype_dispatch.h"
 #include "tensor/parse_number.h"
+#include "train/atomic_file.h"
 #include "train/safetensors.h"
 
 namespace strand::train {
@@ -123,6 +124,8 @@ void save_checkpoint(const std::filesystem::path& path, const Module& model,
     all["optimizer"] = optimizer->name();
   }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+  // Temporary files of earlier writes of this checkpoint whose process was killed mid-write.
+  remove_orphan_temp_files(path);
   write_safetensors(path, entries, all);
 }
 

@@ -55,5 +55,23 @@ TEST_CASE("resume: a log row starting with a partial number is refused") {
   CHECK(result.err.find("row '9x,1,0.5' does not start with a number") != std::string::npos);
 }
 
+TEST_CASE("resume: temporary files left by a killed write are removed") {
+  TempDir dir("resume-orphans");
+  REQUIRE(run(tiny_run(dir, "r", 1)).status == 0);
+  const auto root = dir.path() / "r";
+  for (const char* orphan : {"checkpoints/last.safetensors.tmp.a1B2c3", "config.json.tmp.XyZ123",
+                             "report.json.tmp.000000"}) {
+    write_text(root / orphan, "partial");
+  }
+  write_text(root / "checkpoints" / "notes.tmp.a1B2c3", "not strand's");
+  const auto result = run({"train", "--resume", root.string(), "--epochs", "2"});
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  CHECK(result.out.find("resume: removed 3 temporary file(s)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(root / "checkpoints" / "last.safetensors.tmp.a1B2c3"));
+  CHECK_FALSE(std::filesystem::exists(root / "config.json.tmp.XyZ123"));
+  CHECK_FALSE(std::filesystem::exists(root / "report.json.tmp.000000"));
+  CHECK(std::filesystem::exists(root / "checkpoints" / "notes.tmp.a1B2c3"));
+}
+
 }  // namespace
 }  // namespace strand::cli
