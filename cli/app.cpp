@@ -166,6 +166,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--stop-after-epochs", train_options.stop_after_epochs,
                     "Testing aid: stop as if killed early in epoch N+1, after N epochs' "
                     "checkpoints (then --resume)");
+  train->add_option("--signal-after-steps", train_options.signal_after_steps,
+                    "Testing aid: raise SIGTERM in this process after global step N (at an "
+                    "epoch's end: after its validation), as a preempting scheduler would (then "
+                    "--resume)");
   train->add_flag("--print-config", print_config,
                   "Print the resolved config as JSON and exit without training");
 
@@ -255,14 +259,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         }
         const TrainResult result = resume_train(resume_dir, train_overrides.epochs,
                                                 train_overrides.threads, train_options, out);
-        return 0;
+        return result.exit_code;
       }
       const RunConfig config = resolve_config(train_config, train_overrides, train_freeze);
       if (print_config) {
         out << to_json(config).dump(2) << "\n";
         return 0;
       }
-      run_train(config, train_options, out);
+      return run_train(config, train_options, out).exit_code;
     } else if (*predict) {
       run_predict(predict_options, out, err);
     } else if (*simulate) {

@@ -25,6 +25,7 @@ nlohmann::json evaluation_json(const train::Evaluation& e) {
 
 nlohmann::json to_json(const RunReport& r) {
   nlohmann::json out;
+  out["status"] = "completed";
   out["run_dir"] = r.run_dir;
   out["device"] = r.device;
   out["threads"] = r.threads;
@@ -40,6 +41,22 @@ nlohmann::json to_json(const RunReport& r) {
   out["wall_seconds"] = r.wall_seconds;
   out["train_seconds"] = r.train_seconds;
   out["samples_per_second"] = r.samples_per_second;
+  return out;
+}
+
+nlohmann::json to_json(const InterruptedReport& r) {
+  nlohmann::json out;
+  out["status"] = "interrupted";
+  out["signal"] = r.signal;
+  out["run_dir"] = r.run_dir;
+  out["epochs_completed"] = r.epochs_completed;
+  out["steps_in_epoch"] = r.steps_in_epoch;
+  out["steps_per_epoch"] = r.steps_per_epoch;
+  out["global_step"] = r.global_step;
+  out["evaluation_skipped"] = r.evaluation_skipped;
+  out["resume"] = fmt::format("strand train --resume {}", r.run_dir);
+  out["wall_seconds"] = r.wall_seconds;
+  out["train_seconds"] = r.train_seconds;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <csignal>
 #include <limits>
 
 #include "cli/data_builder.h"
@@ -17,6 +18,8 @@
 #include "train/atomic_file.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/partial_epoch.h"
+#include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
 #include "kernels/cuda/cuda_allocator.h"
 #endif
@@ -43,6 +46,26 @@ class StopAfterEpochs : public train::Callback {
 
  private:
   int64_t epochs_;
+};
+
+// Testing aid for the signal path: raises SIGTERM in this process after global step N, as a
+// scheduler preempting the job then would; the handler's request stops fit() at the next step.
+// When step N ends an epoch, the signal comes after that epoch's validation and checkpoints
+// (after the last epoch: before the final evaluation).
+class RaiseSignalAfterSteps : public train::Callback {
+ public:
+  explicit RaiseSignalAfterSteps(int64_t steps) : steps_(steps) {}
+  void on_batch_end(train::FitContext&, const train::BatchLogs& logs) override {
+    if (logs.global_step == steps_ && logs.step_in_epoch + 1 < logs.steps_per_epoch) {
+      std::raise(SIGTERM);
+    }
+  }
+  void on_epoch_end(train::FitContext&, const train::EpochLogs& logs) override {
+    if (logs.global_step == steps_) std::raise(SIGTERM);
+  }
+
+ private:
+  int64_t steps_;
 };
 
 // A count from the checkpoint's metadata, read in full: "-5" or "1x" is a damaged file.
@@ -78,6 +101,29 @@ dist::StrategyConfig strategy_config(const DistributedConfig& d, Device device) 
       std::chrono::milliseconds(static_cast<int64_t>(d.timeout_s * 1000.0));
   config.device = device;
   return config;
+}
+
+// Where a run that a signal stopped stands: inside fit() (History::interrupted) or after its
+// last epoch, before the final evaluation.
+InterruptedReport interrupted_report(const RunPaths& paths, const train::History& history,
+                                     const train::FitOptions& fit_options,
+                                     int64_t steps_per_epoch) {
+  InterruptedReport report;
+  report.run_dir = paths.root.string();
+  report.steps_per_epoch = steps_per_epoch;
+  report.train_seconds = history.seconds;
+  if (history.interrupted) {
+    report.epochs_completed = history.interrupted->epoch;
+    report.steps_in_epoch = history.interrupted->steps;
+    report.global_step = history.interrupted->global_step;
+  } else {
+    report.epochs_completed =
+        fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+    report.global_step = history.epochs.empty() ? fit_options.initial_global_step
+                                                : history.epochs.back().global_step;
+    report.evaluation_skipped = true;
+  }
+  return report;
 }
 
 struct Session {
@@ -176,6 +222,20 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         train::load_checkpoint(last, *model, optimizer.get());
     fit_options.initial_epoch = metadata_int(metadata, "epochs_completed", last);
     fit_options.initial_global_step = metadata_int(metadata, "global_step", last);
+    // A checkpoint written when a signal stopped the run part-way through an epoch.
+    try {
+      fit_options.partial_epoch = train::read_partial_epoch(metadata);
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
+    if (fit_options.partial_epoch &&
+        fit_options.partial_epoch->steps > train_loader->steps_per_epoch()) {
+      throw ConfigError(fmt::format(
+          "checkpoint '{}' stopped after {} steps of epoch {}, but an epoch has {} steps now: "
+          "the training data or batch size changed since",
+          last.string(), fit_options.partial_epoch->steps, fit_options.initial_epoch + 1,
+          train_loader->steps_per_epoch()));
+    }
     std::vector<Tensor> best_weights;
     if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
       std::shared_ptr<Sequential> best = build_model(config.model, data.length);
@@ -206,13 +266,20 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
       dropped_steps =
           truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
     }
+    const int64_t steps_done = fit_options.partial_epoch ? fit_options.partial_epoch->steps : 0;
+    const std::string position =
+        steps_done > 0 ? fmt::format("{} epochs and {} of {} steps of epoch {} done",
+                                     fit_options.initial_epoch, steps_done,
+                                     train_loader->steps_per_epoch(), fit_options.initial_epoch + 1)
+                       : fmt::format("{} epochs done", fit_options.initial_epoch);
     out << fmt::format(
-        "resume: {} epochs done (step {}); dropped {} epoch row(s) and {} step row(s) logged "
-        "after the checkpoint\n",
-        fit_options.initial_epoch, fit_options.initial_global_step, dropped_epochs, dropped_steps);
+        "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
+        "checkpoint\n",
+        position, fit_options.initial_global_step, dropped_epochs, dropped_steps);
     if (already_stopped || fit_options.initial_epoch >= config.epochs) {
       out << "resume: the run had already finished; evaluating it\n";
       fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
+      fit_options.partial_epoch.reset();
     }
   }
 
@@ -245,6 +312,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
   }
+  if (options.signal_after_steps >= 0) {
+    callbacks.push_back(std::make_shared<RaiseSignalAfterSteps>(options.signal_after_steps));
+  }
+  // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
+  fit_options.should_stop = [] { return train::stop_signal() != 0; };
 
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
                      config.epochs, config.batch_size, optimizer->name(),
@@ -261,6 +333,30 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         "strand train --resume {}\n",
         options.stop_after_epochs, paths.root.string());
     result.interrupted = true;
+    return result;
+  }
+  // A signal after the last step (during validation) skips the final evaluation; with several
+  // ranks, every rank takes the same decision.
+  bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
+  if (!history.interrupted && run.strategy != nullptr) {
+    stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
+  }
+  if (history.interrupted || stop_after_training) {
+    // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
+    const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+    InterruptedReport stopped =
+        interrupted_report(paths, history, fit_options, train_loader->steps_per_epoch());
+    stopped.signal = train::signal_name(signal);
+    stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    if (chief) write_json_file(paths.report(), to_json(stopped));
+    out << fmt::format(
+        "interrupted by {} after {} epoch(s) and {} of {} steps (step {}){}; saved {}; continue "
+        "with: strand train --resume {}\n",
+        stopped.signal, stopped.epochs_completed, stopped.steps_in_epoch, stopped.steps_per_epoch,
+        stopped.global_step, stopped.evaluation_skipped ? ", before the final evaluation" : "",
+        paths.last_checkpoint().string(), paths.root.string());
+    result.interrupted = true;
+    result.exit_code = train::signal_exit_status(signal);
     return result;
   }
 
@@ -299,6 +395,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
 }  // namespace
 
 TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out) {
+  // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
+  const train::StopSignalGuard stop_signals;
   validate_config(config);
   Session session;
   session.config = config;
@@ -321,6 +419,7 @@ TrainResult run_train(const RunConfig& config, const TrainOptions& options, std:
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
                          std::optional<int64_t> threads, const TrainOptions& options,
                          std::ostream& out) {
+  const train::StopSignalGuard stop_signals;
   Session session;
   session.paths.root = run_dir;
   session.resuming = true;

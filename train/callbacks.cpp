@@ -128,6 +128,13 @@ void ModelCheckpoint::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   }
 }
 
+void ModelCheckpoint::on_train_interrupted(FitContext& context, const PartialEpoch& partial) {
+  if (!save_last_) return;
+  CheckpointMetadata metadata = extra_metadata_ ? extra_metadata_() : CheckpointMetadata{};
+  for (const auto& [key, value] : partial_epoch_metadata(partial)) metadata[key] = value;
+  save_checkpoint(directory_ / "last.safetensors", context.model, &context.optimizer, metadata);
+}
+
 // ---- TensorBoardLogger ------------------------------------------------------------------------
 
 TensorBoardLogger::TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps)
@@ -148,6 +155,8 @@ void TensorBoardLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
 }
 
 void TensorBoardLogger::on_train_end(FitContext&) { writer_.flush(); }
+
+void TensorBoardLogger::on_train_interrupted(FitContext&, const PartialEpoch&) { writer_.flush(); }
 
 // ---- CSV loggers
 // ----------------------------------------------------------------------------------
@@ -215,6 +224,13 @@ void ProgressLogger::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   line += fmt::format(" | {:.0f} samples/s, {:.2f} s", logs.get("samples_per_second"),
                       logs.get("epoch_seconds"));
   out_ << line << std::endl;
+}
+
+void ProgressLogger::on_train_interrupted(FitContext& context, const PartialEpoch& partial) {
+  if (started_) bar_.finish_epoch();
+  out_ << fmt::format("epoch {}/{}: stopped after step {} of {}", partial.epoch + 1, context.epochs,
+                      partial.steps, context.steps_per_epoch)
+       << std::endl;
 }
 
 }  // namespace strand::train
