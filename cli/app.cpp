@@ -15,6 +15,7 @@
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
 #include "data/warnings.h"
+#include "tensor/parse_number.h"
 
 namespace strand::cli {
 namespace {
@@ -38,14 +39,12 @@ std::vector<int64_t> parse_index_list(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
-    try {
-      size_t used = 0;
-      out.push_back(std::stoll(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
+    const std::optional<int64_t> index = parse_int64(item);
+    if (!index) {
       throw ConfigError(
           fmt::format("--freeze: '{}' is not a layer index (e.g. --freeze 0,3)", item));
     }
+    out.push_back(*index);
   }
   return out;
 }
@@ -170,6 +169,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--stop-after-epochs", train_options.stop_after_epochs,
                     "Testing aid: stop as if killed early in epoch N+1, after N epochs' "
                     "checkpoints (then --resume)");
+  train->add_option("--signal-after-steps", train_options.signal_after_steps,
+                    "Testing aid: raise SIGTERM in this process after global step N (at an "
+                    "epoch's end: after its validation), as a preempting scheduler would (then "
+                    "--resume)");
   train->add_flag("--print-config", print_config,
                   "Print the resolved config as JSON and exit without training");
 
@@ -177,7 +180,6 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* predict = app.add_subcommand(
       "predict", "Score sequences with a trained model; writes NAME, label(s), score(s) as TSV");
   PredictOptions predict_options;
-  int64_t predict_window = -1;
   predict->add_option("--model", predict_options.model, "Run directory or checkpoint file")
       ->required();
   predict->add_option("--config", predict_options.config,
@@ -186,8 +188,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--intervals", predict_options.intervals, "Intervals or records label TSV");
   predict->add_option("--format", predict_options.format,
                       "bed, narrowpeak, dream or records (default: the run's)");
-  predict->add_option("--window", predict_window, "Bases per sample (default: the run's)");
-  predict->add_option("--out", predict_options.out, "Output TSV")->required();
+  optional_flag(predict, "--window", predict_options.window,
+                "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
+  predict->add_option("--out", predict_options.out, "Output TSV, or - for standard output")
+      ->required();
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
   predict->add_option("--threads", predict_options.threads,
                       "CPU threads, 0 = OMP_NUM_THREADS or all cores");
@@ -262,17 +266,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         }
         const TrainResult result = resume_train(resume_dir, train_overrides.epochs,
                                                 train_overrides.threads, train_options, out);
-        return 0;
+        return result.exit_code;
       }
       const RunConfig config = resolve_config(train_config, train_overrides, train_freeze);
       if (print_config) {
         out << to_json(config).dump(2) << "\n";
         return 0;
       }
-      run_train(config, train_options, out);
+      return run_train(config, train_options, out).exit_code;
     } else if (*predict) {
-      if (predict_window >= 0) predict_options.window = predict_window;
-      run_predict(predict_options, out);
+      run_predict(predict_options, out, err);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*inspect) {

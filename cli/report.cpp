@@ -51,6 +51,22 @@ nlohmann::json failed_report_json(const std::string& run_dir, const std::string&
           {"resume", fmt::format("strand train --resume {}", run_dir)}};
 }
 
+nlohmann::json to_json(const InterruptedReport& r) {
+  nlohmann::json out;
+  out["status"] = "interrupted";
+  out["signal"] = r.signal;
+  out["run_dir"] = r.run_dir;
+  out["epochs_completed"] = r.epochs_completed;
+  out["steps_in_epoch"] = r.steps_in_epoch;
+  out["steps_per_epoch"] = r.steps_per_epoch;
+  out["global_step"] = r.global_step;
+  out["evaluation_skipped"] = r.evaluation_skipped;
+  out["resume"] = fmt::format("strand train --resume {}", r.run_dir);
+  out["wall_seconds"] = r.wall_seconds;
+  out["train_seconds"] = r.train_seconds;
+  return out;
+}
+
 void print_report(std::ostream& out, const RunReport& r) {
   out << "\n== report (" << r.run_dir << ") ==\n";
   if (r.test) {

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <limits>
 
@@ -14,8 +15,12 @@
 #include "dist/strategy.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
+#include "tensor/parse_number.h"
+#include "train/atomic_file.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/partial_epoch.h"
+#include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
 #include "kernels/cuda/cuda_allocator.h"
 #endif
@@ -44,6 +49,27 @@ class StopAfterEpochs : public train::Callback {
   int64_t epochs_;
 };
 
+// Testing aid for the signal path: raises SIGTERM in this process after global step N, as a
+// scheduler preempting the job then would; the handler's request stops fit() at the next step.
+// When step N ends an epoch, the signal comes after that epoch's validation and checkpoints
+// (after the last epoch: before the final evaluation).
+class RaiseSignalAfterSteps : public train::Callback {
+ public:
+  explicit RaiseSignalAfterSteps(int64_t steps) : steps_(steps) {}
+  void on_batch_end(train::FitContext&, const train::BatchLogs& logs) override {
+    if (logs.global_step == steps_ && logs.step_in_epoch + 1 < logs.steps_per_epoch) {
+      std::raise(SIGTERM);
+    }
+  }
+  void on_epoch_end(train::FitContext&, const train::EpochLogs& logs) override {
+    if (logs.global_step == steps_) std::raise(SIGTERM);
+  }
+
+ private:
+  int64_t steps_;
+};
+
+// A count from the checkpoint's metadata, read in full: "-5" or "1x" is a damaged file.
 int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::string& key,
                      const std::filesystem::path& path) {
   auto it = metadata.find(key);
@@ -51,7 +77,13 @@ int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::strin
     throw ConfigError(
         fmt::format("checkpoint '{}' has no '{}' in its metadata", path.string(), key));
   }
-  return std::stoll(it->second);
+  const std::optional<int64_t> value = parse_int64(it->second);
+  if (!value || *value < 0) {
+    throw ConfigError(
+        fmt::format("checkpoint '{}': metadata '{}' is '{}', expected an integer >= 0",
+                    path.string(), key, it->second));
+  }
+  return *value;
 }
 
 // Discards what it is given: ranks other than 0 of a data-parallel run print nothing.
@@ -70,6 +102,29 @@ dist::StrategyConfig strategy_config(const DistributedConfig& d, Device device) 
       std::chrono::milliseconds(static_cast<int64_t>(d.timeout_s * 1000.0));
   config.device = device;
   return config;
+}
+
+// Where a run that a signal stopped stands: inside fit() (History::interrupted) or after its
+// last epoch, before the final evaluation.
+InterruptedReport interrupted_report(const RunPaths& paths, const train::History& history,
+                                     const train::FitOptions& fit_options,
+                                     int64_t steps_per_epoch) {
+  InterruptedReport report;
+  report.run_dir = paths.root.string();
+  report.steps_per_epoch = steps_per_epoch;
+  report.train_seconds = history.seconds;
+  if (history.interrupted) {
+    report.epochs_completed = history.interrupted->epoch;
+    report.steps_in_epoch = history.interrupted->steps;
+    report.global_step = history.interrupted->global_step;
+  } else {
+    report.epochs_completed =
+        fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+    report.global_step = history.epochs.empty() ? fit_options.initial_global_step
+                                                : history.epochs.back().global_step;
+    report.evaluation_skipped = true;
+  }
+  return report;
 }
 
 struct Session {
@@ -180,29 +235,64 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         train::load_checkpoint(last, *model, optimizer.get());
     fit_options.initial_epoch = metadata_int(metadata, "epochs_completed", last);
     fit_options.initial_global_step = metadata_int(metadata, "global_step", last);
+    // A checkpoint written when a signal stopped the run part-way through an epoch.
+    try {
+      fit_options.partial_epoch = train::read_partial_epoch(metadata);
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
+    if (fit_options.partial_epoch &&
+        fit_options.partial_epoch->steps > train_loader->steps_per_epoch()) {
+      throw ConfigError(fmt::format(
+          "checkpoint '{}' stopped after {} steps of epoch {}, but an epoch has {} steps now: "
+          "the training data or batch size changed since",
+          last.string(), fit_options.partial_epoch->steps, fit_options.initial_epoch + 1,
+          train_loader->steps_per_epoch()));
+    }
     std::vector<Tensor> best_weights;
     if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
       std::shared_ptr<Sequential> best = build_model(config.model, data.length);
       train::load_checkpoint(paths.best_checkpoint(), *best);
       for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
     }
-    early_stopping->restore(metadata, std::move(best_weights));
+    try {
+      early_stopping->restore(metadata, std::move(best_weights));
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
     already_stopped =
         es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
     // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
     int64_t dropped_epochs = 0, dropped_steps = 0;
     if (chief) {
+      // A process killed while writing leaves "<file>.tmp.XXXXXX" beside the file it wrote.
+      int64_t orphans = 0;
+      for (const std::filesystem::path& file : {paths.config(), paths.report(), paths.metrics(),
+                                                paths.steps(), last, paths.best_checkpoint()}) {
+        orphans += train::remove_orphan_temp_files(file);
+      }
+      if (orphans > 0) {
+        out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",
+                           orphans);
+      }
       dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
       dropped_steps =
           truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
     }
+    const int64_t steps_done = fit_options.partial_epoch ? fit_options.partial_epoch->steps : 0;
+    const std::string position =
+        steps_done > 0 ? fmt::format("{} epochs and {} of {} steps of epoch {} done",
+                                     fit_options.initial_epoch, steps_done,
+                                     train_loader->steps_per_epoch(), fit_options.initial_epoch + 1)
+                       : fmt::format("{} epochs done", fit_options.initial_epoch);
     out << fmt::format(
-        "resume: {} epochs done (step {}); dropped {} epoch row(s) and {} step row(s) logged "
-        "after the checkpoint\n",
-        fit_options.initial_epoch, fit_options.initial_global_step, dropped_epochs, dropped_steps);
+        "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
+        "checkpoint\n",
+        position, fit_options.initial_global_step, dropped_epochs, dropped_steps);
     if (already_stopped || fit_options.initial_epoch >= config.epochs) {
       out << "resume: the run had already finished; evaluating it\n";
       fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
+      fit_options.partial_epoch.reset();
     }
   }
 
@@ -236,6 +326,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
   }
+  if (options.signal_after_steps >= 0) {
+    callbacks.push_back(std::make_shared<RaiseSignalAfterSteps>(options.signal_after_steps));
+  }
+  // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
+  fit_options.should_stop = [] { return train::stop_signal() != 0; };
 
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
                      config.epochs, config.batch_size, optimizer->name(),
@@ -252,6 +347,30 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         "strand train --resume {}\n",
         options.stop_after_epochs, paths.root.string());
     result.interrupted = true;
+    return result;
+  }
+  // A signal after the last step (during validation) skips the final evaluation; with several
+  // ranks, every rank takes the same decision.
+  bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
+  if (!history.interrupted && run.strategy != nullptr) {
+    stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
+  }
+  if (history.interrupted || stop_after_training) {
+    // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
+    const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+    InterruptedReport stopped =
+        interrupted_report(paths, history, fit_options, train_loader->steps_per_epoch());
+    stopped.signal = train::signal_name(signal);
+    stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    if (chief) write_json_file(paths.report(), to_json(stopped));
+    out << fmt::format(
+        "interrupted by {} after {} epoch(s) and {} of {} steps (step {}){}; saved {}; continue "
+        "with: strand train --resume {}\n",
+        stopped.signal, stopped.epochs_completed, stopped.steps_in_epoch, stopped.steps_per_epoch,
+        stopped.global_step, stopped.evaluation_skipped ? ", before the final evaluation" : "",
+        paths.last_checkpoint().string(), paths.root.string());
+    result.interrupted = true;
+    result.exit_code = train::signal_exit_status(signal);
     return result;
   }
 
@@ -356,6 +475,8 @@ TrainResult train_or_record_failure(const Session& session, const dist::Distribu
 }  // namespace
 
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
+  // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
+  const train::StopSignalGuard stop_signals;
   // config.json must name the same files when --resume runs from another directory.
   const RunConfig config = with_absolute_paths(given);
   validate_training_config(config);
@@ -390,6 +511,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
                          std::optional<int64_t> threads, const TrainOptions& options,
                          std::ostream& out) {
+  const train::StopSignalGuard stop_signals;
   Session session;
   session.paths.root = run_dir;
   session.resuming = true;

@@ -87,7 +87,11 @@ void DataLoader::stop_and_join() {
   workers_.clear();
 }
 
-void DataLoader::start_epoch(uint64_t epoch) {
+void DataLoader::start_epoch(uint64_t epoch, int64_t first_step) {
+  if (first_step < 0 || first_step > steps_per_epoch_) {
+    throw DataError(fmt::format("DataLoader: cannot start epoch {} at step {} of {}", epoch,
+                                first_step, steps_per_epoch_));
+  }
   auto plan = std::make_shared<Plan>();
   plan->epoch_plan = plan_epoch(source_->size(), classes_, options_.sampler, epoch);
   plan->epoch = epoch;
@@ -95,8 +99,8 @@ void DataLoader::start_epoch(uint64_t epoch) {
     std::lock_guard lock(mutex_);
     plan->generation = ++generation_;
     plan_ = std::move(plan);
-    next_claim_ = 0;
-    next_deliver_ = 0;
+    next_claim_ = first_step;
+    next_deliver_ = first_step;
     ready_.clear();
   }
   work_cv_.notify_all();

@@ -66,8 +66,9 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  /// Starts (or restarts) epoch `epoch`: discards batches of the previous plan.
-  void start_epoch(uint64_t epoch);
+  /// Starts (or restarts) epoch `epoch` at step `first_step` (resuming part-way through it; the
+  /// earlier steps' batches are never built): discards batches of the previous plan.
+  void start_epoch(uint64_t epoch, int64_t first_step = 0);
   /// Next batch of the current epoch (epoch 0 if none was started); nullopt at its end.
   std::optional<Batch> next();
   /// Batches per epoch for this rank (the same for every epoch and rank).
