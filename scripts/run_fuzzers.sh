@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(fasta fai bed narrowpeak dream labels safetensors config)
-if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
+if [ $# -lt 1 ] || ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 SECONDS [TARGET...]   (targets: ${all_targets[*]})" >&2
   exit 2
 fi
@@ -61,6 +61,7 @@ mkdir -p "$build_abs/logs" "$build_abs/tmp"
 run_one() {
   local t="$1"
   local corpus="$build_abs/corpus/$t" findings="$build_abs/findings/$t"
+  rm -rf "$findings"  # this run's findings only
   mkdir -p "$corpus" "$findings"
   # -timeout: one input taking 25 s is a hang. -rss_limit_mb also caps single allocations.
   # ${FUZZ_ARGS} is split on purpose (several flags).
@@ -71,20 +72,23 @@ run_one() {
     "$corpus" "fuzz/corpus/$t" >"$build_abs/logs/$t.log" 2>&1
 }
 
-# summary TARGET STATUS: one line per target from its log.
+# summary TARGET STATUS: one line per target from its log (plain or -fork mode).
 summary() {
   local t="$1" status="$2" log="$build_abs/logs/$1.log"
-  local runs execs corpus
-  runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
-  execs="$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
+  local runs corpus
+  runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 ||
+    true)"
+  # -fork mode prints "#RUNS: cov: ..." lines and no final stats.
+  [ -n "$runs" ] || runs="$(grep -o '^#[0-9]*:' "$log" | tr -d '#:' | tail -1 || true)"
   corpus="$(find "$build_abs/corpus/$t" -type f | wc -l)"
   if [ "$status" -eq 0 ]; then
-    printf '%-12s ok        %10s inputs  %6s/s  corpus %s\n' "$t" "${runs:-?}" "${execs:-?}" "$corpus"
+    printf '%-12s ok        %10s inputs  %6s/s  corpus %s\n' "$t" "${runs:-?}" \
+      "$(((${runs:-0}) / (seconds > 0 ? seconds : 1)))" "$corpus"
   else
     printf '%-12s FINDING   %10s inputs  log %s\n' "$t" "${runs:-?}" "$log"
     grep -m1 -E 'strand-fuzz finding|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)' \
-      "$log" | cut -c1-300 | sed 's/^/    /'
-    find "$build_abs/findings/$t" -type f -name '*-*' | head -5 | sed 's/^/    input: /'
+      "$log" | cut -c1-300 | sed 's/^/    /' || true
+    find "$build_abs/findings/$t" -type f | head -5 | sed 's/^/    input: /' || true
   fi
 }
 
