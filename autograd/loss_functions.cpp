@@ -2,8 +2,6 @@
 #include "autograd/functions.h"
 #include "tensor/ops.h"
 
-#include <algorithm>
-
 namespace strand {
 
 Var bce_with_logits(const Var& logits, const Var& targets) {
@@ -26,14 +24,17 @@ Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights
                logits.value().describe());
   const Tensor x = logits.value(), y = targets.value();
   const Tensor w = weights.to(x.dtype());
-  const double total_weight = ops::sum(w).item();
-  // An all-masked batch has no valid label: its loss and gradient are zero, not NaN.
-  const double scale = 1.0 / std::max(total_weight, 1e-12);
+  // The normaliser stays a device tensor (no item(): that would synchronise a GPU step). An
+  // all-masked batch has no valid label: max(sum(w), 1e-12) makes its loss and gradient zero,
+  // not NaN.
+  const Tensor denominator =
+      ops::maximum(ops::sum(w), Tensor::full({}, 1e-12, x.dtype(), x.device()));
   const Tensor weighted = ops::mul(ops::bce_with_logits(x, y), w);
-  return make_result(ops::affine(ops::sum(weighted), scale, 0.0), "bce_with_logits_weighted",
+  return make_result(ops::div(ops::sum(weighted), denominator), "bce_with_logits_weighted",
                      {logits}, [=](const Tensor& g) {
-                       const Tensor spread =
-                           ops::mul(ops::affine(g.reshape({1}).expand(x.shape()), scale, 0.0), w);
+                       // g: () -> (B, T) of g * w / sum(w)
+                       const Tensor per_unit_weight = ops::div(g, denominator);
+                       const Tensor spread = ops::mul(per_unit_weight, w);
                        return std::vector<Tensor>{ops::bce_with_logits_backward(spread, x, y)};
                      });
 }

@@ -36,6 +36,9 @@ void Var::set_grad(Tensor grad) {
   impl_->grad = std::move(grad);
 }
 void Var::zero_grad() { impl_->grad = Tensor(); }
+void Var::fill_grad_zero() {
+  if (impl_->grad.defined()) impl_->grad.zero_();
+}
 bool Var::requires_grad() const { return defined() && impl_->requires_grad; }
 void Var::set_requires_grad(bool requires_grad) {
   STRAND_CHECK(is_leaf(), "set_requires_grad: only leaves can change requires_grad");
@@ -91,10 +94,11 @@ void Var::backward(const Tensor& grad_output) const {
     Tensor grad = std::move(incoming[var]);
     incoming.erase(var);
     if (!var->grad_fn) {
-      // A leaf: accumulate (copying, so later in-place accumulation never aliases an op's
-      // buffer), then announce that this pass's gradient is final.
+      // A leaf: accumulate in place into the buffer the leaf owns (the first pass copies, so
+      // it never aliases an op's buffer; in place, so a step captured into a CUDA graph
+      // neither allocates nor frees a gradient), then announce that the gradient is final.
       if (var->grad.defined()) {
-        var->grad = ops::add(var->grad, grad);
+        ops::add_(var->grad, grad);
       } else {
         var->grad = grad.clone();
       }

@@ -59,6 +59,10 @@ class Var {
   void set_grad(Tensor grad);
   /// Drops the accumulated gradient.
   void zero_grad();
+  /// Sets the accumulated gradient to zero in place, keeping its memory (no-op when there is
+  /// none). A step captured into a CUDA graph must free nothing it did not allocate, and the
+  /// next backward pass then accumulates into the same buffer.
+  void fill_grad_zero();
   /// Whether backward() computes a gradient for this Var.
   bool requires_grad() const;
   /// Marks a leaf as trainable (true) or frozen (false).

@@ -14,6 +14,8 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "data/warnings.h"
+#include "tensor/parse_number.h"
 
 namespace strand::cli {
 namespace {
@@ -37,14 +39,12 @@ std::vector<int64_t> parse_index_list(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
-    try {
-      size_t used = 0;
-      out.push_back(std::stoll(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
+    const std::optional<int64_t> index = parse_int64(item);
+    if (!index) {
       throw ConfigError(
           fmt::format("--freeze: '{}' is not a layer index (e.g. --freeze 0,3)", item));
     }
+    out.push_back(*index);
   }
   return out;
 }
@@ -57,7 +57,8 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "adam, sgd or rmsprop (config: optimizer.name; resets its other options)");
   optional_flag(app, "--loss", o.loss, "binary_crossentropy or mse (config: loss)");
   optional_flag(app, "--seed", o.seed, "Seed of data, initialisation and shuffling (config: seed)");
-  optional_flag(app, "--threads", o.threads, "CPU threads, 0 = all cores (config: threads)");
+  optional_flag(app, "--threads", o.threads,
+                "CPU threads, 0 = OMP_NUM_THREADS or all cores (config: threads)");
   optional_flag(app, "--output-dir", o.output_dir,
                 "Parent of the run directory (config: output_dir)");
   optional_flag(app, "--device", o.device,
@@ -86,7 +87,8 @@ void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_tex
                 "Validation FASTA, default --fasta (config: data.valid_fasta)")
       ->group(files);
   optional_flag(app, "--valid-intervals", o.valid_intervals,
-                "Validation intervals/labels (config: data.valid_intervals)")
+                "Validation intervals/labels; needed only when early stopping monitors a val_ "
+                "metric (config: data.valid_intervals)")
       ->group(files);
   optional_flag(app, "--test-fasta", o.test_fasta,
                 "Test FASTA, default --fasta (config: data.test_fasta)")
@@ -167,6 +169,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--stop-after-epochs", train_options.stop_after_epochs,
                     "Testing aid: stop as if killed early in epoch N+1, after N epochs' "
                     "checkpoints (then --resume)");
+  train->add_option("--signal-after-steps", train_options.signal_after_steps,
+                    "Testing aid: raise SIGTERM in this process after global step N (at an "
+                    "epoch's end: after its validation), as a preempting scheduler would (then "
+                    "--resume)");
   train->add_flag("--print-config", print_config,
                   "Print the resolved config as JSON and exit without training");
 
@@ -174,7 +180,6 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* predict = app.add_subcommand(
       "predict", "Score sequences with a trained model; writes NAME, label(s), score(s) as TSV");
   PredictOptions predict_options;
-  int64_t predict_window = -1;
   predict->add_option("--model", predict_options.model, "Run directory or checkpoint file")
       ->required();
   predict->add_option("--config", predict_options.config,
@@ -183,10 +188,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--intervals", predict_options.intervals, "Intervals or records label TSV");
   predict->add_option("--format", predict_options.format,
                       "bed, narrowpeak, dream or records (default: the run's)");
-  predict->add_option("--window", predict_window, "Bases per sample (default: the run's)");
-  predict->add_option("--out", predict_options.out, "Output TSV")->required();
+  optional_flag(predict, "--window", predict_options.window,
+                "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
+  predict->add_option("--out", predict_options.out, "Output TSV, or - for standard output")
+      ->required();
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
-  predict->add_option("--threads", predict_options.threads, "CPU threads, 0 = all cores");
+  predict->add_option("--threads", predict_options.threads,
+                      "CPU threads, 0 = OMP_NUM_THREADS or all cores");
 
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(
@@ -236,6 +244,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return e.get_exit_code() != 0 ? 2 : 0;
   }
 
+  // Data-layer warnings (e.g. a rebuilt FASTA index) go where this command's errors go.
+  const data::ScopedWarningHandler warnings(
+      [&err](std::string_view message) { err << "warning: " << message << "\n"; });
   try {
     if (*train) {
       train_options.interactive = &out == &std::cout && isatty(STDOUT_FILENO);
@@ -255,17 +266,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         }
         const TrainResult result = resume_train(resume_dir, train_overrides.epochs,
                                                 train_overrides.threads, train_options, out);
-        return 0;
+        return result.exit_code;
       }
       const RunConfig config = resolve_config(train_config, train_overrides, train_freeze);
       if (print_config) {
         out << to_json(config).dump(2) << "\n";
         return 0;
       }
-      run_train(config, train_options, out);
+      return run_train(config, train_options, out).exit_code;
     } else if (*predict) {
-      if (predict_window >= 0) predict_options.window = predict_window;
-      run_predict(predict_options, out);
+      run_predict(predict_options, out, err);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*inspect) {

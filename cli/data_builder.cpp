@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "data/array_source.h"
+#include "data/available_memory.h"
+#include "data/data_error.h"
 #include "data/fasta_reader.h"
 #include "data/interval_source.h"
 #include "data/loader_config.h"
+#include "data/record_source.h"
 
 namespace strand::cli {
 namespace {
@@ -31,22 +33,6 @@ DataSplit simulated_split(const std::string& name, const data::SimulatedSplit& s
   for (const uint32_t id : split.ids) out.sample_names.push_back(fmt::format("seq{:06}", id));
   out.raw_lengths.assign(split.size(), static_cast<int64_t>(split.seq_length));
   return out;
-}
-
-// Record names in label-TSV order (the order RecordSource numbers its samples).
-std::vector<std::string> record_names(const std::string& tsv, int64_t count) {
-  std::ifstream in(tsv);
-  std::vector<std::string> names;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    names.push_back(line.substr(0, line.find('\t')));
-  }
-  // A header line (target names) is not a sample.
-  if (static_cast<int64_t>(names.size()) == count + 1) names.erase(names.begin());
-  names.resize(static_cast<size_t>(count));
-  return names;
 }
 
 }  // namespace
@@ -81,21 +67,32 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
   sim.validation_size = static_cast<size_t>(config.validation);
   sim.test_size = static_cast<size_t>(config.test);
   try {
+    // The codes exist twice while the splits are cut from them, plus ~20 bytes per sequence
+    // (label, motif position and strand, id).
+    const double sequences = static_cast<double>(config.n_pos) + static_cast<double>(config.n_neg);
+    data::require_memory(2.0 * sequences * (static_cast<double>(config.length) + 20.0),
+                         fmt::format("the simulated dataset ({} sequences of {} bases) would",
+                                     config.n_pos + config.n_neg, config.length),
+                         "lower data.n_pos, data.n_neg or data.length");
     return data::simulate_single_motif_detection(motif, sim);
   } catch (const std::invalid_argument& error) {
+    throw ConfigError(fmt::format("data: {}", error.what()));
+  } catch (const data::DataError& error) {
     throw ConfigError(fmt::format("data: {}", error.what()));
   }
 }
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift) {
+                            int64_t max_shift, const data::LabelOptions& labels, bool streaming) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
   loader.format = format;
   loader.window = window;
   loader.jitter = max_shift;
+  loader.labels = labels;
+  loader.streaming = streaming;
   DataSplit split;
   split.name = name;
   try {
@@ -103,6 +100,9 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("data ({} split): {}", name, error.what()));
   }
+  // A streaming source reads through one file handle per worker; this one serves direct
+  // fetches (inspect). A DataLoader prepares its own workers' handles again.
+  if (streaming) split.source->prepare_workers(1);
   const int64_t n = split.source->size();
   if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
     for (const data::Interval& interval : source->intervals().intervals) {
@@ -110,17 +110,16 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
           fmt::format("{}:{}-{}", interval.contig, interval.start, interval.end));
       split.raw_lengths.push_back(interval.end - interval.start);
     }
-  } else {
-    split.sample_names = record_names(intervals, n);
-    const data::FastaReader reader(fasta);
-    for (const std::string& record : split.sample_names) {
-      const int id = reader.contig_id(record);
-      split.raw_lengths.push_back(id < 0 ? 0 : reader.contigs()[static_cast<size_t>(id)].length);
-    }
+  } else if (const auto* records = dynamic_cast<const data::RecordSource*>(split.source.get())) {
+    // The source's own names, so a header line is told apart by the same rule that read it.
+    split.sample_names = records->sample_names();
+    for (int64_t i = 0; i < n; ++i) split.raw_lengths.push_back(records->record_length(i));
   }
   split.sample_names.resize(static_cast<size_t>(n));
   return split;
 }
+
+data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
 
 RunData build_run_data(const RunConfig& config) {
   RunData out;
@@ -136,17 +135,22 @@ RunData build_run_data(const RunConfig& config) {
     return out;
   }
   const FilesDataConfig& f = config.data.files;
-  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter);
+  const data::LabelOptions labels = training_label_options();
+  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter,
+                                labels, f.streaming);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
-  out.validation = build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                                     f.valid_intervals, f.format, out.length);
+  if (!f.valid_intervals.empty()) {
+    out.validation =
+        build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
+                          f.valid_intervals, f.format, out.length, 0, labels, f.streaming);
+  }
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length);
+                                 f.test_intervals, f.format, out.length, 0, labels, f.streaming);
   }
-  out.description =
-      fmt::format("files {} + {} ({}, {} bp windows)", f.fasta, f.intervals, f.format, out.length);
+  out.description = fmt::format("files {} + {} ({}, {} bp windows{})", f.fasta, f.intervals,
+                                f.format, out.length, f.streaming ? ", streamed" : "");
   return out;
 }
 

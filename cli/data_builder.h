@@ -11,6 +11,7 @@
 
 #include "cli/run_config.h"
 #include "data/data_loader.h"
+#include "data/labels.h"
 #include "data/sequence_source.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
@@ -28,7 +29,8 @@ struct DataSplit {
 struct RunData {
   std::string description;  // e.g. "simulated TAL1_known4, 500 bp, GC 0.4"
   int64_t length = 0;       // bases per sample (the model's input length)
-  DataSplit train, validation;
+  DataSplit train;
+  std::optional<DataSplit> validation;  // absent: files data without data.valid_intervals
   std::optional<DataSplit> test;
 };
 
@@ -42,10 +44,22 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 /// Builds every split of the configured data; missing or malformed files throw naming them.
 RunData build_run_data(const RunConfig& config);
 
-/// Files data for one split, given explicitly (predict/inspect on arbitrary files).
+/// Files data for one split, given explicitly (predict/inspect on arbitrary files). `labels`
+/// says what a valid label is; the default (any finite number, all missing allowed) suits
+/// prediction, where labels are only copied to the output. With `streaming` the windows are
+/// read from the FASTA per sample (one file handle per loader worker) instead of being held
+/// in memory; records are always held in memory.
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift = 0);
+                            int64_t max_shift = 0,
+                            const data::LabelOptions& labels = {data::LabelKind::kReal, false},
+                            bool streaming = false);
+
+/// The labels `strand train`, `inspect` and evaluation need: 0 or 1 (or missing) whatever the
+/// loss, because every run is scored with binary metrics (accuracy, auROC, auPRC:
+/// train::MetricAccumulator takes 0, 1 or NaN), and at least one valid label per file. Checked
+/// when the files are read, so a bad label fails before training with its file and line.
+data::LabelOptions training_label_options();
 
 /// Where a loader's batches go: this rank's shard of the data (data-parallel training) and the
 /// memory batches land in (pinned host memory for CUDA runs).

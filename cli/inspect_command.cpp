@@ -52,7 +52,8 @@ std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out) 
   out << "data: " << data.description << "\n";
   out << fmt::format("{:<12}{:>9}{:>14}{:>9}{:>10}{:>18}{:>9}\n", "split", "count", "mean label",
                      "GC", "N", "length range", "window");
-  std::vector<const DataSplit*> splits = {&data.train, &data.validation};
+  std::vector<const DataSplit*> splits = {&data.train};
+  if (data.validation) splits.push_back(&*data.validation);
   if (data.test) splits.push_back(&*data.test);
   std::vector<SplitStats> all;
   for (const DataSplit* split : splits) {

@@ -25,13 +25,14 @@ nlohmann::json evaluation_json(const train::Evaluation& e) {
 
 nlohmann::json to_json(const RunReport& r) {
   nlohmann::json out;
+  out["status"] = "completed";
   out["run_dir"] = r.run_dir;
   out["device"] = r.device;
   out["threads"] = r.threads;
   out["seed"] = r.seed;
   out["data"] = {{"train", r.train_size}, {"validation", r.validation_size}, {"test", r.test_size}};
   out["test"] = r.test ? evaluation_json(*r.test) : nlohmann::json(nullptr);
-  out["validation"] = evaluation_json(r.validation);
+  out["validation"] = r.validation ? evaluation_json(*r.validation) : nlohmann::json(nullptr);
   out["epochs_run"] = r.epochs_run;
   out["best_epoch"] = r.best_epoch;
   out["monitor"] = r.monitor;
@@ -43,6 +44,29 @@ nlohmann::json to_json(const RunReport& r) {
   return out;
 }
 
+nlohmann::json failed_report_json(const std::string& run_dir, const std::string& error) {
+  return {{"status", "failed"},
+          {"error", error},
+          {"run_dir", run_dir},
+          {"resume", fmt::format("strand train --resume {}", run_dir)}};
+}
+
+nlohmann::json to_json(const InterruptedReport& r) {
+  nlohmann::json out;
+  out["status"] = "interrupted";
+  out["signal"] = r.signal;
+  out["run_dir"] = r.run_dir;
+  out["epochs_completed"] = r.epochs_completed;
+  out["steps_in_epoch"] = r.steps_in_epoch;
+  out["steps_per_epoch"] = r.steps_per_epoch;
+  out["global_step"] = r.global_step;
+  out["evaluation_skipped"] = r.evaluation_skipped;
+  out["resume"] = fmt::format("strand train --resume {}", r.run_dir);
+  out["wall_seconds"] = r.wall_seconds;
+  out["train_seconds"] = r.train_seconds;
+  return out;
+}
+
 void print_report(std::ostream& out, const RunReport& r) {
   out << "\n== report (" << r.run_dir << ") ==\n";
   if (r.test) {
@@ -51,9 +75,11 @@ void print_report(std::ostream& out, const RunReport& r) {
         "sequences)\n",
         r.test->loss, r.test->accuracy, r.test->auroc, r.test->auprc, r.test->count);
   }
-  out << fmt::format("validation: loss {:.4f}  accuracy {:.4f}  auROC {:.4f}  auPRC {:.4f}\n",
-                     r.validation.loss, r.validation.accuracy, r.validation.auroc,
-                     r.validation.auprc);
+  if (r.validation) {
+    out << fmt::format("validation: loss {:.4f}  accuracy {:.4f}  auROC {:.4f}  auPRC {:.4f}\n",
+                       r.validation->loss, r.validation->accuracy, r.validation->auroc,
+                       r.validation->auprc);
+  }
   out << fmt::format("epochs run: {}{}  best epoch: {} ({} {:.4f})\n", r.epochs_run,
                      r.stopped_early ? " (early stopping)" : "", r.best_epoch, r.monitor,
                      r.best_value);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -68,6 +69,9 @@ class ObjectReader {
   void read(const std::string& key, int64_t& out) {
     if (const json* v = find(key)) {
       expect(key, v->is_number_integer(), "an integer", *v);
+      // Above INT64_MAX the value is held unsigned and would wrap to a negative number.
+      expect(key, !v->is_number_unsigned() || v->get<uint64_t>() <= INT64_MAX,
+             "an integer of at most 9223372036854775807", *v);
       out = v->get<int64_t>();
     }
   }
@@ -115,6 +119,63 @@ class ObjectReader {
   const json& object_;
   std::string path_;
   std::vector<std::string> known_;
+};
+
+// A parse callback that refuses a key repeated within one object (nlohmann keeps the last one
+// silently). It follows the nesting to name the key by its JSON path, e.g. "model[1].units".
+class DuplicateKeyCheck {
+ public:
+  bool operator()(json::parse_event_t event, const json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        frames_.push_back({event == json::parse_event_t::array_start, 0, {}, ""});
+        break;
+      case json::parse_event_t::key: {
+        Frame& frame = frames_.back();
+        std::string key = parsed.get<std::string>();
+        if (!frame.keys.insert(key).second) {
+          throw ConfigError(fmt::format(
+              "{}: duplicate key (a key may appear only once in an object)", path(key)));
+        }
+        frame.key = std::move(key);
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    int64_t index = 0;           // arrays: the element being read
+    std::set<std::string> keys;  // objects: the keys seen so far
+    std::string key;             // objects: the key being read
+  };
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+
+  // The path of `key` in the innermost object.
+  std::string path(const std::string& key) const {
+    std::string out;
+    for (size_t i = 0; i + 1 < frames_.size(); ++i) {
+      out = frames_[i].array ? fmt::format("{}[{}]", out, frames_[i].index)
+                             : join_path(out, frames_[i].key);
+    }
+    return join_path(out, key);
+  }
+
+  std::vector<Frame> frames_;
 };
 
 LayerSpec parse_layer(const json& value, const std::string& path) {
@@ -232,6 +293,35 @@ void require(bool ok, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
 }
 
+// An integer key within [lo, hi]: "data.window: must be in [1, 10000000], got 1000000000".
+void require_in(const std::string& key, int64_t value, int64_t lo, int64_t hi,
+                const std::string& note = "") {
+  require(value >= lo && value <= hi, key,
+          fmt::format("must be in [{}, {}]{}, got {}", lo, hi, note, value));
+}
+
+// A real interval, each end open or closed: (0, 1000] is Range{0, 1000, true}.
+struct Range {
+  double lo, hi;
+  bool lo_open = false, hi_open = false;
+};
+
+// A real key within its range; NaN and infinities are outside every range.
+void require_in(const std::string& key, double value, const Range& r,
+                const std::string& note = "") {
+  const bool ok =
+      (r.lo_open ? value > r.lo : value >= r.lo) && (r.hi_open ? value < r.hi : value <= r.hi);
+  require(ok, key,
+          fmt::format("must be in {}{}, {}{}{}, got {}", r.lo_open ? "(" : "[", r.lo, r.hi,
+                      r.hi_open ? ")" : "]", note, value));
+}
+
+// Why the thread counts stop where they do.
+std::string threads_note() {
+  return fmt::format(" (the cap is the larger of {} and 4 x the {} hardware threads)",
+                     kMinThreadCap, hardware_threads());
+}
+
 void require_file(const std::string& path, const std::string& key) {
   if (path.empty()) return;
   require(std::filesystem::is_regular_file(path), key,
@@ -308,10 +398,15 @@ RunConfig load_config_file(const std::filesystem::path& path) {
   if (!in) throw ConfigError(fmt::format("config file '{}' cannot be opened", path.string()));
   json value;
   try {
-    value = json::parse(in);
+    DuplicateKeyCheck duplicates;
+    value = json::parse(in, [&duplicates](int, json::parse_event_t event, json& parsed) {
+      return duplicates(event, parsed);
+    });
   } catch (const json::parse_error& error) {
     throw ConfigError(
         fmt::format("config file '{}' is not valid JSON: {}", path.string(), error.what()));
+  } catch (const ConfigError& error) {
+    throw ConfigError(fmt::format("config file '{}': {}", path.string(), error.what()));
   }
   try {
     return parse_config(value);
@@ -414,56 +509,90 @@ json to_json(const RunConfig& c) {
   return out;
 }
 
-void validate_config(const RunConfig& c) {
+void validate_numbers(const RunConfig& c) {
   if (c.data.source == "simulated") {
     const SimulatedDataConfig& s = c.data.simulated;
-    require(s.n_pos >= 0 && s.n_neg >= 0 && s.n_pos + s.n_neg > 0, "data.n_pos/data.n_neg",
-            "need at least one sequence and no negative counts");
-    require(s.length > 0, "data.length", fmt::format("must be > 0, got {}", s.length));
-    require(s.gc_fraction >= 0 && s.gc_fraction <= 1, "data.gc_fraction",
-            fmt::format("must be in [0, 1], got {}", s.gc_fraction));
-    require(
-        s.validation > 0, "data.validation",
-        fmt::format("must be > 0 (early stopping and checkpoints need it), got {}", s.validation));
-    require(s.test > 0, "data.test", fmt::format("must be > 0, got {}", s.test));
+    require_in("data.n_pos", s.n_pos, 0, kMaxCount);
+    require_in("data.n_neg", s.n_neg, 0, kMaxCount);
+    require(s.n_pos + s.n_neg > 0, "data.n_pos/data.n_neg", "need at least one sequence");
+    require_in("data.length", s.length, 1, kMaxSequenceLength);
+    require_in("data.gc_fraction", s.gc_fraction, Range{0.0, 1.0});
+    require_in("data.validation", s.validation, 1, kMaxCount,
+               " (early stopping and checkpoints need it)");
+    require_in("data.test", s.test, 1, kMaxCount);
     require(s.validation + s.test < s.n_pos + s.n_neg, "data.validation/data.test",
             fmt::format("{} + {} leave no training sequences out of {}", s.validation, s.test,
                         s.n_pos + s.n_neg));
-    require_file(s.motif_file, "data.motif_file");
+  } else {
+    const FilesDataConfig& f = c.data.files;
+    require_in("data.window", f.window, f.format == "records" ? 0 : 1, kMaxSequenceLength,
+               f.format == "records" ? " (0: the records' common length)" : "");
+    require_in("data.jitter", f.jitter, 0, kMaxSequenceLength);
+    require_in("data.rc_probability", f.rc_probability, Range{0.0, 1.0});
+    require_in("data.loader_threads", f.loader_threads, 1, max_threads(), threads_note());
+    require_in("data.prefetch", f.prefetch, 1, kMaxPrefetch);
+  }
+  for (size_t i = 0; i < c.model.size(); ++i) {
+    const LayerSpec& layer = c.model[i];
+    const std::string path = fmt::format("model[{}]", i);
+    if (layer.type == "Conv1D") {
+      require_in(path + ".filters", layer.filters, 1, kMaxWidth);
+      require_in(path + ".kernel_size", layer.kernel_size, 1, kMaxSequenceLength);
+      require_in(path + ".stride", layer.stride, 1, kMaxSequenceLength);
+      require_in(path + ".dilation", layer.dilation, 1, kMaxSequenceLength);
+    } else if (layer.type == "Dense") {
+      require_in(path + ".units", layer.units, 1, kMaxWidth);
+    }
+  }
+  const OptimizerConfig& o = c.optimizer;
+  require_in("optimizer.learning_rate", o.learning_rate, Range{0.0, 1e3, true});
+  require_in("optimizer.weight_decay", o.weight_decay, Range{0.0, 1e3});
+  if (o.name == "adam") {
+    require_in("optimizer.beta1", o.beta1, Range{0.0, 1.0, false, true});
+    require_in("optimizer.beta2", o.beta2, Range{0.0, 1.0, false, true});
+  }
+  if (o.name == "adam" || o.name == "rmsprop") {
+    require_in("optimizer.eps", o.eps, Range{0.0, 1.0, true});
+  }
+  if (o.name == "sgd" || o.name == "rmsprop") {
+    require_in("optimizer.momentum", o.momentum, Range{0.0, 1.0});
+  }
+  if (o.name == "sgd") require_in("optimizer.dampening", o.dampening, Range{0.0, 1.0});
+  if (o.name == "rmsprop") require_in("optimizer.alpha", o.alpha, Range{0.0, 1.0, false, true});
+  require_in("batch_size", c.batch_size, 1, kMaxBatchSize);
+  require_in("epochs", c.epochs, 1, kMaxCount);
+  require_in("early_stopping.patience", c.early_stopping.patience, 0, kMaxCount);
+  require_in("early_stopping.min_delta", c.early_stopping.min_delta, Range{0.0, 1e9});
+  require_in("threads", c.threads, 0, max_threads(),
+             " (0: OMP_NUM_THREADS, else all cores; " + threads_note().substr(2));
+  require_in("tensorboard_every_steps", c.tensorboard_every_steps, 0, kMaxCount,
+             " (0: epoch scalars only)");
+  const DistributedConfig& d = c.distributed;
+  require_in("distributed.bucket_mb", d.bucket_mb, Range{0.0, 65536.0, true});
+  require_in("distributed.average_every", d.average_every, 1, kMaxCount);
+  require_in("distributed.timeout_s", d.timeout_s, Range{0.0, 604800.0, true}, " (a week)");
+}
+
+void validate_config(const RunConfig& c) {
+  validate_numbers(c);
+  if (c.data.source == "simulated") {
+    require_file(c.data.simulated.motif_file, "data.motif_file");
   } else {
     const FilesDataConfig& f = c.data.files;
     require(!f.fasta.empty(), "data.fasta", "a FASTA file is required for data.source 'files'");
     require(!f.intervals.empty(), "data.intervals",
             "an intervals (or, for records, labels TSV) file is required");
-    require(!f.valid_intervals.empty(), "data.valid_intervals",
-            "a validation file is required (early stopping and checkpoints need it)");
     require_file(f.fasta, "data.fasta");
     require_file(f.intervals, "data.intervals");
     require_file(f.valid_fasta, "data.valid_fasta");
     require_file(f.valid_intervals, "data.valid_intervals");
     require_file(f.test_fasta, "data.test_fasta");
     require_file(f.test_intervals, "data.test_intervals");
-    require(f.format == "records" ? f.window >= 0 : f.window > 0, "data.window",
-            fmt::format("must be > 0 (>= 0 for records), got {}", f.window));
-    require(f.jitter >= 0, "data.jitter", fmt::format("must be >= 0, got {}", f.jitter));
-    require(f.rc_probability >= 0 && f.rc_probability <= 1, "data.rc_probability",
-            fmt::format("must be in [0, 1], got {}", f.rc_probability));
-    require(f.loader_threads >= 1, "data.loader_threads",
-            fmt::format("must be >= 1, got {}", f.loader_threads));
-    require(f.prefetch >= 1, "data.prefetch", fmt::format("must be >= 1, got {}", f.prefetch));
     require(!(f.streaming && f.format == "records"), "data.streaming",
             "records are always held in memory");
   }
-  require(c.batch_size > 0, "batch_size", fmt::format("must be > 0, got {}", c.batch_size));
-  require(c.epochs > 0, "epochs", fmt::format("must be > 0, got {}", c.epochs));
-  require(c.optimizer.learning_rate > 0, "optimizer.learning_rate",
-          fmt::format("must be > 0, got {}", c.optimizer.learning_rate));
-  require(c.early_stopping.patience >= 0, "early_stopping.patience",
-          fmt::format("must be >= 0, got {}", c.early_stopping.patience));
-  require(c.threads >= 0, "threads", fmt::format("must be >= 0 (0: all cores), got {}", c.threads));
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
-  require(c.tensorboard_every_steps >= 0, "tensorboard_every_steps",
-          fmt::format("must be >= 0 (0: epoch scalars only), got {}", c.tensorboard_every_steps));
+  if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
   require_file(c.init_weights, "init_weights");
   for (const int64_t index : c.freeze) {
     require(index >= 0 && index < static_cast<int64_t>(c.model.size()), "freeze",
@@ -488,13 +617,20 @@ void validate_config(const RunConfig& c) {
         c.device));
 #endif
   }
-  const DistributedConfig& d = c.distributed;
-  require(d.bucket_mb > 0, "distributed.bucket_mb",
-          fmt::format("must be > 0, got {}", d.bucket_mb));
-  require(d.average_every >= 1, "distributed.average_every",
-          fmt::format("must be >= 1, got {}", d.average_every));
-  require(d.timeout_s > 0, "distributed.timeout_s",
-          fmt::format("must be > 0, got {}", d.timeout_s));
+}
+
+bool needs_validation(const RunConfig& c) {
+  return c.early_stopping.enabled && c.early_stopping.monitor.rfind("val_", 0) == 0;
+}
+
+void validate_training_config(const RunConfig& c) {
+  validate_config(c);
+  if (c.data.source == "files") {
+    require(!c.data.files.valid_intervals.empty() || !needs_validation(c), "data.valid_intervals",
+            fmt::format("a validation file is required: early stopping monitors '{}' (train "
+                        "without one with --no-early-stopping, or monitor 'loss')",
+                        c.early_stopping.monitor));
+  }
 }
 
 std::vector<std::string> ConfigOverrides::keys() const {
@@ -613,9 +749,46 @@ void apply_overrides(RunConfig& c, const ConfigOverrides& o) {
   c = parse_config(to_json(c));
 }
 
-int resolved_threads(const RunConfig& config) {
-  if (config.threads > 0) return static_cast<int>(config.threads);
+RunConfig with_absolute_paths(RunConfig c) {
+  auto absolute = [](std::string& path) {
+    if (!path.empty()) path = std::filesystem::absolute(path).lexically_normal().string();
+  };
+  FilesDataConfig& f = c.data.files;
+  for (std::string* path :
+       {&f.fasta, &f.intervals, &f.valid_fasta, &f.valid_intervals, &f.test_fasta,
+        &f.test_intervals, &c.data.simulated.motif_file, &c.init_weights, &c.output_dir}) {
+    absolute(*path);
+  }
+  return c;
+}
+
+int hardware_threads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+int max_threads() { return std::max(kMinThreadCap, 4 * hardware_threads()); }
+
+int resolved_threads(const RunConfig& config) {
+  if (config.threads > 0) return static_cast<int>(config.threads);
+  // As every OpenMP program does, threads 0 follows OMP_NUM_THREADS when it is set (its first
+  // level: 8 of "8,2").
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (env == nullptr) return hardware_threads();
+  std::string text(env);
+  text = text.substr(0, text.find(','));
+  const size_t first = text.find_first_not_of(" \t");
+  const size_t last = text.find_last_not_of(" \t");
+  text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  int64_t value = 0;
+  const bool digits = !text.empty() && text.size() <= 18 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) value = std::stoll(text);
+  if (!digits || value < 1 || value > max_threads()) {
+    throw ConfigError(fmt::format(
+        "OMP_NUM_THREADS: '{}' is not a thread count in [1, {}] (with threads 0 it sets the "
+        "threads; unset it to use all {} cores)",
+        env, max_threads(), hardware_threads()));
+  }
+  return static_cast<int>(value);
+}
 }  // namespace strand::cli

@@ -101,7 +101,7 @@ struct RunConfig {
   int64_t epochs = 100;
   EarlyStoppingConfig early_stopping;
   uint64_t seed = 0;
-  int64_t threads = 0;  // 0: every hardware core
+  int64_t threads = 0;  // 0: OMP_NUM_THREADS when set, else every hardware core
   std::string output_dir = "runs";
   int64_t tensorboard_every_steps = 50;
   std::string device = "cpu";
@@ -127,11 +127,44 @@ RunConfig load_config_file(const std::filesystem::path& path);
 /// The fully resolved config: every key of the chosen data source and optimizer.
 nlohmann::json to_json(const RunConfig& config);
 
-/// Value checks that need the whole config (after flag overrides): positive sizes, existing
+/// Upper bounds of config numbers. Each number is checked against its range so that no value
+/// wraps, overflows a cast or asks for an impossible allocation.
+inline constexpr int64_t kMaxSequenceLength = 10'000'000;  // window, jitter, length, kernel_size,
+                                                           // stride, dilation
+inline constexpr int64_t kMaxCount = 1'000'000'000;  // sequence counts, epochs, patience, steps
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
+inline constexpr int64_t kMaxWidth = 65536;  // Conv1D filters, Dense units
+inline constexpr int64_t kMaxPrefetch = 1024;
+inline constexpr int kMinThreadCap = 64;  // max_threads() is never below this
+
+/// std::thread::hardware_concurrency(), at least 1.
+int hardware_threads();
+/// Largest `threads` and `data.loader_threads`: 4 x hardware_threads(), at least kMinThreadCap.
+int max_threads();
+
+/// Range checks of every number of the config (no file access), each failure naming the key,
+/// its allowed range and the value: "threads: must be in [0, 64] (...), got 2147483648".
+void validate_numbers(const RunConfig& config);
+
+/// Value checks that need the whole config (after flag overrides): validate_numbers(), existing
 /// files, known device. Throws ConfigError naming the key.
 void validate_config(const RunConfig& config);
 
-/// Threads actually used: config.threads, or the hardware's core count when 0.
+/// The config with every file and directory key (data files, motif_file, init_weights,
+/// output_dir) made absolute against the current directory, so that a run's config.json still
+/// names the same files when --resume runs from another directory.
+RunConfig with_absolute_paths(RunConfig config);
+
+/// Whether training needs validation data: early stopping is on and monitors a val_ metric.
+/// Otherwise a files run may have none (data.valid_intervals empty); the best checkpoint then
+/// follows the training metric of the monitor's name (val_loss -> loss).
+bool needs_validation(const RunConfig& config);
+
+/// validate_config() plus what only training needs (a validation file when needs_validation).
+void validate_training_config(const RunConfig& config);
+
+/// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
+/// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.
 int resolved_threads(const RunConfig& config);
 
 /// Command-line flags that override config keys; unset flags leave the config alone.

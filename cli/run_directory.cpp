@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/run_config.h"
+#include "tensor/parse_number.h"
 #include "train/atomic_file.h"
 
 namespace strand::cli {
@@ -78,14 +79,13 @@ int64_t truncate_csv_rows(const std::filesystem::path& path, double last_kept) {
       continue;
     }
     const std::string first = line.substr(0, line.find(','));
-    double value = 0.0;
-    try {
-      value = std::stod(first);
-    } catch (const std::exception&) {
-      throw ConfigError(
-          fmt::format("{}: row '{}' does not start with a number", path.string(), line));
+    // The whole first field: std::stod would read "3x" as 3.
+    const std::optional<double> value = parse_double(first);
+    if (!value) {
+      throw ConfigError(fmt::format("{}: row '{}' does not start with a number", path.string(),
+                                    line.substr(0, 80)));
     }
-    if (value <= last_kept) {
+    if (*value <= last_kept) {
       kept += line + "\n";
     } else {
       ++dropped;

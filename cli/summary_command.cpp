@@ -10,6 +10,7 @@
 namespace strand::cli {
 
 std::string model_summary(const RunConfig& config) {
+  validate_numbers(config);
   int64_t length =
       config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
   if (length <= 0) length = build_run_data(config).length;

@@ -6,6 +6,8 @@
 #include <omp.h>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <limits>
 
 #include "cli/data_builder.h"
@@ -13,8 +15,12 @@
 #include "dist/strategy.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
+#include "tensor/parse_number.h"
+#include "train/atomic_file.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/partial_epoch.h"
+#include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
 #include "kernels/cuda/cuda_allocator.h"
 #endif
@@ -43,6 +49,27 @@ class StopAfterEpochs : public train::Callback {
   int64_t epochs_;
 };
 
+// Testing aid for the signal path: raises SIGTERM in this process after global step N, as a
+// scheduler preempting the job then would; the handler's request stops fit() at the next step.
+// When step N ends an epoch, the signal comes after that epoch's validation and checkpoints
+// (after the last epoch: before the final evaluation).
+class RaiseSignalAfterSteps : public train::Callback {
+ public:
+  explicit RaiseSignalAfterSteps(int64_t steps) : steps_(steps) {}
+  void on_batch_end(train::FitContext&, const train::BatchLogs& logs) override {
+    if (logs.global_step == steps_ && logs.step_in_epoch + 1 < logs.steps_per_epoch) {
+      std::raise(SIGTERM);
+    }
+  }
+  void on_epoch_end(train::FitContext&, const train::EpochLogs& logs) override {
+    if (logs.global_step == steps_) std::raise(SIGTERM);
+  }
+
+ private:
+  int64_t steps_;
+};
+
+// A count from the checkpoint's metadata, read in full: "-5" or "1x" is a damaged file.
 int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::string& key,
                      const std::filesystem::path& path) {
   auto it = metadata.find(key);
@@ -50,7 +77,13 @@ int64_t metadata_int(const train::CheckpointMetadata& metadata, const std::strin
     throw ConfigError(
         fmt::format("checkpoint '{}' has no '{}' in its metadata", path.string(), key));
   }
-  return std::stoll(it->second);
+  const std::optional<int64_t> value = parse_int64(it->second);
+  if (!value || *value < 0) {
+    throw ConfigError(
+        fmt::format("checkpoint '{}': metadata '{}' is '{}', expected an integer >= 0",
+                    path.string(), key, it->second));
+  }
+  return *value;
 }
 
 // Discards what it is given: ranks other than 0 of a data-parallel run print nothing.
@@ -69,6 +102,29 @@ dist::StrategyConfig strategy_config(const DistributedConfig& d, Device device) 
       std::chrono::milliseconds(static_cast<int64_t>(d.timeout_s * 1000.0));
   config.device = device;
   return config;
+}
+
+// Where a run that a signal stopped stands: inside fit() (History::interrupted) or after its
+// last epoch, before the final evaluation.
+InterruptedReport interrupted_report(const RunPaths& paths, const train::History& history,
+                                     const train::FitOptions& fit_options,
+                                     int64_t steps_per_epoch) {
+  InterruptedReport report;
+  report.run_dir = paths.root.string();
+  report.steps_per_epoch = steps_per_epoch;
+  report.train_seconds = history.seconds;
+  if (history.interrupted) {
+    report.epochs_completed = history.interrupted->epoch;
+    report.steps_in_epoch = history.interrupted->steps;
+    report.global_step = history.interrupted->global_step;
+  } else {
+    report.epochs_completed =
+        fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+    report.global_step = history.epochs.empty() ? fit_options.initial_global_step
+                                                : history.epochs.back().global_step;
+    report.evaluation_skipped = true;
+  }
+  return report;
 }
 
 struct Session {
@@ -110,7 +166,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";
   out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
-                     data.validation.source->size(), data.test ? data.test->source->size() : 0);
+                     data.validation ? data.validation->source->size() : 0,
+                     data.test ? data.test->source->size() : 0);
 
   manual_seed(config.seed);
   std::shared_ptr<Sequential> model = build_model(config.model, data.length);
@@ -141,13 +198,24 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   out << "model:\n" << model->summary({data.length});
 
   std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
-  std::unique_ptr<data::DataLoader> valid_loader =
-      make_eval_loader(data.validation, config.batch_size, 1, placement);
+  std::unique_ptr<data::DataLoader> valid_loader;
+  if (data.validation) {
+    valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
+  }
 
-  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops.
+  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
+  // validation data (allowed when early stopping is off) it tracks the training metric of the
+  // same name: val_loss -> loss.
   const EarlyStoppingConfig& es = config.early_stopping;
+  std::string monitor = es.monitor;
+  if (!data.validation && monitor.rfind("val_", 0) == 0) {
+    monitor = monitor.substr(4);
+    if (monitor == "auroc" || monitor == "auprc") monitor = "loss";  // not logged in training
+    out << fmt::format("no validation data: the best checkpoint follows the training {}\n",
+                       monitor);
+  }
   train::EarlyStoppingOptions es_options;
-  es_options.monitor = es.monitor;
+  es_options.monitor = monitor;
   es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
   es_options.min_delta = es.min_delta;
   es_options.restore_best_weights = es.restore_best_weights;
@@ -167,29 +235,64 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         train::load_checkpoint(last, *model, optimizer.get());
     fit_options.initial_epoch = metadata_int(metadata, "epochs_completed", last);
     fit_options.initial_global_step = metadata_int(metadata, "global_step", last);
+    // A checkpoint written when a signal stopped the run part-way through an epoch.
+    try {
+      fit_options.partial_epoch = train::read_partial_epoch(metadata);
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
+    if (fit_options.partial_epoch &&
+        fit_options.partial_epoch->steps > train_loader->steps_per_epoch()) {
+      throw ConfigError(fmt::format(
+          "checkpoint '{}' stopped after {} steps of epoch {}, but an epoch has {} steps now: "
+          "the training data or batch size changed since",
+          last.string(), fit_options.partial_epoch->steps, fit_options.initial_epoch + 1,
+          train_loader->steps_per_epoch()));
+    }
     std::vector<Tensor> best_weights;
     if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
       std::shared_ptr<Sequential> best = build_model(config.model, data.length);
       train::load_checkpoint(paths.best_checkpoint(), *best);
       for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
     }
-    early_stopping->restore(metadata, std::move(best_weights));
+    try {
+      early_stopping->restore(metadata, std::move(best_weights));
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+    }
     already_stopped =
         es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
     // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
     int64_t dropped_epochs = 0, dropped_steps = 0;
     if (chief) {
+      // A process killed while writing leaves "<file>.tmp.XXXXXX" beside the file it wrote.
+      int64_t orphans = 0;
+      for (const std::filesystem::path& file : {paths.config(), paths.report(), paths.metrics(),
+                                                paths.steps(), last, paths.best_checkpoint()}) {
+        orphans += train::remove_orphan_temp_files(file);
+      }
+      if (orphans > 0) {
+        out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",
+                           orphans);
+      }
       dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
       dropped_steps =
           truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
     }
+    const int64_t steps_done = fit_options.partial_epoch ? fit_options.partial_epoch->steps : 0;
+    const std::string position =
+        steps_done > 0 ? fmt::format("{} epochs and {} of {} steps of epoch {} done",
+                                     fit_options.initial_epoch, steps_done,
+                                     train_loader->steps_per_epoch(), fit_options.initial_epoch + 1)
+                       : fmt::format("{} epochs done", fit_options.initial_epoch);
     out << fmt::format(
-        "resume: {} epochs done (step {}); dropped {} epoch row(s) and {} step row(s) logged "
-        "after the checkpoint\n",
-        fit_options.initial_epoch, fit_options.initial_global_step, dropped_epochs, dropped_steps);
+        "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
+        "checkpoint\n",
+        position, fit_options.initial_global_step, dropped_epochs, dropped_steps);
     if (already_stopped || fit_options.initial_epoch >= config.epochs) {
       out << "resume: the run had already finished; evaluating it\n";
       fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
+      fit_options.partial_epoch.reset();
     }
   }
 
@@ -205,7 +308,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), true));
+    callbacks.push_back(
+        std::make_shared<train::CsvEpochLogger>(paths.metrics(), data.validation.has_value()));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
     callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
                                                                    config.tensorboard_every_steps));
@@ -214,14 +318,19 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     auto is_best = [early_stopping](const train::EpochLogs& logs) {
       return early_stopping->best_epoch() == logs.epoch;
     };
-    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), es.monitor,
-                                                                 true, true, metadata, is_best));
+    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
+                                                                 true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
                                                                 options.progress_every_steps));
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
   }
+  if (options.signal_after_steps >= 0) {
+    callbacks.push_back(std::make_shared<RaiseSignalAfterSteps>(options.signal_after_steps));
+  }
+  // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
+  fit_options.should_stop = [] { return train::stop_signal() != 0; };
 
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
                      config.epochs, config.batch_size, optimizer->name(),
@@ -240,6 +349,30 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     result.interrupted = true;
     return result;
   }
+  // A signal after the last step (during validation) skips the final evaluation; with several
+  // ranks, every rank takes the same decision.
+  bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
+  if (!history.interrupted && run.strategy != nullptr) {
+    stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
+  }
+  if (history.interrupted || stop_after_training) {
+    // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
+    const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+    InterruptedReport stopped =
+        interrupted_report(paths, history, fit_options, train_loader->steps_per_epoch());
+    stopped.signal = train::signal_name(signal);
+    stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    if (chief) write_json_file(paths.report(), to_json(stopped));
+    out << fmt::format(
+        "interrupted by {} after {} epoch(s) and {} of {} steps (step {}){}; saved {}; continue "
+        "with: strand train --resume {}\n",
+        stopped.signal, stopped.epochs_completed, stopped.steps_in_epoch, stopped.steps_per_epoch,
+        stopped.global_step, stopped.evaluation_skipped ? ", before the final evaluation" : "",
+        paths.last_checkpoint().string(), paths.root.string());
+    result.interrupted = true;
+    result.exit_code = train::signal_exit_status(signal);
+    return result;
+  }
 
   RunReport& report = result.report;
   report.run_dir = paths.root.string();
@@ -247,8 +380,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.threads = threads;
   report.seed = config.seed;
   report.train_size = data.train.source->size();
-  report.validation_size = data.validation.source->size();
-  report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  if (data.validation) {
+    report.validation_size = data.validation->source->size();
+    report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+  }
   if (data.test) {
     report.test_size = data.test->source->size();
     std::unique_ptr<data::DataLoader> test_loader =
@@ -257,7 +392,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   report.best_epoch = early_stopping->best_epoch() + 1;
-  report.monitor = es.monitor;
+  report.monitor = monitor;
   report.best_value = early_stopping->best_value();
   report.stopped_early = history.stopped_early || already_stopped;
   report.train_seconds = history.seconds;
@@ -273,10 +408,78 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   return result;
 }
 
+// What this invocation created, so that a failure removes nothing else.
+struct Created {
+  bool root = false;        // the run directory itself (else it existed, e.g. --run-name)
+  bool output_dir = false;  // output_dir too
+  bool may_remove = true;   // false for --resume: the run's earlier epochs are kept
+};
+
+// After a failed run: a run that never saved an epoch (no last checkpoint) is removed, so that
+// no directory holding only config.json stays behind; otherwise report.json says it failed,
+// with the error, and the run stays resumable. Never throws: the run's own error is the one
+// to report.
+void record_failure(const RunPaths& paths, const std::string& error, const Created& created) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  try {
+    if (created.may_remove && !fs::exists(paths.last_checkpoint(), ignored)) {
+      if (created.root) {
+        fs::remove_all(paths.root, ignored);
+      } else {  // a directory the user made: only what this run wrote goes
+        for (const fs::path& file :
+             {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
+          fs::remove(file, ignored);
+        }
+        std::vector<fs::path> events;
+        for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
+          if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+            events.push_back(entry.path());
+          }
+        }
+        for (const fs::path& file : events) fs::remove(file, ignored);
+        fs::remove(paths.tensorboard(), ignored);  // only if empty
+        fs::remove(paths.checkpoints(), ignored);  // only if empty
+      }
+      if (created.output_dir) fs::remove(paths.root.parent_path(), ignored);  // only if empty
+      return;
+    }
+    nlohmann::json report = failed_report_json(paths.root.string(), error);
+    // A resume that fails (e.g. to train longer) keeps the report of the run it continued.
+    if (fs::exists(paths.report(), ignored)) {
+      std::ifstream in(paths.report());
+      nlohmann::json previous = nlohmann::json::parse(in, nullptr, false);
+      if (previous.is_object() && previous.contains("previous")) previous = previous["previous"];
+      if (previous.is_object() && previous.value("status", "") == "completed") {
+        report["previous"] = std::move(previous);
+      }
+    }
+    write_json_file(paths.report(), report);
+  } catch (const std::exception&) {
+    // Cleaning up must not hide the run's own error, which the caller rethrows.
+  }
+}
+
+// Runs the session; on an error, records the failure in the run directory (chief only).
+TrainResult train_or_record_failure(const Session& session, const dist::DistributedRun& run,
+                                    const TrainOptions& options, std::ostream& out,
+                                    const Created& created) {
+  try {
+    return train_session(session, run, options, out);
+  } catch (const std::exception& error) {
+    if (run.is_chief()) record_failure(session.paths, error.what(), created);
+    throw;
+  }
+}
+
 }  // namespace
 
-TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out) {
-  validate_config(config);
+TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
+  // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
+  const train::StopSignalGuard stop_signals;
+  // config.json must name the same files when --resume runs from another directory.
+  const RunConfig config = with_absolute_paths(given);
+  validate_training_config(config);
   Session session;
   session.config = config;
   // A dry build first, so a bad model or missing data stops before a run directory exists.
@@ -288,16 +491,27 @@ TrainResult run_train(const RunConfig& config, const TrainOptions& options, std:
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(config.distributed, Device::parse(config.device)));
   // Only the chief makes the run directory; the other ranks never write.
+  Created created;
   if (run.is_chief()) {
+    created.output_dir = !std::filesystem::exists(config.output_dir);
+    created.root =
+        options.run_name.empty() ||
+        !std::filesystem::exists(std::filesystem::path(config.output_dir) / options.run_name);
     session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
-    write_json_file(session.paths.config(), to_json(config));
+    try {
+      write_json_file(session.paths.config(), to_json(config));
+    } catch (const std::exception& error) {
+      record_failure(session.paths, error.what(), created);
+      throw;
+    }
   }
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, created);
 }
 
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
                          std::optional<int64_t> threads, const TrainOptions& options,
                          std::ostream& out) {
+  const train::StopSignalGuard stop_signals;
   Session session;
   session.paths.root = run_dir;
   session.resuming = true;
@@ -309,11 +523,11 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   bool changed = false;
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
-  validate_config(session.config);
+  validate_training_config(session.config);
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
-  return train_session(session, run, options, out);
+  return train_or_record_failure(session, run, options, out, Created{.may_remove = false});
 }
 
 }  // namespace strand::cli

@@ -20,19 +20,31 @@ struct TrainOptions {
   /// Testing aid: behave as if the process were killed during epoch N+1, after the checkpoints
   /// of N epochs and a couple of logged steps of the next (negative: off).
   int64_t stop_after_epochs = -1;
+  /// Testing aid: raise SIGTERM in this process after global step N, as a preempting scheduler
+  /// would (negative: off); when step N ends an epoch, after that epoch's validation. Training
+  /// stops at the next step (or before the final evaluation) like for a real signal.
+  int64_t signal_after_steps = -1;
   bool interactive = false;  // redraw a progress bar (terminal) instead of log lines
   int64_t progress_every_steps = 25;
 };
 
 struct TrainResult {
   RunPaths paths;
-  bool interrupted = false;  // stopped by stop_after_epochs: no report
+  /// Stopped early: by stop_after_epochs (no report, exit 0), or by SIGINT/SIGTERM (last
+  /// checkpoint written mid-epoch, report.json "status": "interrupted").
+  bool interrupted = false;
+  /// The process's exit status: 0, or 128 + the signal that stopped training (130, 143).
+  int exit_code = 0;
   RunReport report;
 };
 
 /// Trains `config` in a new run directory under config.output_dir; prints device, threads,
 /// data, model table, progress and the report to `out`. Every config, data and model error is
-/// raised before training starts.
+/// raised before training starts. Relative paths are made absolute (with_absolute_paths) before
+/// config.json is written. SIGINT and SIGTERM are handled while it runs: training stops
+/// at the next step, writes checkpoints/last.safetensors (resumable mid-epoch) and a report
+/// marked interrupted, and the result's exit_code is 128 + the signal; a second signal ends
+/// the process at once.
 TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out);
 
 /// Continues the run in `run_dir` from checkpoints/last.safetensors with its config.json.

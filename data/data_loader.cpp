@@ -61,19 +61,37 @@ DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions opt
   steps_per_epoch_ = plan_epoch(source_->size(), classes_, options_.sampler, 0).steps;
   window_ = std::max(options_.prefetch_depth, options_.threads);
   source_->prepare_workers(options_.threads);
-  for (int w = 0; w < options_.threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+  workers_.reserve(static_cast<size_t>(options_.threads));
+  try {
+    for (int w = 0; w < options_.threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+  } catch (const std::exception& error) {
+    // Out of threads or memory (e.g. under ulimit -v): the workers already running must be
+    // joined, or destroying their std::thread objects would call std::terminate.
+    const size_t started = workers_.size();
+    stop_and_join();
+    throw DataError(fmt::format(
+        "DataLoader: could not start worker thread {} of {} ({}); use fewer loader threads",
+        started + 1, options_.threads, error.what()));
+  }
 }
 
-DataLoader::~DataLoader() {
+DataLoader::~DataLoader() { stop_and_join(); }
+
+void DataLoader::stop_and_join() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
   work_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
+  workers_.clear();
 }
 
-void DataLoader::start_epoch(uint64_t epoch) {
+void DataLoader::start_epoch(uint64_t epoch, int64_t first_step) {
+  if (first_step < 0 || first_step > steps_per_epoch_) {
+    throw DataError(fmt::format("DataLoader: cannot start epoch {} at step {} of {}", epoch,
+                                first_step, steps_per_epoch_));
+  }
   auto plan = std::make_shared<Plan>();
   plan->epoch_plan = plan_epoch(source_->size(), classes_, options_.sampler, epoch);
   plan->epoch = epoch;
@@ -81,8 +99,8 @@ void DataLoader::start_epoch(uint64_t epoch) {
     std::lock_guard lock(mutex_);
     plan->generation = ++generation_;
     plan_ = std::move(plan);
-    next_claim_ = 0;
-    next_deliver_ = 0;
+    next_claim_ = first_step;
+    next_deliver_ = first_step;
     ready_.clear();
   }
   work_cv_.notify_all();

@@ -59,14 +59,16 @@ class DataLoader {
  public:
   /// Starts the worker threads. Throws DataError for a null source, threads or
   /// prefetch_depth < 1, max_shift < 0, probabilities outside [0, 1], a lower_mask request
-  /// the source cannot serve, or a sampler plan that cannot give every rank a batch.
+  /// the source cannot serve, a sampler plan that cannot give every rank a batch, or a worker
+  /// thread that cannot be started (the ones already started are stopped and joined first).
   DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options);
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  /// Starts (or restarts) epoch `epoch`: discards batches of the previous plan.
-  void start_epoch(uint64_t epoch);
+  /// Starts (or restarts) epoch `epoch` at step `first_step` (resuming part-way through it; the
+  /// earlier steps' batches are never built): discards batches of the previous plan.
+  void start_epoch(uint64_t epoch, int64_t first_step = 0);
   /// Next batch of the current epoch (epoch 0 if none was started); nullopt at its end.
   std::optional<Batch> next();
   /// Batches per epoch for this rank (the same for every epoch and rank).
@@ -86,6 +88,7 @@ class DataLoader {
   };
 
   void worker_loop(int worker);
+  void stop_and_join();
   Batch build_batch(const Plan& plan, int64_t step, int worker) const;
 
   std::shared_ptr<SequenceSource> source_;

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <htslib/bgzf.h>
 #include <htslib/faidx.h>
-#include <htslib/kstring.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,10 +12,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <unordered_map>
 
 #include "data/data_error.h"
+#include "data/fai_check.h"
+#include "data/fasta_scan.h"
+#include "data/text_fields.h"
+#include "data/warnings.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -72,113 +75,68 @@ std::string make_temp_next_to(const std::string& target, const std::string& fast
   return tmpl;
 }
 
-// Why the .fai does not match a plain FASTA (empty string when it matches). Checks that each
-// record's extent lies inside the file, that a header line ends right before each record's
-// first base, and that only whitespace follows the last record.
-std::string plain_index_mismatch(const std::string& fasta, const std::vector<FaiEntry>& entries) {
-  std::ifstream in(fasta, std::ios::binary);
-  const auto size = static_cast<int64_t>(std::filesystem::file_size(fasta));
-  int64_t previous_end = 0;
-  for (const FaiEntry& e : entries) {
-    if (e.line_bases <= 0 || e.line_width < e.line_bases) {
-      return fmt::format("record '{}' has line bases {} and line width {}", e.name, e.line_bases,
-                         e.line_width);
-    }
-    const int64_t end =
-        e.offset + (e.length / e.line_bases) * e.line_width + e.length % e.line_bases;
-    if (e.offset < previous_end || end > size) {
-      return fmt::format("record '{}' (length {}) does not fit the {}-byte file", e.name, e.length,
-                         size);
-    }
-    char before = 0;
-    in.seekg(e.offset - 1);
-    in.get(before);
-    if (!in || before != '\n') {
-      return fmt::format("no header line ends right before record '{}' at byte {}", e.name,
-                         e.offset);
-    }
-    previous_end = end;
-  }
-  if (size - previous_end > 4096) {
-    return fmt::format("{} bytes follow the last indexed record", size - previous_end);
-  }
-  in.seekg(previous_end);
-  char c = 0;
-  while (in.get(c)) {
-    if (c != '\n' && c != '\r' && c != ' ' && c != '\t') {
-      return "sequence data follows the last indexed record";
-    }
-  }
-  return {};
-}
-
-// Why the index at `paths` is stale (empty string when it is current).
+// Why the index at `paths` does not describe `fasta` (empty string when it does): older than
+// the FASTA, a missing or older .gzi, a malformed .fai line, or records that are not where and
+// what the .fai says (fai_mismatch).
 std::string stale_reason(const std::string& fasta, const FastaIndexPaths& paths) {
   if (mtime_ns(paths.fai) < mtime_ns(fasta)) return "it is older than the FASTA";
   if (paths.bgzf) {
     if (!file_exists(paths.gzi)) return fmt::format("its .gzi '{}' is missing", paths.gzi);
     if (mtime_ns(paths.gzi) < mtime_ns(fasta)) return "its .gzi is older than the FASTA";
-    return {};
   }
-  return plain_index_mismatch(fasta, read_fai(paths.fai));
+  std::vector<FaiEntry> entries;
+  try {
+    entries = read_fai(paths.fai);
+  } catch (const DataError& error) {
+    return error.what();
+  }
+  if (entries.empty()) return "it lists no records";
+  return fai_mismatch(fasta, paths.fai, entries, paths.gzi);
 }
 
 }  // namespace
 
 std::vector<FaiEntry> read_fai(const std::string& fai) {
-  std::ifstream in(fai);
-  if (!in) throw DataError(fmt::format("cannot open FASTA index '{}'", fai));
+  LineReader in(fai);
   std::vector<FaiEntry> entries;
+  std::unordered_map<std::string, int64_t> lines;  // name -> its .fai line
   std::string line;
-  int64_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
+  while (in.next(line)) {
+    const int64_t n = in.line_number();
     if (line.empty()) continue;
-    FaiEntry e;
-    const size_t tab = line.find('\t');
-    if (tab == std::string::npos) {
-      throw DataError(fmt::format("{}:{}: expected 5 tab-separated fields, found '{}'", fai,
-                                  line_number, line));
+    const auto fields = split_tabs(line);
+    if (fields.size() != 5) {
+      throw DataError(fmt::format(
+          "{}:{}: expected 5 tab-separated fields NAME LENGTH OFFSET LINEBASES LINEWIDTH, found "
+          "{} in '{}'",
+          fai, n, fields.size(), excerpt(line)));
     }
-    e.name = line.substr(0, tab);
-    if (std::sscanf(line.c_str() + tab, "%ld %ld %ld %ld", &e.length, &e.offset, &e.line_bases,
-                    &e.line_width) != 4) {
-      throw DataError(
-          fmt::format("{}:{}: expected NAME LENGTH OFFSET LINEBASES LINEWIDTH, found '{}'", fai,
-                      line_number, line));
+    FaiEntry e;
+    e.name = std::string(fields[0]);
+    e.line = n;
+    const char* names[] = {"LENGTH", "OFFSET", "LINEBASES", "LINEWIDTH"};
+    int64_t* values[] = {&e.length, &e.offset, &e.line_bases, &e.line_width};
+    for (size_t i = 0; i < 4; ++i) {
+      const auto value = parse_int(fields[i + 1]);
+      if (!value || *value < 0) {
+        throw DataError(fmt::format(
+            "{}:{}: {} (column {}) must be an integer from 0 to 9223372036854775807, found '{}'",
+            fai, n, names[i], i + 2, excerpt(fields[i + 1])));
+      }
+      *values[i] = *value;
+    }
+    const auto [it, inserted] = lines.emplace(e.name, n);
+    if (!inserted) {
+      throw DataError(fmt::format("{}:{}: record '{}' is listed twice (also on line {})", fai, n,
+                                  excerpt(e.name), it->second));
     }
     entries.push_back(std::move(e));
   }
   return entries;
 }
 
-void check_fasta_headers(const std::string& fasta) {
-  BgzfPtr fp = open_bgzf(fasta);
-  kstring_t line{0, 0, nullptr};
-  int64_t line_number = 0;
-  int rc = 0;
-  while ((rc = bgzf_getline(fp.get(), '\n', &line)) >= 0) {
-    ++line_number;
-    if (line.l == 0 || line.s[0] != '>') continue;
-    const char next = line.l > 1 ? line.s[1] : '\0';
-    if (next == '\0' || next == ' ' || next == '\t' || next == '\r') {
-      std::string header(line.s, line.l);
-      if (!header.empty() && header.back() == '\r') header.pop_back();
-      std::free(line.s);
-      throw DataError(fmt::format(
-          "{}:{}: FASTA header '{}' has no name right after '>' (expected '>NAME'); remove the "
-          "space or set FastaOptions::allow_loose_headers to accept htslib's reading",
-          fasta, line_number, header));
-    }
-  }
-  std::free(line.s);
-  if (rc < -1) {
-    throw DataError(fmt::format("{}: read error after line {} (truncated or corrupt file?)", fasta,
-                                line_number));
-  }
-}
-
 void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi) {
+  silence_htslib_log();
   const std::string tmp_fai = make_temp_next_to(fai, fasta);
   std::string tmp_gzi;
   try {
@@ -199,6 +157,21 @@ void build_fasta_index(const std::string& fasta, const std::string& fai, const s
         "uneven length inside a record, or a truncated/corrupt BGZF file)",
         fasta));
   }
+  // The new index must pass the same check as an existing one, or every later run would find
+  // it stale; htslib silently drops duplicate and empty records, for instance.
+  std::string problem;
+  try {
+    problem = fai_mismatch(fasta, fai, read_fai(tmp_fai), tmp_gzi);
+  } catch (const DataError& error) {
+    problem = error.what();
+  }
+  if (!problem.empty()) {
+    cleanup();
+    throw DataError(fmt::format(
+        "cannot index FASTA '{}': the index htslib built does not match the file ({}); check "
+        "the FASTA with strand's content check (FastaReader does it before indexing)",
+        fasta, problem));
+  }
   // The .gzi goes first: a reader that sees the new .fai must also find its .gzi.
   if ((!tmp_gzi.empty() && std::rename(tmp_gzi.c_str(), gzi.c_str()) != 0) ||
       std::rename(tmp_fai.c_str(), fai.c_str()) != 0) {
@@ -209,6 +182,7 @@ void build_fasta_index(const std::string& fasta, const std::string& fai, const s
 }
 
 FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options) {
+  silence_htslib_log();
   if (!file_exists(fasta)) {
     throw DataError(fmt::format("FASTA '{}' does not exist", fasta));
   }
@@ -245,15 +219,20 @@ FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions&
     const std::string why = stale_reason(fasta, paths);
     if (!why.empty()) {
       if (options.stale_index == StaleIndexPolicy::kError) {
-        throw DataError(
-            fmt::format("FASTA index '{}' is stale: {}; delete it or run `samtools faidx {}`",
-                        paths.fai, why, fasta));
+        throw DataError(fmt::format(
+            "FASTA index '{}' is stale or does not match FASTA '{}': {}; delete it or run "
+            "`samtools faidx {}`",
+            paths.fai, fasta, why, fasta));
       }
+      warn(fmt::format("FASTA index '{}' is stale or does not match FASTA '{}' ({}); rebuilding it",
+                       paths.fai, fasta, why));
       rebuild_reason = why;
     }
   }
   if (!rebuild_reason.empty()) {
-    if (!options.allow_loose_headers) check_fasta_headers(fasta);
+    // htslib indexes binary bytes, uneven lines and the like without an error (and then reads
+    // misaligned), so the content is checked first, naming the line.
+    check_fasta_content(fasta, options.allow_loose_headers);
     build_fasta_index(fasta, paths.fai, paths.gzi);
     paths.built = true;
   }

@@ -7,9 +7,10 @@
 
 namespace strand::data {
 
-/// What to do with an index that is older than its FASTA or does not match it.
+/// What to do with an index that is older than its FASTA or does not match it (fai_mismatch in
+/// data/fai_check.h: records not at their offsets, lengths or line geometry that do not fit).
 enum class StaleIndexPolicy {
-  kRebuild,  ///< build a fresh index (atomically) next to the old one
+  kRebuild,  ///< build a fresh index (atomically) in its place, with one warning() saying why
   kError,    ///< throw DataError naming the index and why it is stale
 };
 
@@ -25,13 +26,15 @@ struct FastaOptions {
   /// What to do with a stale index.
   StaleIndexPolicy stale_index = StaleIndexPolicy::kRebuild;
   /// htslib reads "> chr1" as record "chr1" and ">" as an empty name; other tools disagree, so
-  /// such headers are an error by default. Checked whenever strand builds the index.
+  /// such headers are an error by default. Checked whenever strand builds the index, with the
+  /// rest of the content (check_fasta_content in data/fasta_scan.h).
   bool allow_loose_headers = false;
 };
 
 /// One line of a .fai file.
 struct FaiEntry {
   std::string name;        ///< record name
+  int64_t line = 0;        ///< 1-based line in the .fai (for messages)
   int64_t length = 0;      ///< bases in the record
   int64_t offset = 0;      ///< byte offset of its first base (uncompressed)
   int64_t line_bases = 0;  ///< bases per full line
@@ -47,19 +50,19 @@ struct FastaIndexPaths {
 };
 
 /// Checks that `fasta` is readable (plain or BGZF, not plain gzip, not truncated), then makes
-/// sure a current index exists: builds a missing one, rebuilds or rejects a stale one.
+/// sure a current index exists: builds a missing one, rebuilds or rejects a stale one. Before
+/// building, the whole FASTA is checked (check_fasta_content: binary bytes, uneven lines, ...).
 /// Throws DataError with the file, the problem and a suggested fix.
 FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options = {});
 
 /// Builds fai (and gzi for BGZF) with htslib's fai_build3, writing temporary files in the
-/// target directories and renaming them into place, so readers never see a partial index.
+/// target directories and renaming them into place, so readers never see a partial index. The
+/// new index must pass fai_mismatch first (htslib drops duplicate or empty records silently).
 void build_fasta_index(const std::string& fasta, const std::string& fai, const std::string& gzi);
 
-/// Reads a .fai file. Throws DataError naming the file and line for malformed lines.
+/// Reads a .fai file. Throws DataError naming the file and line for a line without exactly 5
+/// tab-separated fields, a number that is negative, not an integer or beyond int64, or a name
+/// listed twice. Whether the entries match the FASTA is fai_mismatch's job (data/fai_check.h).
 std::vector<FaiEntry> read_fai(const std::string& fai);
-
-/// Scans FASTA headers and throws DataError naming the line for ">" followed by whitespace
-/// or nothing (see FastaOptions::allow_loose_headers).
-void check_fasta_headers(const std::string& fasta);
 
 }  // namespace strand::data

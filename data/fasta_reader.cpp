@@ -7,6 +7,7 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
+#include "data/warnings.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -48,6 +49,7 @@ FastaReader::FastaReader(FastaReader&&) noexcept = default;
 FastaReader& FastaReader::operator=(FastaReader&&) noexcept = default;
 
 void FastaReader::open_handle() {
+  silence_htslib_log();
   fai_.reset(fai_load3(path_.c_str(), index_.fai.c_str(),
                        index_.gzi.empty() ? nullptr : index_.gzi.c_str(), 0));
   if (!fai_) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "data/available_memory.h"
 #include "data/data_error.h"
 #include "data/window.h"
 #include "fmt/format.h"
@@ -44,6 +45,13 @@ IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
   if (options_.streaming) return;
   size_t total = 0;
   for (const Sample& s : samples_) total += static_cast<size_t>(s.slice_length);
+  // Refused with its size before allocating, rather than std::bad_alloc or the OOM killer.
+  require_memory(static_cast<double>(total),
+                 fmt::format("IntervalSource: the in-memory windows of {} intervals ({} bases plus "
+                             "{} of jitter flank per side each)",
+                             samples_.size(), l, j),
+                 "use streaming mode (LoaderConfig::streaming; strand train --streaming) to read "
+                 "each window from the FASTA when it is needed");
   pool_.resize(total);
   std::vector<uint8_t> mask;
   size_t offset = 0;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "data/data_error.h"
+#include "data/labels.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -21,35 +22,17 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// True when `line` is `keyword` alone or followed by a space or tab (UCSC "track name=x",
+// "browser position ..."); a contig such as "track1" or "browserX" is data.
+bool starts_with_keyword(std::string_view line, std::string_view keyword) {
+  if (!line.starts_with(keyword)) return false;
+  return line.size() == keyword.size() || line[keyword.size()] == ' ' ||
+         line[keyword.size()] == '\t';
+}
+
 bool is_bed_comment(std::string_view line) {
-  return line.starts_with('#') || line.starts_with("track") || line.starts_with("browser");
-}
-
-// A label value: numbers, or an ambiguous marker ('.', NA, nan) -> masked.
-struct LabelValue {
-  float value = 0.0F;
-  bool valid = true;
-};
-
-LabelValue parse_numeric_label(std::string_view field, const std::string& path, int64_t line,
-                               int column) {
-  const std::string l = lower(field);
-  if (l == "." || l == "na" || l == "nan") return {0.0F, false};
-  const auto value = parse_float(field);
-  if (!value) {
-    throw DataError(fmt::format("{}:{}: label column {} must be a number (or '.', NA), found '{}'",
-                                path, line, column, field));
-  }
-  return {*value, true};
-}
-
-LabelValue parse_dream_label(std::string_view field, const std::string& path, int64_t line,
-                             int column) {
-  if (field == "B") return {1.0F, true};
-  if (field == "U") return {0.0F, true};
-  if (field == "A") return {0.0F, false};
-  throw DataError(fmt::format("{}:{}: label column {} must be B, U or A, found '{}'", path, line,
-                              column, field));
+  return line.starts_with('#') || starts_with_keyword(line, "track") ||
+         starts_with_keyword(line, "browser");
 }
 
 int64_t parse_coordinate(std::string_view field, const std::string& path, int64_t line,
@@ -57,7 +40,7 @@ int64_t parse_coordinate(std::string_view field, const std::string& path, int64_
   const auto value = parse_int(field);
   if (!value) {
     throw DataError(
-        fmt::format("{}:{}: {} must be an integer, found '{}'", path, line, what, field));
+        fmt::format("{}:{}: {} must be an integer, found '{}'", path, line, what, excerpt(field)));
   }
   return *value;
 }
@@ -104,7 +87,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
         throw DataError(fmt::format(
             "{}:{}: expected a header 'chrom<TAB>start<TAB>end<TAB>CELL...' with at least one "
             "label column, found '{}'",
-            path, n, line));
+            path, n, excerpt(line)));
       }
       if (columns.empty()) {
         for (size_t i = 3; i < fields.size(); ++i) columns.push_back(static_cast<int>(i + 1));
@@ -124,21 +107,27 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     if (fields.size() < 3) {
       throw DataError(fmt::format(
           "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
-          path, n, fields.size(), line));
+          path, n, fields.size(), excerpt(line)));
     }
     Interval iv;
     iv.contig = std::string(fields[0]);
     iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
     iv.end = parse_coordinate(fields[2], path, n, "end (column 3)");
     iv.line = n;
+    const int64_t original_start = iv.start;
+    int64_t summit_offset = -1;  // narrowPeak column 10, relative to the original start
     if (options.format == IntervalFormat::kNarrowPeak) {
       if (fields.size() < kNarrowPeakColumns) {
         throw DataError(fmt::format("{}:{}: narrowPeak needs {} columns, found {}", path, n,
                                     kNarrowPeakColumns, fields.size()));
       }
-      const int64_t offset =
-          parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
-      if (offset >= 0) iv.summit = iv.start + offset;
+      summit_offset = parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
+      if (summit_offset < -1) {
+        throw DataError(fmt::format(
+            "{}:{}: summit (column 10) must be -1 (no summit) or an offset >= 0 from start, "
+            "found {}",
+            path, n, summit_offset));
+      }
     }
     for (const int c : columns) {
       if (static_cast<size_t>(c) > fields.size()) {
@@ -162,18 +151,26 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
         keep = false;
       }
     }
-    if (iv.summit >= 0 && (iv.summit < iv.start || iv.summit >= iv.end)) {
-      throw DataError(fmt::format("{}:{}: summit offset {} lies outside the interval", path, n,
-                                  iv.summit - iv.start));
-    }
     if (!keep) {
       ++set.stats.skipped;
       continue;
     }
+    if (summit_offset >= 0) {
+      // start + offset is formed only when it cannot overflow (the offset may be up to INT64_MAX).
+      int64_t summit = 0;
+      if (__builtin_add_overflow(original_start, summit_offset, &summit) || summit >= iv.end) {
+        throw DataError(fmt::format(
+            "{}:{}: summit offset {} (column 10) lies outside the interval [{}, {}) (expected -1 "
+            "or an offset below end - start)",
+            path, n, summit_offset, original_start, iv.end));
+      }
+      // A summit in the part kClip cut away is dropped, as validate_intervals does.
+      iv.summit = summit >= iv.start ? summit : -1;
+    }
     for (const int c : columns) {
       const std::string_view field = fields[static_cast<size_t>(c - 1)];
-      const LabelValue v =
-          dream ? parse_dream_label(field, path, n, c) : parse_numeric_label(field, path, n, c);
+      const Label v = dream ? parse_dream_label(field, path, n, c)
+                            : parse_label(field, options.labels.kind, path, n, c);
       set.labels.push_back(v.value);
       set.label_mask.push_back(v.valid ? 1 : 0);
       if (!v.valid) ++set.stats.masked_labels;
@@ -190,6 +187,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
                                 set.stats.lines, set.stats.skipped));
   }
   set.stats.intervals = set.size();
+  check_some_label_valid(set.label_mask, options.labels, path, set.size());
   return set;
 }
 
@@ -206,7 +204,7 @@ void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
     if (it == lengths.end()) {
       if (policy == BadIntervalPolicy::kError) {
         throw DataError(fmt::format("{}:{}: contig '{}' is not in FASTA '{}'", set.path, iv.line,
-                                    iv.contig, fasta_path));
+                                    excerpt(iv.contig), fasta_path));
       }
       keep = false;
     } else if (iv.end > it->second) {

@@ -1,11 +1,13 @@
 // Interval files with labels: BED, narrowPeak and ENCODE-DREAM style TSV.
 //
 // Formats (tab-separated, 0-based half-open coordinates; CRLF accepted, blank lines skipped):
-//   BED         chrom start end [more columns]; lines starting '#', 'track', 'browser' skipped.
-//               Labels: label_columns (1-based), default {4}. Numbers; '.', 'NA' or 'nan' mean
-//               ambiguous (masked).
-//   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none). Labels default
-//               to column 7 (signalValue).
+//   BED         chrom start end [more columns]; lines starting '#', and 'track' / 'browser'
+//               lines (the keyword, then a space, a tab or the end of the line) are skipped.
+//               Labels: label_columns (1-based), default {4}. Numbers checked per
+//               LabelOptions (data/labels.h); '.', 'NA', 'nan', '-nan' mean missing (masked).
+//   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none; any other value
+//               must lie in [0, end - start), else an error). Labels default to column 7
+//               (signalValue).
 //   DREAM TSV   header "chrom start end CELL1 CELL2 ..."; one label column per cell type with
 //               B (bound) -> 1, U (unbound) -> 0, A (ambiguous) -> masked.
 // Masked labels are stored as 0.0 with label_mask 0, so a loss that ignores the mask sees a
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "data/fasta_reader.h"
+#include "data/labels.h"
 
 namespace strand::data {
 
@@ -69,11 +72,13 @@ struct IntervalReadOptions {
   /// 1-based label columns; empty means the format's default (see file comment).
   std::vector<int> label_columns;
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< invalid coordinates
+  LabelOptions labels;  ///< what a valid numeric label is (DREAM labels are always binary)
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,
-/// start < 0 or start >= end (under kError), a missing or malformed label column, a bad
-/// header, or a file with no intervals.
+/// start < 0 or start >= end (under kError), a missing label column or a label that is not
+/// valid for options.labels, a bad header, a file with no intervals, or (require_valid) one
+/// whose every label is missing.
 IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options);
 
 /// Checks every interval against the FASTA's contigs: unknown contig or end past the contig

@@ -56,12 +56,13 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   }
   FastaReader reader(config.fasta, fasta_options);
   if (config.format == "records") {
-    return std::make_shared<RecordSource>(reader, config.intervals, config.window);
+    return std::make_shared<RecordSource>(reader, config.intervals, config.window, config.labels);
   }
   IntervalReadOptions read_options;
   read_options.format = parse_interval_format(config.format);
   read_options.label_columns = config.label_columns;
   read_options.policy = config.bad_intervals;
+  read_options.labels = config.labels;
   IntervalSourceOptions source_options;
   source_options.window = config.window;
   source_options.max_shift = config.jitter;

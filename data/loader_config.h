@@ -10,6 +10,7 @@
 #include "data/batch.h"
 #include "data/data_loader.h"
 #include "data/intervals.h"
+#include "data/labels.h"
 #include "data/sequence_source.h"
 
 namespace strand::data {
@@ -21,6 +22,9 @@ struct LoaderConfig {
   std::string intervals;           ///< BED / narrowPeak / DREAM TSV, or the label TSV for "records"
   std::string format = "bed";      ///< bed, narrowpeak, dream, records
   std::vector<int> label_columns;  ///< 1-based; empty: the format's default
+  /// What a valid label is (kBinary for binary cross-entropy) and whether a file whose every
+  /// label is missing is an error; checked line by line when the file is read.
+  LabelOptions labels;
   BadIntervalPolicy bad_intervals = BadIntervalPolicy::kError;  ///< invalid intervals
   int64_t window = 1000;           ///< L; for "records" 0 means the common record length
   bool use_summit = true;          ///< narrowPeak: centre on the summit

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "data/data_error.h"
+#include "data/labels.h"
 #include "data/text_fields.h"
 #include "data/window.h"
 #include "fmt/format.h"
@@ -12,16 +13,29 @@
 namespace strand::data {
 namespace {
 
-bool is_missing(std::string_view field) {
-  std::string l(field);
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l == "." || l == "na" || l == "nan";
+constexpr const char* kHeaderRule =
+    "line {} is read as a header only when its first field is not a record of the FASTA and "
+    "every other field is a target name (a letter or '_' first, not NA/nan/inf); see "
+    "docs/data_formats.md";
+
+// A header's label field: a name that cannot be mistaken for a label ("CTCF", "HepG2",
+// "_x"), so "1x" (a typo) or "NA" (missing) make the line data.
+bool is_target_name(std::string_view field) {
+  if (field.empty()) return false;
+  const auto first = static_cast<unsigned char>(field.front());
+  return (std::isalpha(first) != 0 || first == '_') && !is_missing_label(field) &&
+         !parse_float(field);
 }
 
 }  // namespace
 
+bool is_label_tsv_header(const std::vector<std::string_view>& fields, const FastaReader& reader) {
+  return fields.size() >= 2 && reader.contig_id(fields[0]) < 0 &&
+         std::all_of(fields.begin() + 1, fields.end(), is_target_name);
+}
+
 RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_path,
-                           int64_t window)
+                           int64_t window, const LabelOptions& label_options)
     : window_(window) {
   if (window < 0) throw DataError(fmt::format("RecordSource: window {} must be >= 0", window));
   LineReader in(labels_path);
@@ -35,46 +49,46 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     if (is_blank(line)) continue;
     const auto fields = split_tabs(line);
     if (fields.size() < 2) {
-      throw DataError(
-          fmt::format("{}:{}: expected NAME<TAB>LABEL..., found '{}'", labels_path, n, line));
+      throw DataError(fmt::format("{}:{}: expected NAME<TAB>LABEL..., found '{}'", labels_path, n,
+                                  excerpt(line)));
     }
+    const bool first_line = first;
     if (first) {
       first = false;
       num_labels = fields.size() - 1;
-      const bool header = std::any_of(fields.begin() + 1, fields.end(), [](std::string_view f) {
-        return !parse_float(f) && !is_missing(f);
-      });
+      const bool header = is_label_tsv_header(fields, reader);
       for (size_t i = 1; i < fields.size(); ++i) {
-        target_names_.push_back(header ? std::string(fields[i]) : fmt::format("label{}", i));
+        const std::string name = header ? std::string(fields[i]) : fmt::format("label{}", i);
+        if (std::find(target_names_.begin(), target_names_.end(), name) != target_names_.end()) {
+          throw DataError(fmt::format("{}:{}: target name '{}' appears twice in the header",
+                                      labels_path, n, excerpt(name)));
+        }
+        target_names_.push_back(name);
       }
       if (header) continue;
     }
-    if (fields.size() - 1 != num_labels) {
-      throw DataError(fmt::format("{}:{}: expected {} label columns, found {}", labels_path, n,
-                                  num_labels, fields.size() - 1));
+    try {
+      if (fields.size() - 1 != num_labels) {
+        throw DataError(fmt::format("{}:{}: expected {} label columns, found {}", labels_path, n,
+                                    num_labels, fields.size() - 1));
+      }
+      if (reader.contig_id(fields[0]) < 0) {
+        throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n,
+                                    excerpt(fields[0]), reader.path()));
+      }
+      for (size_t i = 1; i < fields.size(); ++i) {
+        const Label label =
+            parse_label(fields[i], label_options.kind, labels_path, n, static_cast<int>(i + 1));
+        labels_.push_back(label.value);
+        label_mask_.push_back(label.valid ? 1 : 0);
+      }
+    } catch (const DataError& error) {
+      if (!first_line) throw;
+      // The first line was taken as data: say why, in case a header was meant.
+      throw DataError(fmt::format("{} ({})", error.what(), fmt::format(kHeaderRule, n)));
     }
     const std::string name(fields[0]);
     const int id = reader.contig_id(name);
-    if (id < 0) {
-      throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n, name,
-                                  reader.path()));
-    }
-    for (size_t i = 1; i < fields.size(); ++i) {
-      if (is_missing(fields[i])) {
-        labels_.push_back(0.0F);
-        label_mask_.push_back(0);
-        continue;
-      }
-      const auto value = parse_float(fields[i]);
-      if (!value) {
-        throw DataError(
-            fmt::format("{}:{}: label column {} must be a number (or '.', NA), "
-                        "found '{}'",
-                        labels_path, n, i + 1, fields[i]));
-      }
-      labels_.push_back(*value);
-      label_mask_.push_back(1);
-    }
     const int64_t len = reader.contigs()[static_cast<size_t>(id)].length;
     if (window_ == 0) {
       if (common_length >= 0 && len != common_length) {
@@ -88,6 +102,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     }
     offsets_.push_back(pool_.size());
     lengths_.push_back(len);
+    sample_names_.push_back(name);
     pool_.resize(pool_.size() + static_cast<size_t>(len));
     reader.fetch_codes(name, 0, len, pool_.data() + offsets_.back());
   }
@@ -95,6 +110,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
     throw DataError(
         fmt::format("label file '{}' is empty: expected NAME<TAB>LABEL lines", labels_path));
   }
+  check_some_label_valid(label_mask_, label_options, labels_path, size());
   if (window_ == 0) window_ = common_length;
   if (window_ == 0) {
     throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));

@@ -1,6 +1,8 @@
-// Tab-separated text helpers: CR-stripping line reader and strict number parsing.
+// Tab-separated text helpers: bounded CR-stripping line reader, strict number parsing and
+// printable excerpts of bad input.
 #include "data/text_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -10,14 +12,63 @@
 
 namespace strand::data {
 
-LineReader::LineReader(const std::string& path) : path_(path), in_(path) {
+namespace {
+
+constexpr size_t kReadAheadBytes = size_t{1} << 16;
+
+}  // namespace
+
+LineReader::LineReader(const std::string& path, size_t max_line_bytes)
+    : path_(path),
+      in_(path, std::ios::binary),
+      max_line_bytes_(max_line_bytes),
+      buffer_(kReadAheadBytes) {
   if (!in_) throw DataError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
 }
 
+bool LineReader::refill() {
+  in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  pos_ = 0;
+  end_ = static_cast<size_t>(in_.gcount());
+  if (end_ == 0 && in_.bad()) {
+    throw DataError(fmt::format("{}: read error after line {}", path_, line_number_));
+  }
+  return end_ > 0;
+}
+
 bool LineReader::next(std::string& line) {
-  if (!std::getline(in_, line)) return false;
+  line.clear();
+  bool any = false;  // a byte or a terminator was read: there is a line
+  // One extra byte is allowed for the CR of a CRLF line of exactly max_line_bytes.
+  const size_t limit = max_line_bytes_ + 1;
+  while (pos_ < end_ || refill()) {
+    any = true;
+    const char* start = buffer_.data() + pos_;
+    const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+    const size_t take = newline != nullptr ? static_cast<size_t>(newline - start) : end_ - pos_;
+    if (line.size() + take > limit) {
+      line.append(start, std::min(take, kMaxExcerptChars));
+      throw DataError(fmt::format(
+          "{}:{}: line is longer than the {}-byte limit (a binary file, or no line breaks?); it "
+          "starts '{}'",
+          path_, line_number_ + 1, max_line_bytes_, excerpt(line)));
+    }
+    line.append(start, take);
+    pos_ += take;
+    if (newline != nullptr) {
+      ++pos_;
+      break;
+    }
+  }
+  if (!any) return false;
   ++line_number_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > max_line_bytes_) {
+    throw DataError(fmt::format(
+        "{}:{}: line is longer than the {}-byte limit (a binary file, or no line breaks?); it "
+        "starts '{}'",
+        path_, line_number_, max_line_bytes_, excerpt(line)));
+  }
   return true;
 }
 
@@ -55,6 +106,37 @@ std::optional<float> parse_float(std::string_view field) {
 
 bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
+}
+
+std::string excerpt(std::string_view text, size_t max_chars) {
+  std::string out;
+  size_t used = 0;  // characters of the excerpt, an escape counting as one
+  size_t i = 0;
+  for (; i < text.size() && used < max_chars; ++i, ++used) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    switch (c) {
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7F) {
+          out.push_back(static_cast<char>(c));
+        } else {
+          out += fmt::format("\\x{:02x}", c);
+        }
+    }
+  }
+  if (i < text.size()) out += fmt::format("... ({} bytes)", text.size());
+  return out;
 }
 
 }  // namespace strand::data

@@ -1,6 +1,8 @@
 // Adam update through the registered fused kernel.
 #include "optim/adam.h"
 
+#include <vector>
+
 #include "tensor/op_declarations.h"
 
 namespace strand {
@@ -20,6 +22,55 @@ void Adam::update(size_t index, Var& parameter) {
   const Tensor grad = parameter.grad().contiguous();
   dispatch<AdamUpdateOp>(parameter.device(), parameter.mutable_value(), grad, exp_avg, exp_avg_sq,
                          params);
+}
+
+namespace {
+// The multi-tensor path needs one CUDA device and float32 contiguous tensors throughout.
+bool fits_multi_tensor(const std::vector<Var>& parameters, const std::vector<size_t>& active) {
+  if (active.empty()) return false;
+  const Device device = parameters[active[0]].device();
+  if (!device.is_cuda() || !OpKernels<AdamScheduledUpdateOp>::has_kernel(device.type)) {
+    return false;
+  }
+  for (size_t i : active) {
+    const Var& p = parameters[i];
+    if (p.device() != device || p.dtype() != DType::kFloat32 || !p.value().is_contiguous() ||
+        !p.grad().is_contiguous() || p.grad().dtype() != DType::kFloat32) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+void Adam::update_all(const std::vector<size_t>& active) {
+  if (!fits_multi_tensor(parameters(), active)) return Optimizer::update_all(active);
+  const Device device = parameters()[active[0]].device();
+  if (!schedule_.defined() || schedule_.device() != device) {
+    // The update adds 1 before using it, so it starts at the steps already taken.
+    schedule_ =
+        Tensor::from_vector<double>({learning_rate(), static_cast<double>(step_count() - 1)}, {2})
+            .to(device);
+  }
+  std::vector<Tensor*> values, exp_avgs, exp_avg_sqs;
+  std::vector<const Tensor*> grads;
+  for (size_t i : active) {
+    exp_avgs.push_back(&buffer(i, "exp_avg"));
+    exp_avg_sqs.push_back(&buffer(i, "exp_avg_sq"));
+  }
+  std::vector<Var> params = parameters();  // Var handles share their values
+  for (size_t i : active) {
+    values.push_back(&params[i].mutable_value());
+    grads.push_back(&params[i].grad());
+  }
+  const AdamParams hyper{learning_rate(), options_.beta1,        options_.beta2,
+                         options_.eps,    options_.weight_decay, step_count()};
+  dispatch<AdamScheduledUpdateOp>(device, values, grads, exp_avgs, exp_avg_sqs, hyper, schedule_);
+}
+
+void Adam::on_learning_rate_changed() {
+  // An eager fill on the device's stream: ordered before the next step, replayed or not.
+  if (schedule_.defined()) schedule_.slice(0, 0, 1).fill_(learning_rate());
 }
 
 }  // namespace strand

@@ -28,9 +28,17 @@ class Adam : public Optimizer {
 
  protected:
   void update(size_t index, Var& parameter) override;
+  /// On a CUDA device with float32 contiguous parameters: one multi-tensor update whose
+  /// learning rate and step live in a device schedule (graph-replayable); else per parameter.
+  void update_all(const std::vector<size_t>& active) override;
+  void on_learning_rate_changed() override;
+  void on_state_loaded() override { schedule_ = Tensor(); }
 
  private:
   AdamOptions options_;
+  // float64 [learning rate, step] on the parameters' device, advanced by the update kernel
+  // itself; made from the host values on first use and after load_state().
+  Tensor schedule_;
 };
 
 }  // namespace strand

@@ -2,6 +2,7 @@
 #include "optim/optimizer.h"
 
 #include "autograd/grad_mode.h"
+#include "tensor/parse_number.h"
 
 namespace strand {
 
@@ -18,15 +19,31 @@ Optimizer::Optimizer(std::vector<Var> parameters, double learning_rate)
 void Optimizer::step() {
   NoGradGuard no_grad;
   ++step_count_;
+  std::vector<size_t> active;
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    Var& parameter = parameters_[i];
-    if (!parameter.requires_grad() || !parameter.grad().defined()) continue;
-    update(i, parameter);
+    const Var& parameter = parameters_[i];
+    if (parameter.requires_grad() && parameter.grad().defined()) active.push_back(i);
   }
+  update_all(active);
 }
 
-void Optimizer::zero_grad() {
-  for (Var& parameter : parameters_) parameter.zero_grad();
+void Optimizer::update_all(const std::vector<size_t>& active) {
+  for (size_t i : active) update(i, parameters_[i]);
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  learning_rate_ = learning_rate;
+  on_learning_rate_changed();
+}
+
+void Optimizer::zero_grad(GradReset how) {
+  for (Var& parameter : parameters_) {
+    if (how == GradReset::kDrop) {
+      parameter.zero_grad();
+    } else {
+      parameter.fill_grad_zero();
+    }
+  }
 }
 
 Tensor& Optimizer::buffer(size_t index, const std::string& name) {
@@ -57,18 +74,32 @@ void Optimizer::load_state(const OptimizerState& state) {
   for (const auto& [key, value] : state) {
     if (key == "step") continue;
     const size_t dot = key.find('.');
-    STRAND_CHECK(dot != std::string::npos, "{} state: unexpected entry '{}'", name(), key);
-    const size_t index = std::stoul(key.substr(0, dot));
-    STRAND_CHECK(index < parameters_.size(), "{} state: '{}' names parameter {} of {}", name(), key,
-                 index, parameters_.size());
+    // "<index>.<buffer>", the index in full: "1x.m" is not parameter 1's.
+    const std::optional<int64_t> parsed =
+        dot == std::string::npos ? std::nullopt : parse_int64(std::string_view(key).substr(0, dot));
+    STRAND_CHECK(parsed.has_value(), "{} state: unexpected entry '{}' (expected <index>.<buffer>)",
+                 name(), key);
+    STRAND_CHECK(*parsed >= 0 && *parsed < static_cast<int64_t>(parameters_.size()),
+                 "{} state: '{}' names parameter {} of {}", name(), key, *parsed,
+                 parameters_.size());
+    const auto index = static_cast<size_t>(*parsed);
     const Tensor& parameter = parameters_[index].value();
     STRAND_CHECK(value.shape() == parameter.shape(),
                  "{} state: '{}' has shape {} but parameter {} is {}", name(), key,
                  shape_to_string(value.shape()), index, parameter.describe());
-    restored[key] = value.to(parameter.dtype()).to(parameter.device()).clone();
+    STRAND_CHECK(value.dtype() == parameter.dtype(),
+                 "{} state: '{}' has dtype {} but parameter {} is {}", name(), key,
+                 dtype_name(value.dtype()), index, dtype_name(parameter.dtype()));
+    restored[key] = value.to(parameter.device()).clone();
   }
-  step_count_ = static_cast<int64_t>(step->second.item());
+  const Tensor& step_value = step->second;
+  STRAND_CHECK(step_value.dtype() == DType::kInt64 && step_value.numel() == 1,
+               "{} state: 'step' must be one int64, found {}", name(), step_value.describe());
+  const int64_t steps = step_value.to(Device::cpu()).data<int64_t>()[0];
+  STRAND_CHECK(steps >= 0, "{} state: 'step' is {}, expected a count >= 0", name(), steps);
+  step_count_ = steps;
   buffers_ = std::move(restored);
+  on_state_loaded();
 }
 
 }  // namespace strand

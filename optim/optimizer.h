@@ -15,6 +15,9 @@ namespace strand {
 /// "<parameter index>.<buffer>", e.g. "0.exp_avg".
 using OptimizerState = std::map<std::string, Tensor>;
 
+/// How zero_grad() resets gradients.
+enum class GradReset { kDrop, kZeroInPlace };
+
 /// The base of the optimizers: updates a list of parameters from their gradients.
 class Optimizer {
  public:
@@ -24,15 +27,21 @@ class Optimizer {
 
   /// Applies one update from the current gradients.
   void step();
-  /// Drops every parameter's gradient.
-  void zero_grad();
+  /// Resets every parameter's gradient: kDrop releases it (a parameter that the next backward
+  /// pass does not reach is then skipped by step(), as in PyTorch's set_to_none); kZeroInPlace
+  /// zeroes it in place, which a step captured into a CUDA graph needs (nothing freed).
+  void zero_grad(GradReset how = GradReset::kDrop);
 
   /// The current learning rate.
   double learning_rate() const { return learning_rate_; }
-  /// Changes the learning rate (schedules, callbacks).
-  void set_learning_rate(double learning_rate) { learning_rate_ = learning_rate; }
+  /// Changes the learning rate (schedules, callbacks); takes effect at the next step, also
+  /// for a step replayed from a CUDA graph.
+  void set_learning_rate(double learning_rate);
   /// Steps taken so far (1-based during an update).
   int64_t step_count() const { return step_count_; }
+  /// Counts a step that ran without step(): one replay of a CUDA graph that captured step().
+  /// The device-side state (Adam's schedule) has advanced inside the graph already.
+  void count_replayed_step() { ++step_count_; }
   /// The parameters, in the order given.
   const std::vector<Var>& parameters() const { return parameters_; }
   /// "Adam", "SGD", ...
@@ -46,6 +55,13 @@ class Optimizer {
  protected:
   /// Updates parameter `index` (which has a gradient) for step number step_count().
   virtual void update(size_t index, Var& parameter) = 0;
+  /// Updates every parameter in `active` (those with a gradient); the default calls update()
+  /// for each. Optimizers with a multi-tensor path override it.
+  virtual void update_all(const std::vector<size_t>& active);
+  /// Called after set_learning_rate() (device-resident copies of the rate follow it).
+  virtual void on_learning_rate_changed() {}
+  /// Called after load_state() (device-resident copies of the step follow it).
+  virtual void on_state_loaded() {}
   /// The buffer `name` of parameter `index`, created zero-filled like the parameter.
   Tensor& buffer(size_t index, const std::string& name);
   /// Whether parameter `index` has the buffer `name` yet.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tensor/op_registry.h"
@@ -13,7 +14,9 @@
 namespace strand {
 
 enum class UnaryOpKind : uint8_t { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare };
-enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv };
+/// kMaximum: max(a, b) (NaN when either is NaN). kGreater: 1 where a > b, else 0 (a metric,
+/// not differentiable: autograd never records it).
+enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv, kMaximum, kGreater };
 
 /// Parameters shared by the Conv1D kernels. Input length L, output length
 /// L_out = (L + pad_left + pad_right - dilation * (K - 1) - 1) / stride + 1.
@@ -59,6 +62,12 @@ STRAND_DECLARE_OP(FillOp, "fill", void(Tensor& out, double value));
 // out <- source: same shape, any strides and dtypes (converts). Registered per device; the
 // CUDA kernel also copies between host and device (dispatched on the non-CPU side).
 STRAND_DECLARE_OP(CopyOp, "copy", void(Tensor& out, const Tensor& source));
+/// Starts copying `source` to the host and returns at once; the returned function waits for
+/// the copy to land and returns it (a contiguous CPU tensor of source's dtype). On a GPU the
+/// copy goes to pinned memory behind an event, so a training loop can read a step's loss one
+/// step later without ever stalling the stream; on the CPU it is a plain copy.
+STRAND_DECLARE_OP(StartHostReadOp, "start_host_read",
+                  std::function<Tensor()>(const Tensor& source));
 
 // ---- Elementwise ----------------------------------------------------------------------
 // out = f(x), x any strides, out contiguous of x's shape
@@ -140,6 +149,17 @@ STRAND_DECLARE_OP(BceWithLogitsBackwardOp, "bce_with_logits_backward",
 STRAND_DECLARE_OP(AdamUpdateOp, "adam_update",
                   void(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
                        const AdamParams& params));
+/// Adam over many parameters at once, with the learning rate and step count read from
+/// `schedule` (float64 [lr, step], on the parameters' device) and the step advanced by the op
+/// itself: a CUDA graph that captured it replays later steps with the right bias correction
+/// and the learning rate the host last wrote into schedule[0]. params[i], grads[i],
+/// exp_avgs[i], exp_avg_sqs[i]: contiguous, one dtype and one device. AdamParams::lr and
+/// ::step are ignored.
+STRAND_DECLARE_OP(AdamScheduledUpdateOp, "adam_scheduled_update",
+                  void(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads,
+                       const std::vector<Tensor*>& exp_avgs,
+                       const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& params_in,
+                       Tensor& schedule));
 STRAND_DECLARE_OP(SgdUpdateOp, "sgd_update",
                   void(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
                        const SgdParams& params));

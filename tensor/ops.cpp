@@ -68,6 +68,10 @@ const char* binary_name(BinaryOpKind kind) {
       return "mul";
     case BinaryOpKind::kDiv:
       return "div";
+    case BinaryOpKind::kMaximum:
+      return "maximum";
+    case BinaryOpKind::kGreater:
+      return "greater";
   }
   return "binary";
 }
@@ -87,6 +91,8 @@ Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kAdd,
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kSub, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kMul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kDiv, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kMaximum, a, b); }
+Tensor greater(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kGreater, a, b); }
 
 Tensor affine(const Tensor& x, double scale, double shift) {
   check_floating("affine", x);

@@ -27,6 +27,10 @@ Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
+/// Elementwise max(a, b), broadcasting; NaN propagates.
+Tensor maximum(const Tensor& a, const Tensor& b);
+/// 1 where a > b, else 0, broadcasting (for metrics; not differentiable).
+Tensor greater(const Tensor& a, const Tensor& b);
 /// x * scale + shift
 Tensor affine(const Tensor& x, double scale, double shift);
 Tensor relu_backward(const Tensor& grad_out, const Tensor& x);

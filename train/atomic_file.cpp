@@ -2,9 +2,12 @@
 #include "train/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -33,11 +36,25 @@ void sync_directory(const std::filesystem::path& dir) {
   ::close(fd);
 }
 
+// mkstemp replaces "XXXXXX" with six characters from [A-Za-z0-9].
+constexpr std::string_view kTempInfix = ".tmp.";
+constexpr size_t kTempSuffixLength = 6;
+
+bool is_temp_name_of(std::string_view name, std::string_view target) {
+  if (name.size() != target.size() + kTempInfix.size() + kTempSuffixLength ||
+      !name.starts_with(target) || name.substr(target.size(), kTempInfix.size()) != kTempInfix) {
+    return false;
+  }
+  const std::string_view suffix = name.substr(target.size() + kTempInfix.size());
+  return std::all_of(suffix.begin(), suffix.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::move(target)) {
   // mkstemp gives a unique name so concurrent writers of the same target cannot collide.
-  std::string pattern = target_.string() + ".tmp.XXXXXX";
+  std::string pattern = target_.string() + std::string(kTempInfix) + "XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   fd_ = ::mkstemp(buf.data());
@@ -45,6 +62,9 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::
     throw io_error("creating temporary file for", target_, errno);
   }
   temp_path_ = std::filesystem::path(buf.data());
+  // Held until the file is renamed or removed: remove_orphan_temp_files() leaves it alone, and
+  // the kernel drops the lock when the process dies, which is what makes a file an orphan.
+  ::flock(fd_, LOCK_EX | LOCK_NB);
   // mkstemp creates 0600; published files should get the usual permissions.
   ::fchmod(fd_, 0644);
 }
@@ -99,20 +119,42 @@ void AtomicFileWriter::commit() {
     abandon();
     throw io_error("fsync of", temp_path_, err);
   }
-  if (::close(fd_) != 0) {
-    const int err = errno;
-    fd_ = -1;
-    abandon();
-    throw io_error("closing", temp_path_, err);
-  }
-  fd_ = -1;
+  // Renamed while still open (and locked), so the temporary name never exists unlocked.
   if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     const int err = errno;
     abandon();
     throw io_error("renaming temporary file onto", target_, err);
   }
   committed_ = true;
+  const int closed = ::close(fd_);
+  const int close_error = errno;
+  fd_ = -1;
+  // fsync succeeded, so the bytes are on disk; a failing close still means something is wrong.
+  if (closed != 0) throw io_error("closing", target_, close_error);
   sync_directory(target_.parent_path());
+}
+
+int64_t remove_orphan_temp_files(const std::filesystem::path& target) {
+  const std::filesystem::path dir =
+      target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  const std::string name = target.filename().string();
+  int64_t removed = 0;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::filesystem::path path = it->path();
+    if (!is_temp_name_of(path.filename().string(), name)) continue;
+    std::error_code status_error;
+    if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, status_error))) {
+      continue;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    // A live writer holds the lock; a dead one's lock went with its process.
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(path.c_str()) == 0) ++removed;
+    ::close(fd);
+  }
+  return removed;
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -42,6 +43,14 @@ class AtomicFileWriter {
   int fd_ = -1;
   bool committed_ = false;
 };
+
+/// Removes the temporary files that AtomicFileWriters for `target` left behind when their
+/// process died (kill -9, power loss): regular files named "<target>.tmp.XXXXXX" (six letters
+/// or digits, mkstemp's naming) in target's directory that no live writer holds. Each writer
+/// keeps an exclusive flock on its temporary file until it is renamed, and the kernel releases
+/// it when the process ends. Returns how many were removed; anything it cannot open, lock or
+/// remove is left alone.
+int64_t remove_orphan_temp_files(const std::filesystem::path& target);
 
 /// Atomically replaces `path` with `bytes` (see AtomicFileWriter).
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);

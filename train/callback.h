@@ -8,6 +8,7 @@
 
 #include "layers/sequential.h"
 #include "optim/optimizer.h"
+#include "train/partial_epoch.h"
 
 namespace strand::train {
 
@@ -68,8 +69,11 @@ class Callback {
   virtual void on_batch_end(FitContext&, const BatchLogs&) {}
   /// After each epoch, its validation included.
   virtual void on_epoch_end(FitContext&, const EpochLogs&) {}
-  /// Once, after the last epoch (not when training throws).
+  /// Once, after the last epoch (not when training throws or is interrupted).
   virtual void on_train_end(FitContext&) {}
+  /// Once, instead of on_train_end(), when FitOptions::should_stop stopped training part-way
+  /// through epoch `partial.epoch` (save what a resume needs here).
+  virtual void on_train_interrupted(FitContext&, const PartialEpoch& /*partial*/) {}
 };
 
 }  // namespace strand::train

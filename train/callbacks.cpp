@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "fmt/format.h"
+#include "tensor/parse_number.h"
 
 namespace strand::train {
 
@@ -69,9 +70,23 @@ void EarlyStopping::restore(const CheckpointMetadata& state, std::vector<Tensor>
     STRAND_CHECK(it != state.end(), "checkpoint metadata lacks '{}'", key);
     return it->second;
   };
-  best_ = std::stod(get("early_stopping.best"));
-  best_epoch_ = std::stoll(get("early_stopping.best_epoch"));
-  wait_ = std::stoll(get("early_stopping.wait"));
+  // Whole values only (std::stoll would read "1x" as 1); nothing changes unless all are valid.
+  auto integer = [&](const char* key, int64_t lowest) {
+    const std::string text = get(key);
+    const std::optional<int64_t> value = parse_int64(text);
+    STRAND_CHECK(value && *value >= lowest,
+                 "checkpoint metadata '{}' is '{}', expected an integer >= {}", key, text, lowest);
+    return *value;
+  };
+  const std::string best_text = get("early_stopping.best");
+  const std::optional<double> best = parse_double(best_text);
+  STRAND_CHECK(best && !std::isnan(*best),
+               "checkpoint metadata 'early_stopping.best' is '{}', expected a number", best_text);
+  const int64_t best_epoch = integer("early_stopping.best_epoch", -1);
+  const int64_t wait = integer("early_stopping.wait", 0);
+  best_ = *best;
+  best_epoch_ = best_epoch;
+  wait_ = wait;
   best_weights_ = std::move(best_weights);
 }
 
@@ -113,6 +128,13 @@ void ModelCheckpoint::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   }
 }
 
+void ModelCheckpoint::on_train_interrupted(FitContext& context, const PartialEpoch& partial) {
+  if (!save_last_) return;
+  CheckpointMetadata metadata = extra_metadata_ ? extra_metadata_() : CheckpointMetadata{};
+  for (const auto& [key, value] : partial_epoch_metadata(partial)) metadata[key] = value;
+  save_checkpoint(directory_ / "last.safetensors", context.model, &context.optimizer, metadata);
+}
+
 // ---- TensorBoardLogger ------------------------------------------------------------------------
 
 TensorBoardLogger::TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps)
@@ -133,6 +155,8 @@ void TensorBoardLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
 }
 
 void TensorBoardLogger::on_train_end(FitContext&) { writer_.flush(); }
+
+void TensorBoardLogger::on_train_interrupted(FitContext&, const PartialEpoch&) { writer_.flush(); }
 
 // ---- CSV loggers
 // ----------------------------------------------------------------------------------
@@ -200,6 +224,13 @@ void ProgressLogger::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   line += fmt::format(" | {:.0f} samples/s, {:.2f} s", logs.get("samples_per_second"),
                       logs.get("epoch_seconds"));
   out_ << line << std::endl;
+}
+
+void ProgressLogger::on_train_interrupted(FitContext& context, const PartialEpoch& partial) {
+  if (started_) bar_.finish_epoch();
+  out_ << fmt::format("epoch {}/{}: stopped after step {} of {}", partial.epoch + 1, context.epochs,
+                      partial.steps, context.steps_per_epoch)
+       << std::endl;
 }
 
 }  // namespace strand::train

@@ -83,6 +83,9 @@ class ModelCheckpoint : public Callback {
                   std::function<bool(const EpochLogs&)> is_best = nullptr);
   /// Writes best (if `monitor` is logged, not NaN and improved) and then last.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
+  /// Writes last (when save_last) mid-epoch, with the PartialEpoch in its metadata
+  /// (partial_epoch_metadata) so that a resume finishes the epoch; best is left alone.
+  void on_train_interrupted(FitContext& context, const PartialEpoch& partial) override;
 
  private:
   /// Whether this epoch is the best so far (updating the checkpoint's own record).
@@ -108,6 +111,8 @@ class TensorBoardLogger : public Callback {
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
   /// Flushes the event file.
   void on_train_end(FitContext& context) override;
+  /// Flushes the event file.
+  void on_train_interrupted(FitContext& context, const PartialEpoch& partial) override;
 
  private:
   SummaryWriter writer_;
@@ -154,6 +159,8 @@ class ProgressLogger : public Callback {
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
   /// Finishes the bar and prints the epoch's losses, metrics, throughput and duration.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
+  /// Finishes the bar and says where training stopped.
+  void on_train_interrupted(FitContext& context, const PartialEpoch& partial) override;
 
  private:
   std::ostream& out_;

@@ -1,9 +1,14 @@
 // Checkpoint save and load through the safetensors codec.
 #include "train/checkpoint.h"
 
+#include <cmath>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include "tensor/dtype_dispatch.h"
+#include "tensor/parse_number.h"
+#include "train/atomic_file.h"
 #include "train/safetensors.h"
 
 namespace strand::train {
@@ -48,10 +53,58 @@ SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
   return entry;
 }
 
+// Loading converts nothing: a tensor stored with another dtype than the one it is loaded into
+// (I32 for an F32 weight) means the file is not what it claims, so it is refused.
+void check_dtype(const SafetensorsEntry& entry, DType expected, const std::string& role,
+                 const std::filesystem::path& path) {
+  STRAND_CHECK(entry.dtype == safetensors_dtype(expected),
+               "{}: tensor '{}' is stored as {} but {} is {}; strand converts no dtypes on load",
+               path.string(), entry.name, entry.dtype, role, safetensors_dtype(expected));
+}
+
+// The dtype optimizer state `key` must have: "step" is I64, "<index>.<buffer>" that of the
+// optimizer's parameter <index>. nullopt when the key names no parameter (load_state refuses it).
+std::optional<DType> state_dtype(const std::string& key, const Optimizer& optimizer) {
+  if (key == "step") return DType::kInt64;
+  const std::optional<int64_t> index = parse_int64(std::string_view(key).substr(0, key.find('.')));
+  if (!index || *index < 0 || *index >= static_cast<int64_t>(optimizer.parameters().size())) {
+    return std::nullopt;
+  }
+  return optimizer.parameters()[static_cast<size_t>(*index)].dtype();
+}
+
 Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& path) {
   Tensor tensor = Tensor::empty(entry.shape, dtype_from_safetensors(entry.dtype, entry.name, path));
   if (!entry.data.empty()) std::memcpy(tensor.raw_data(), entry.data.data(), entry.data.size());
   return tensor;
+}
+
+// The first NaN or infinity of a floating-point tensor, by flat index (-1: none).
+template <typename T>
+int64_t first_non_finite(const Tensor& tensor) {
+  const T* values = tensor.data<T>();
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    if (!std::isfinite(values[i])) return i;
+  }
+  return -1;
+}
+
+// Weights that are NaN or infinite only ever give NaN scores and losses, so such a file is
+// refused when loaded, naming the tensor (x: a CPU tensor read from `path`).
+void check_finite(const Tensor& x, const std::string& name, const std::filesystem::path& path) {
+  int64_t index = -1;
+  double value = 0.0;
+  if (x.dtype() == DType::kFloat32) {
+    index = first_non_finite<float>(x);
+    if (index >= 0) value = x.data<float>()[index];
+  } else if (x.dtype() == DType::kFloat64) {
+    index = first_non_finite<double>(x);
+    if (index >= 0) value = x.data<double>()[index];
+  }
+  STRAND_CHECK(index < 0,
+               "{}: tensor '{}' holds {} at element {} of {}: the checkpoint is corrupt or was "
+               "saved from a diverged run",
+               path.string(), name, value, index, x.numel());
 }
 
 }  // namespace
@@ -71,6 +124,8 @@ void save_checkpoint(const std::filesystem::path& path, const Module& model,
     all["optimizer"] = optimizer->name();
   }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+  // Temporary files of earlier writes of this checkpoint whose process was killed mid-write.
+  remove_orphan_temp_files(path);
   write_safetensors(path, entries, all);
 }
 
@@ -85,18 +140,30 @@ CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& mo
     auto it = by_name.find(name);
     STRAND_CHECK(it != by_name.end(), "{}: no tensor '{}' for the model's parameter", path.string(),
                  name);
+    check_dtype(*it->second, parameter.dtype(), fmt::format("the model's parameter '{}'", name),
+                path);
     Tensor value = from_entry(*it->second, path);
+    check_finite(value, name, path);
     STRAND_CHECK(value.shape() == parameter.shape(),
                  "{}: tensor '{}' has shape {} but the model's parameter is {}", path.string(),
                  name, shape_to_string(value.shape()), shape_to_string(parameter.shape()));
-    updates.emplace_back(parameter, value.to(parameter.dtype()).to(parameter.device()));
+    updates.emplace_back(parameter, value.to(parameter.device()));
   }
   if (optimizer != nullptr) {
     OptimizerState state;
     const std::string prefix = kOptimizerPrefix;
     for (const auto& entry : file.entries) {
       if (entry.name.rfind(prefix, 0) == 0) {
-        state[entry.name.substr(prefix.size())] = from_entry(entry, path);
+        const std::string key = entry.name.substr(prefix.size());
+        if (const std::optional<DType> expected = state_dtype(key, *optimizer)) {
+          check_dtype(entry, *expected,
+                      key == "step" ? std::string("the optimizer's step count")
+                                    : fmt::format("{} state of its parameter", optimizer->name()),
+                      path);
+        }
+        Tensor value = from_entry(entry, path);
+        check_finite(value, entry.name, path);
+        state[key] = std::move(value);
       }
     }
     STRAND_CHECK(!state.empty(), "{}: holds no optimizer state (was it saved without one?)",

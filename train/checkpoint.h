@@ -20,8 +20,9 @@ void save_checkpoint(const std::filesystem::path& path, const Module& model,
                      const Optimizer* optimizer, const CheckpointMetadata& metadata);
 
 /// Loads parameters into `model` (every parameter must be present with its shape; names the
-/// missing or mismatched tensor otherwise) and, when given, the optimizer state. Returns the
-/// metadata.
+/// missing or mismatched tensor otherwise) and, when given, the optimizer state. A tensor that
+/// holds NaN or infinity is refused, naming it. Nothing changes unless everything loads.
+/// Returns the metadata.
 CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& model,
                                    Optimizer* optimizer = nullptr);
 

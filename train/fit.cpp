@@ -4,12 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
+#include <optional>
 
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "layers/activations.h"
 #include "tensor/ops.h"
 #include "train/metrics.h"
+#include "train/training_accuracy.h"
 #include "train/training_batch.h"
 
 namespace strand::train {
@@ -47,9 +50,10 @@ void check_output_shape(const Var& output, const TrainingBatch& batch) {
 
 // The batch's loss as every rank agrees on it: with a strategy, the mean over ranks, and a
 // non-finite loss on any rank stops every rank with the same error (so no rank steps, or
-// checkpoints, a diverged model while the others go on).
+// checkpoints, a diverged model while the others go on). The same all-gather carries each
+// rank's stop request: `stop_requested` becomes true on every rank when any rank asked.
 double agreed_batch_loss(double loss_value, DistributedStrategy* strategy, int64_t epoch,
-                         int64_t step_in_epoch) {
+                         int64_t step_in_epoch, bool& stop_requested) {
   if (strategy == nullptr) {
     if (!std::isfinite(loss_value)) {
       throw TrainingDiverged(
@@ -59,13 +63,19 @@ double agreed_batch_loss(double loss_value, DistributedStrategy* strategy, int64
     }
     return loss_value;
   }
-  const std::vector<double> losses = strategy->all_gather(std::span<const double>(&loss_value, 1));
+  // (loss, stop request) per rank, in rank order.
+  const double mine[2] = {loss_value, stop_requested ? 1.0 : 0.0};
+  const std::vector<double> gathered = strategy->all_gather(std::span<const double>(mine, 2));
+  const size_t ranks = gathered.size() / 2;
   std::string bad_ranks;
   double mean = 0.0;
-  for (size_t r = 0; r < losses.size(); ++r) {
-    mean += losses[r] / static_cast<double>(losses.size());
-    if (!std::isfinite(losses[r])) {
-      bad_ranks += fmt::format("{}{} ({})", bad_ranks.empty() ? "" : ", ", r, losses[r]);
+  stop_requested = false;
+  for (size_t r = 0; r < ranks; ++r) {
+    const double loss = gathered[2 * r];
+    mean += loss / static_cast<double>(ranks);
+    stop_requested = stop_requested || gathered[2 * r + 1] != 0.0;
+    if (!std::isfinite(loss)) {
+      bad_ranks += fmt::format("{}{} ({})", bad_ranks.empty() ? "" : ", ", r, loss);
     }
   }
   if (!bad_ranks.empty()) {
@@ -105,6 +115,21 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
   int64_t global_step = options.initial_global_step;
   DistributedStrategy* strategy = options.strategy;
   const Device device = model_device(model);
+  const std::optional<PartialEpoch>& resumed = options.partial_epoch;
+  STRAND_CHECK(!resumed || (resumed->epoch == options.initial_epoch &&
+                            resumed->global_step == options.initial_global_step &&
+                            resumed->steps <= train.steps_per_epoch()),
+               "fit: the partial epoch (epoch {}, {} steps, global step {}) does not continue "
+               "initial_epoch {} at global step {} with {} steps per epoch",
+               resumed ? resumed->epoch : 0, resumed ? resumed->steps : 0,
+               resumed ? resumed->global_step : 0, options.initial_epoch,
+               options.initial_global_step, train.steps_per_epoch());
+  // With a strategy, ranks stop together on what the last step's all-gather agreed.
+  bool stop_agreed = false;
+  const auto stop_now = [&] {
+    if (strategy != nullptr) return stop_agreed;
+    return options.should_stop && options.should_stop();
+  };
   if (strategy != nullptr) strategy->on_train_begin(model, optimizer);
   try {
     for (auto& callback : callbacks) callback->on_train_begin(context);
@@ -113,64 +138,124 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       model.train();
       for (auto& callback : callbacks) callback->on_epoch_begin(context, epoch);
       const auto epoch_start = std::chrono::steady_clock::now();
-      train.start_epoch(static_cast<uint64_t>(epoch));
-      double loss_sum = 0.0;
-      int64_t samples = 0;
-      MetricAccumulator accuracy_metrics(1);
-      int64_t step_in_epoch = 0;
-      while (auto batch = train.next()) {
-        const TrainingBatch host = as_tensors(*batch);
-        const TrainingBatch tensors = host.to(device);
+      // What a resumed epoch had done before; rank 0 alone carries its sums (the saved ones
+      // are every rank's), continuing them as the uninterrupted run would have.
+      PartialEpoch before;
+      before.epoch = epoch;
+      if (resumed && epoch == options.initial_epoch) before = *resumed;
+      const bool carries_before = strategy == nullptr || strategy->rank() == 0;
+      train.start_epoch(static_cast<uint64_t>(epoch), before.steps);
+      double loss_sum = carries_before ? before.loss_sum : 0.0;
+      int64_t samples = carries_before ? before.samples : 0;
+      const int64_t correct_before = carries_before ? before.correct : 0;
+      const int64_t labelled_before = carries_before ? before.labelled : 0;
+      int64_t samples_this_call = 0;
+      // Training accuracy stays on the model's device: (correct, counted) summed over the
+      // epoch, read once at its end.
+      TrainingAccuracy accuracy(device, loss.takes_logits() ? 0.0 : kDefaultThreshold);
+      int64_t step_in_epoch = before.steps;
+      bool interrupted = false;
+      // The host reads each step's loss (for the logs, the divergence check and the agreed
+      // stop). On a GPU that read would stall the stream, so it happens one step late: step
+      // k's loss is copied to pinned memory behind an event and read after step k+1 has been
+      // queued. A diverged step is then caught one step later, still before any checkpoint.
+      const bool read_loss_late = device.is_cuda();
+      struct PendingLoss {
+        std::function<Tensor()> read;
+        BatchLogs logs;
+      };
+      std::optional<PendingLoss> pending;
+      const auto finish_step = [&](PendingLoss& step) {
+        const double local_loss = step.read().item();
+        if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
+        step.logs.loss =
+            agreed_batch_loss(local_loss, strategy, epoch, step.logs.step_in_epoch, stop_agreed);
+        loss_sum += local_loss * static_cast<double>(step.logs.batch_size);
+        for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
+      };
+      while (true) {
+        if (stop_now()) {
+          interrupted = true;
+          break;
+        }
+        std::optional<data::Batch> batch = train.next();
+        if (!batch) break;
+        const TrainingBatch tensors = as_device_tensors(*batch, device);
         optimizer.zero_grad();
         Var output = training_output(model, loss, Var(tensors.codes));
         check_output_shape(output, tensors);
         Var batch_loss_value = batch_loss(loss, output, tensors);
-        // One read of the loss per step (on a GPU, item() synchronises the stream).
-        const double local_loss = batch_loss_value.value().item();
-        const double loss_value = agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch);
+        PendingLoss step{dispatch<StartHostReadOp>(device, batch_loss_value.value()), {}};
+        double local_loss = NAN;
+        if (!read_loss_late) {
+          // The loss is on the host already: check it (and agree on stopping) before the update.
+          local_loss = step.read().item();
+          if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
+          step.logs.loss =
+              agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch, stop_agreed);
+        }
         if (strategy != nullptr) strategy->before_backward();
         batch_loss_value.backward();
         if (strategy != nullptr) strategy->finish_gradients();
         optimizer.step();
         if (strategy != nullptr) strategy->after_step();
         ++global_step;
-        loss_sum += local_loss * static_cast<double>(tensors.size);
         samples += tensors.size;
-        {
-          // Training accuracy from the same forward pass (logit > 0 <=> probability > 0.5).
-          const Tensor scores = output.value().to(Device::cpu()).to(DType::kFloat32).contiguous();
-          accuracy_metrics.add(
-              std::span<const float>(scores.data<float>(), scores.numel()),
-              std::span<const float>(host.labels.data<float>(), host.labels.numel()),
-              std::span<const float>(host.label_mask.data<float>(), host.label_mask.numel()));
+        samples_this_call += tensors.size;
+        accuracy.add(output.value(), tensors);
+        step.logs = BatchLogs{
+            epoch,
+            step_in_epoch,
+            train.steps_per_epoch(),
+            global_step,
+            tensors.size,
+            step.logs.loss,
+            static_cast<double>(samples_this_call) / std::max(seconds_since(epoch_start), 1e-9)};
+        if (pending) finish_step(*pending);
+        pending.reset();
+        if (read_loss_late) {
+          pending = std::move(step);
+        } else {
+          loss_sum += local_loss * static_cast<double>(tensors.size);
+          for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
         }
-        BatchLogs logs{epoch,
-                       step_in_epoch,
-                       train.steps_per_epoch(),
-                       global_step,
-                       tensors.size,
-                       loss_value,
-                       static_cast<double>(samples) / std::max(seconds_since(epoch_start), 1e-9)};
-        for (auto& callback : callbacks) callback->on_batch_end(context, logs);
         ++step_in_epoch;
       }
-      const double epoch_seconds = seconds_since(epoch_start);
+      if (pending) finish_step(*pending);
+      const double epoch_seconds = seconds_since(epoch_start) + before.seconds;
+      const auto [correct_here, counted_here] = accuracy.totals();
+      int64_t correct = correct_before + std::llround(correct_here);
+      int64_t labelled = labelled_before + std::llround(counted_here);
+      if (strategy != nullptr) {
+        // Every rank logs the same epoch figures: sums over all shards.
+        const std::vector<double> totals =
+            strategy->sum({loss_sum, static_cast<double>(samples), static_cast<double>(correct),
+                           static_cast<double>(labelled)});
+        loss_sum = totals[0];
+        samples = static_cast<int64_t>(totals[1]);
+        correct = static_cast<int64_t>(totals[2]);
+        labelled = static_cast<int64_t>(totals[3]);
+      }
+      if (interrupted) {
+        PartialEpoch partial;
+        partial.epoch = epoch;
+        partial.steps = step_in_epoch;
+        partial.global_step = global_step;
+        partial.loss_sum = loss_sum;
+        partial.samples = samples;
+        partial.correct = correct;
+        partial.labelled = labelled;
+        partial.seconds = epoch_seconds;
+        for (auto& callback : callbacks) callback->on_train_interrupted(context, partial);
+        history.interrupted = partial;
+        break;
+      }
       EpochLogs logs;
       logs.epoch = epoch;
       logs.global_step = global_step;
-      const BinaryMetrics train_metrics =
-          accuracy_metrics.compute(0, loss.takes_logits() ? 0.0 : kDefaultThreshold);
-      logs.values["accuracy"] = train_metrics.accuracy;
-      if (strategy != nullptr) {
-        // Every rank logs the same epoch figures: sums over all shards.
-        const double count = static_cast<double>(train_metrics.count);
-        const std::vector<double> totals = strategy->sum(
-            {loss_sum, static_cast<double>(samples), train_metrics.accuracy * count, count});
-        loss_sum = totals[0];
-        samples = static_cast<int64_t>(totals[1]);
-        logs.values["accuracy"] = totals[3] > 0 ? totals[2] / totals[3] : NAN;
-        strategy->on_epoch_end();
-      }
+      logs.values["accuracy"] =
+          labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : NAN;
+      if (strategy != nullptr) strategy->on_epoch_end();
       logs.values["loss"] = samples > 0 ? loss_sum / static_cast<double>(samples) : NAN;
       logs.values["learning_rate"] = optimizer.learning_rate();
       logs.values["samples_per_second"] =
@@ -187,7 +272,9 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       for (auto& callback : callbacks) callback->on_epoch_end(context, logs);
     }
     history.stopped_early = context.stop_training;
-    for (auto& callback : callbacks) callback->on_train_end(context);
+    if (!history.interrupted) {
+      for (auto& callback : callbacks) callback->on_train_end(context);
+    }
   } catch (const TrainingDiverged&) {
     throw;  // every rank agreed on it and throws it together
   } catch (const std::exception& error) {

@@ -1,7 +1,9 @@
 // The training loop: fit, evaluate, predict over data::DataLoader batches.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,6 +63,15 @@ struct FitOptions {
   /// Data-parallel training (not owned; null: single process). Every rank calls fit() with
   /// its own shard of the training and validation data and the same number of steps.
   DistributedStrategy* strategy = nullptr;
+  /// Asked before every step (e.g. "has SIGTERM arrived?"); true stops training there: the
+  /// callbacks get on_train_interrupted() and fit() returns with History::interrupted set.
+  /// With a strategy, ranks agree through the loss all-gather of each step, so every rank
+  /// stops before the same step (one step after the first rank that asked).
+  std::function<bool()> should_stop;
+  /// The part of `initial_epoch` already trained (resuming a checkpoint written mid-epoch):
+  /// its steps are skipped and its figures count in the epoch's logs. Its epoch and
+  /// global_step must equal initial_epoch and initial_global_step.
+  std::optional<PartialEpoch> partial_epoch;
 };
 
 /// What fit() returns.
@@ -69,6 +80,8 @@ struct History {
   std::vector<EpochLogs> epochs;
   /// A callback set FitContext::stop_training.
   bool stopped_early = false;
+  /// Set when FitOptions::should_stop ended training: where it stopped.
+  std::optional<PartialEpoch> interrupted;
   /// Wall-clock duration of the call.
   double seconds = 0.0;
 };

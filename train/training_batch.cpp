@@ -20,6 +20,23 @@ TrainingBatch as_tensors(const data::Batch& batch) {
   return out;
 }
 
+TrainingBatch as_device_tensors(const data::Batch& batch, Device device) {
+  if (device.is_cpu()) return as_tensors(batch);
+  auto keep = [storage = batch.storage](void*) { (void)storage; };
+  const Shape targets{batch.size, batch.num_targets};
+  TrainingBatch out;
+  out.size = batch.size;
+  out.codes =
+      Tensor::from_blob(batch.codes, {batch.size, batch.length}, DType::kUInt8, Device::cpu(), keep)
+          .to(device);
+  out.labels =
+      Tensor::from_blob(batch.labels, targets, DType::kFloat32, Device::cpu(), keep).to(device);
+  out.label_mask = Tensor::from_blob(batch.label_mask, targets, DType::kUInt8, Device::cpu(), keep)
+                       .to(device)
+                       .to(DType::kFloat32);
+  return out;
+}
+
 TrainingBatch TrainingBatch::to(Device device) const {
   if (codes.device() == device) return *this;
   return {codes.to(device), labels.to(device), label_mask.to(device), size};

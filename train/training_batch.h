@@ -27,4 +27,8 @@ struct TrainingBatch {
 /// the uint8 label mask is converted to a float32 copy.
 TrainingBatch as_tensors(const data::Batch& batch);
 
+/// The batch on `device`, ready for a training step. On a GPU the uint8 mask travels as is
+/// and is converted there (no host work); on the CPU this is as_tensors().
+TrainingBatch as_device_tensors(const data::Batch& batch, Device device);
+
 }  // namespace strand::train

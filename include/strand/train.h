@@ -11,4 +11,6 @@
 #include "train/checkpoint.h"
 #include "train/fit.h"
 #include "train/metrics.h"
+#include "train/partial_epoch.h"
 #include "train/safetensors.h"
+#include "train/stop_signal.h"

@@ -3,8 +3,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_device.h"
@@ -27,20 +31,123 @@ void configure_pool(Device device) {
   });
 }
 
+// Requests are rounded up to 512 bytes so that every tensor is aligned for vector loads and
+// small tensors share size classes in the pool. The rounding hides overruns of up to 511
+// bytes from compute-sanitizer's memcheck, so STRAND_CUDA_EXACT_ALLOC=1 turns it off for
+// sanitizer runs (the pool still aligns each block to 256 bytes).
+bool exact_allocations() {
+  static const bool exact = [] {
+    const char* value = std::getenv("STRAND_CUDA_EXACT_ALLOC");
+    return value != nullptr && std::string(value) == "1";
+  }();
+  return exact;
+}
+
+size_t block_size(size_t nbytes) {
+  if (exact_allocations()) return nbytes == 0 ? 1 : nbytes;
+  return nbytes == 0 ? 512 : (nbytes + 511) / 512 * 512;
+}
+
+// ---- Frees during graph capture
+// A block allocated before a capture and freed during it (a gradient replaced by zero_grad,
+// say) must not become a graph free node: CUDA refuses to free memory the graph did not
+// allocate, and the captured kernels keep using the address on every replay. Such blocks are
+// retained and handed to the graph, which frees them when it is destroyed. Blocks allocated
+// during the capture are graph memory and are freed normally.
+struct CaptureTracking {
+  std::mutex mutex;
+  int active = 0;                                   // captures in progress, all devices
+  std::unordered_set<const void*> made_in_capture;  // allocated while capturing
+  std::vector<RetainedBlock> retained;              // freed while capturing, not graph memory
+};
+CaptureTracking& tracking() {
+  static auto* state = new CaptureTracking();  // leaked: frees run from static destructors
+  return *state;
+}
+std::atomic<int> g_captures{0};
+
+bool stream_is_capturing(Device device) noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  try {
+    if (cudaStreamIsCapturing(stream(device), &status) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+  } catch (...) {
+    return false;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+// ---- Errors from frees
+// deallocate() runs from destructors and must not throw. A failed free is a real error (a
+// corrupted pointer, a sticky launch failure), so it is remembered and thrown by the next
+// allocation or synchronisation; errors while the runtime unloads at process exit are not.
+std::mutex& error_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::string& deferred_error() {
+  static auto* text = new std::string();
+  return *text;
+}
+void remember_free_error(cudaError_t status, Device device, const char* call) {
+  cudaGetLastError();
+  if (status == cudaErrorCudartUnloading || status == cudaErrorContextIsDestroyed) return;
+  std::lock_guard lock(error_mutex());
+  if (deferred_error().empty()) {
+    deferred_error() =
+        fmt::format("CUDA error while freeing device memory on {}: {} failed: {} ({})",
+                    device.to_string(), call, cudaGetErrorString(status), cudaGetErrorName(status));
+  }
+}
+
 }  // namespace
 
+void throw_deferred_allocator_error() {
+  std::string text;
+  {
+    std::lock_guard lock(error_mutex());
+    text.swap(deferred_error());
+  }
+  if (!text.empty()) throw Error(text);
+}
+
+void begin_capture_tracking() {
+  std::lock_guard lock(tracking().mutex);
+  ++tracking().active;
+  g_captures.store(tracking().active);
+}
+
+std::vector<RetainedBlock> end_capture_tracking() {
+  std::lock_guard lock(tracking().mutex);
+  --tracking().active;
+  g_captures.store(tracking().active);
+  std::vector<RetainedBlock> out;
+  if (tracking().active == 0) {
+    tracking().made_in_capture.clear();
+    out.swap(tracking().retained);
+  }
+  return out;
+}
+
+void free_retained(const std::vector<RetainedBlock>& blocks) {
+  for (const RetainedBlock& block : blocks) {
+    caching_allocator().deallocate(block.pointer, block.nbytes, block.device);
+  }
+}
+
 void* CudaCachingAllocator::allocate(size_t nbytes, Device device) {
+  throw_deferred_allocator_error();
   require_device(device);
   configure_pool(device);
-  // Round to 512 bytes so that every tensor is aligned for vector loads and small tensors
-  // share size classes in the pool.
-  const size_t rounded = nbytes == 0 ? 512 : (nbytes + 511) / 512 * 512;
+  const size_t rounded = block_size(nbytes);
   void* pointer = nullptr;
   const cudaError_t status = cudaMallocAsync(&pointer, rounded, stream(device));
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     size_t free_bytes = 0, total_bytes = 0;
-    cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) cudaGetLastError();
     throw Error(fmt::format(
         "CUDA out of memory on {}: tried to allocate {} bytes ({:.1f} MiB); {:.1f} MiB free of "
         "{:.1f} MiB; strand holds {:.1f} MiB in tensors",
@@ -48,6 +155,10 @@ void* CudaCachingAllocator::allocate(size_t nbytes, Device device) {
         total_bytes / 1048576.0, g_allocated.load() / 1048576.0));
   }
   STRAND_CUDA_CHECK(status);
+  if (g_captures.load() > 0 && stream_is_capturing(device)) {
+    std::lock_guard lock(tracking().mutex);
+    tracking().made_in_capture.insert(pointer);
+  }
   const size_t now = g_allocated.fetch_add(rounded) + rounded;
   size_t peak = g_peak.load();
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
@@ -57,14 +168,22 @@ void* CudaCachingAllocator::allocate(size_t nbytes, Device device) {
 
 void CudaCachingAllocator::deallocate(void* pointer, size_t nbytes, Device device) {
   if (pointer == nullptr) return;
-  const size_t rounded = nbytes == 0 ? 512 : (nbytes + 511) / 512 * 512;
-  g_allocated.fetch_sub(rounded);
-  // Never throws (runs from destructors); at process exit the runtime may already be gone.
-  if (cudaSetDevice(device.index) != cudaSuccess) {
-    cudaGetLastError();
+  if (g_captures.load() > 0 && stream_is_capturing(device)) {
+    std::lock_guard lock(tracking().mutex);
+    if (tracking().made_in_capture.erase(pointer) == 0) {
+      tracking().retained.push_back({pointer, nbytes, device});  // freed by the graph
+      return;
+    }
+  }
+  g_allocated.fetch_sub(block_size(nbytes));
+  // Never throws (runs from destructors); see remember_free_error.
+  if (const cudaError_t set = cudaSetDevice(device.index); set != cudaSuccess) {
+    remember_free_error(set, device, "cudaSetDevice");
     return;
   }
-  if (cudaFreeAsync(pointer, stream(device)) != cudaSuccess) cudaGetLastError();
+  if (const cudaError_t freed = cudaFreeAsync(pointer, stream(device)); freed != cudaSuccess) {
+    remember_free_error(freed, device, "cudaFreeAsync");
+  }
 }
 
 CudaCachingAllocator& caching_allocator() {

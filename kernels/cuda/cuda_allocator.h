@@ -4,9 +4,11 @@
 // (cudaMallocAsync / cudaFreeAsync on strand's stream) from the device's default memory pool
 // with its release threshold raised to "never", so freed blocks stay cached in the pool and
 // are reused without a cudaMalloc or a device synchronisation. Works under CUDA graph capture
-// (allocations become graph memory nodes). The first allocation without a usable device throws
-// "CUDA requested but no CUDA device is available (cudaGetDeviceCount: ...)"; out of memory
-// names the request and the free/total bytes.
+// (allocations become graph memory nodes; frees of older blocks are deferred to the graph).
+// Requests round up to 512 bytes; STRAND_CUDA_EXACT_ALLOC=1 turns that off for
+// compute-sanitizer memcheck, which can then see overruns of a tensor's last bytes. The first
+// allocation without a usable device throws "CUDA requested but no CUDA device is available
+// (cudaGetDeviceCount: ...)"; out of memory names the request and the free/total bytes.
 //
 // Pinned host memory: pinned_allocate/pinned_release (cudaHostAlloc, cached by size) back
 // pinned_batch_allocator() for data::Loader batches and pinned_empty() tensors, so
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "data/batch.h"
 #include "tensor/allocator.h"
@@ -29,6 +32,24 @@ class CudaCachingAllocator final : public Allocator {
 
 /// The process-wide device allocator (registered with set_allocator at start-up).
 CudaCachingAllocator& caching_allocator();
+
+/// Throws the first error a free reported since the last call (frees run in destructors and
+/// cannot throw themselves); allocate() and synchronize() call it.
+void throw_deferred_allocator_error();
+
+/// A device block freed during a graph capture that the graph did not allocate.
+struct RetainedBlock {
+  void* pointer;
+  size_t nbytes;
+  Device device;
+};
+/// Graph capture bookkeeping (CudaGraph::capture calls these): blocks allocated before the
+/// capture and freed during it are retained, not freed, because the captured kernels keep
+/// using them on every replay; end_capture_tracking() hands them to the graph, which passes
+/// them to free_retained() when it is destroyed.
+void begin_capture_tracking();
+std::vector<RetainedBlock> end_capture_tracking();
+void free_retained(const std::vector<RetainedBlock>& blocks);
 
 /// Bytes currently handed out by the device allocator, and the peak since start (per
 /// process, all devices).

@@ -77,6 +77,12 @@ void binary_cuda(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& ou
     case BinaryOpKind::kDiv:
       mapped = k::Binary::kDiv;
       break;
+    case BinaryOpKind::kMaximum:
+      mapped = k::Binary::kMaximum;
+      break;
+    case BinaryOpKind::kGreater:
+      mapped = k::Binary::kGreater;
+      break;
   }
   binary_into(mapped, a, b, out);
 }

@@ -2,8 +2,10 @@
 #include "kernels/cuda/cuda_device.h"
 
 #include <array>
+#include <atomic>
 #include <mutex>
 
+#include "kernels/cuda/cuda_allocator.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_stream.h"
 #include "tensor/dtype.h"
@@ -67,11 +69,12 @@ void require_device(Device device) {
   STRAND_CHECK(device.index >= 0 && device.index < found.count && device.index < kMaxDevices,
                "CUDA device {} requested but only {} CUDA device(s) are available",
                device.to_string(), found.count);
-  thread_local int current = -1;
-  if (current != device.index) {
-    STRAND_CUDA_CHECK(cudaSetDevice(device.index));
-    current = device.index;
-  }
+  // Ask the runtime rather than caching the answer: NCCL, cuDNN, user code and the allocator's
+  // destructor path call cudaSetDevice themselves, and a cached index would then be stale.
+  // cudaGetDevice reads the runtime's thread-local state and costs no driver call.
+  int current = -1;
+  STRAND_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device.index) STRAND_CUDA_CHECK(cudaSetDevice(device.index));
 }
 
 DeviceProperties device_properties(int index) {
@@ -89,9 +92,18 @@ DeviceProperties device_properties(int index) {
   return out;
 }
 
+namespace {
+std::atomic<size_t> g_host_syncs{0};
+}  // namespace
+
+size_t host_sync_count() { return g_host_syncs.load(); }
+void count_host_sync() { g_host_syncs.fetch_add(1); }
+
 void synchronize(Device device) {
   require_device(device);
+  count_host_sync();
   STRAND_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+  throw_deferred_allocator_error();
 }
 
 std::pair<size_t, size_t> memory_info(Device device) {

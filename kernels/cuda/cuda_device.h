@@ -35,6 +35,12 @@ DeviceProperties device_properties(int index = 0);
 /// Blocks until every queued kernel and copy of `device` has finished.
 void synchronize(Device device = Device::cuda());
 
+/// Host waits on the device so far (synchronize(), device-to-host copies such as item(),
+/// waits for a StartHostReadOp copy): tests assert that a training step needs at most one.
+size_t host_sync_count();
+/// Counts one host wait (strand's own waiting points call it).
+void count_host_sync();
+
 /// (free, total) bytes on `device` (cudaMemGetInfo).
 std::pair<size_t, size_t> memory_info(Device device = Device::cuda());
 

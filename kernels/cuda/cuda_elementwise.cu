@@ -93,6 +93,10 @@ __device__ __forceinline__ T apply_binary(Binary kind, T a, T b) {
       return a * b;
     case Binary::kDiv:
       return a / b;
+    case Binary::kMaximum:
+      return (a != a || b != b) ? a + b : (a > b ? a : b);
+    case Binary::kGreater:
+      return a > b ? T(1) : T(0);
     case Binary::kReluBackward:
       return b > T(0) ? a : T(0);
     case Binary::kSigmoidBackward:
@@ -179,6 +183,32 @@ __global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, do
                  weight_decay);
   }
 }
+
+// As adam_multi_kernel, with the learning rate and step read from the device schedule
+// [lr, step] that adam_schedule_advance_kernel moved on earlier in the same stream.
+__global__ void adam_multi_scheduled_kernel(MultiTensorAdamArgs args, const double* schedule,
+                                            double beta1, double beta2, double eps,
+                                            double weight_decay) {
+  __shared__ double step_size, bias2_sqrt;
+  if (threadIdx.x == 0) {
+    const double step = schedule[1];
+    step_size = schedule[0] / (1.0 - pow(beta1, step));
+    bias2_sqrt = sqrt(1.0 - pow(beta2, step));
+  }
+  __syncthreads();
+  const int t = blockIdx.y;
+  const int64_t n = args.numel[t];
+  float* param = args.param[t];
+  const float* grad = args.grad[t];
+  float* m1 = args.exp_avg[t];
+  float* m2 = args.exp_avg_sq[t];
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
+                 weight_decay);
+  }
+}
+
+__global__ void adam_schedule_advance_kernel(double* schedule) { schedule[1] += 1.0; }
 
 }  // namespace
 
@@ -325,6 +355,24 @@ void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1,
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
   adam_multi_kernel<<<grid, kThreads, 0, stream>>>(args, lr / bias1, beta1, beta2, std::sqrt(bias2),
                                                    eps, weight_decay);
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void adam_schedule_advance(double* schedule, cudaStream_t stream) {
+  adam_schedule_advance_kernel<<<1, 1, 0, stream>>>(schedule);
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
+                                 double beta1, double beta2, double eps, double weight_decay,
+                                 cudaStream_t stream) {
+  if (args.count == 0) return;
+  int64_t largest = 0;
+  for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
+  if (largest == 0) return;
+  const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
+  adam_multi_scheduled_kernel<<<grid, kThreads, 0, stream>>>(args, schedule, beta1, beta2, eps,
+                                                             weight_decay);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 

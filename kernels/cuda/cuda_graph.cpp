@@ -1,6 +1,9 @@
 // CUDA graph capture and replay on strand's stream.
 #include "kernels/cuda/cuda_graph.h"
 
+#include <vector>
+
+#include "kernels/cuda/cuda_allocator.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_stream.h"
@@ -12,12 +15,17 @@ struct CudaGraph::Impl {
   Device device;
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
+  // Blocks freed during the capture that the graph did not allocate: its kernels use them on
+  // every replay, so they live as long as the graph (stream-ordered frees after the replays).
+  std::vector<RetainedBlock> retained;
 
   void reset() {
     if (exec != nullptr) cudaGraphExecDestroy(exec);
     if (graph != nullptr) cudaGraphDestroy(graph);
     exec = nullptr;
     graph = nullptr;
+    free_retained(retained);
+    retained.clear();
   }
 };
 
@@ -34,7 +42,12 @@ void CudaGraph::capture(const std::function<void()>& work) {
   const cudaStream_t s = stream(impl_->device);
   // Earlier work must not leak into the capture, nor the capture wait for it.
   STRAND_CUDA_CHECK(cudaStreamSynchronize(s));
-  STRAND_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  begin_capture_tracking();
+  if (const cudaError_t began = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+      began != cudaSuccess) {
+    free_retained(end_capture_tracking());
+    STRAND_CUDA_CHECK(began);
+  }
   try {
     work();
   } catch (...) {
@@ -42,9 +55,11 @@ void CudaGraph::capture(const std::function<void()>& work) {
     cudaStreamEndCapture(s, &broken);
     if (broken != nullptr) cudaGraphDestroy(broken);
     cudaGetLastError();
+    free_retained(end_capture_tracking());
     throw;
   }
   const cudaError_t ended = cudaStreamEndCapture(s, &impl_->graph);
+  impl_->retained = end_capture_tracking();
   if (ended != cudaSuccess) {
     cudaGetLastError();
     throw Error(fmt::format(

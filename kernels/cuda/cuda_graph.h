@@ -15,9 +15,11 @@
 // host-to-device copy of pageable memory), the same shapes on every replay, and tensors read
 // or written across replays allocated before capture. Temporaries allocated during capture
 // become graph memory nodes (freed and re-allocated at the same addresses on each replay:
-// the graph is instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch). Optimizer step
-// counters live on the host, so a replayed Adam step repeats the captured step number's bias
-// correction (use a schedule-free optimizer or re-capture when that matters).
+// the graph is instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch). Older blocks freed
+// during the capture are kept until the graph is destroyed (the captured kernels use them on
+// every replay); zero gradients in place (Optimizer::zero_grad(GradReset::kZeroInPlace)) so
+// that the step frees nothing. Adam's step count and learning rate live in device scalars
+// that the captured step advances (optim/adam.h), so replays follow the schedule.
 #pragma once
 
 #include <functional>

@@ -45,7 +45,16 @@ enum class Unary : int { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquar
 void unary(DType dtype, Unary kind, const void* x, const StrideSet& x_strides, void* out,
            const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
            cudaStream_t stream);
-enum class Binary : int { kAdd, kSub, kMul, kDiv, kReluBackward, kSigmoidBackward };
+enum class Binary : int {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMaximum,
+  kGreater,
+  kReluBackward,
+  kSigmoidBackward
+};
 /// out = a (op) b; broadcasting is stride 0. kReluBackward: a * (b > 0); kSigmoidBackward:
 /// a * b * (1 - b). out may alias a (same strides).
 void binary(DType dtype, Binary kind, const void* a, const StrideSet& a_strides, const void* b,
@@ -117,5 +126,11 @@ struct MultiTensorAdamArgs {
 };
 void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1, double beta2,
                        double eps, double weight_decay, int64_t step, cudaStream_t stream);
+/// schedule: device float64 [lr, step]. advance adds 1 to the step; the update reads both, so
+/// a captured CUDA graph replays with the current values instead of frozen kernel arguments.
+void adam_schedule_advance(double* schedule, cudaStream_t stream);
+void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
+                                 double beta1, double beta2, double eps, double weight_decay,
+                                 cudaStream_t stream);
 
 }  // namespace strand::kernels::cuda

@@ -1,7 +1,10 @@
 // CUDA fill and copy: device-to-device copies with dtype conversion and any strides, and the
 // host<->device copies (Tensor::to / copy_ dispatch CopyOp on the CUDA side for them).
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "kernels/cuda/cuda_adapter_util.h"
 #include "kernels/cuda/cuda_allocator.h"
@@ -52,16 +55,35 @@ void fill_cuda(Tensor& out, double value) {
           value, stream(out.device()));
 }
 
+// Makes `waiter`'s stream wait (on the device, not the host) for work queued so far on
+// `producer`'s stream.
+void order_after(Device waiter, Device producer) {
+  cudaEvent_t done = nullptr;
+  require_device(producer);
+  STRAND_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  const cudaError_t recorded = cudaEventRecord(done, stream(producer));
+  const cudaError_t waited =
+      recorded == cudaSuccess ? cudaStreamWaitEvent(stream(waiter), done, 0) : recorded;
+  cudaEventDestroy(done);  // released once the wait has been satisfied
+  STRAND_CUDA_CHECK(waited);
+}
+
 void device_to_device(Tensor& out, const Tensor& source) {
   Tensor src = source;
   if (source.device() != out.device()) {
-    // Another GPU: bring a contiguous copy over, then convert on out's device.
+    // Another GPU: bring a contiguous copy over on out's stream, then convert there. The copy
+    // must start after the source's producers (out's stream waits for source's), and the
+    // temporary `contiguous` is freed on source's stream when this function returns, so that
+    // stream must in turn wait for the copy: otherwise the pool could hand the block to a
+    // new tensor on the source device while the peer copy still reads it.
     const Tensor contiguous = source.contiguous();
     src = Tensor::empty(source.shape(), source.dtype(), out.device());
-    synchronize(source.device());
+    order_after(out.device(), source.device());
+    require_device(out.device());
     STRAND_CUDA_CHECK(cudaMemcpyPeerAsync(
         src.raw_data(), out.device().index, contiguous.raw_data(), source.device().index,
         static_cast<size_t>(src.numel()) * dtype_size(src.dtype()), stream(out.device())));
+    order_after(source.device(), out.device());
   }
   require_device(out.device());
   k::copy_convert(out.dtype(), out.raw_data(), strides_of(out.strides()), src.dtype(),
@@ -106,8 +128,33 @@ void device_to_host(Tensor& out, const Tensor& source) {
   Tensor landing = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
   STRAND_CUDA_CHECK(
       cudaMemcpyAsync(landing.raw_data(), packed.raw_data(), nbytes, cudaMemcpyDeviceToHost, s));
+  count_host_sync();
   STRAND_CUDA_CHECK(cudaStreamSynchronize(s));  // the host reads it next
   if (!out.is_contiguous()) out.copy_(landing);
+}
+
+std::function<Tensor()> start_host_read_cuda(const Tensor& source) {
+  const Device device = source.device();
+  require_device(device);
+  const cudaStream_t s = stream(device);
+  const Tensor packed = source.contiguous();
+  Tensor host = pinned_empty(source.shape(), source.dtype());
+  const size_t nbytes = static_cast<size_t>(packed.numel()) * dtype_size(packed.dtype());
+  if (nbytes == 0) return [host] { return host; };
+  STRAND_CUDA_CHECK(
+      cudaMemcpyAsync(host.raw_data(), packed.raw_data(), nbytes, cudaMemcpyDeviceToHost, s));
+  cudaEvent_t landed = nullptr;
+  STRAND_CUDA_CHECK(cudaEventCreateWithFlags(&landed, cudaEventDisableTiming));
+  // The event owns nothing but itself; `packed` is freed stream-ordered, after the copy.
+  std::shared_ptr<std::remove_pointer_t<cudaEvent_t>> event(landed, [](cudaEvent_t e) {
+    if (cudaEventDestroy(e) != cudaSuccess) cudaGetLastError();
+  });
+  STRAND_CUDA_CHECK(cudaEventRecord(landed, s));
+  return [host, event] {
+    count_host_sync();
+    STRAND_CUDA_CHECK(cudaEventSynchronize(event.get()));
+    return host;
+  };
 }
 
 void copy_cuda(Tensor& out, const Tensor& source) {
@@ -125,6 +172,7 @@ void copy_cuda(Tensor& out, const Tensor& source) {
 void register_cuda_memory_kernels() {
   OpKernels<FillOp>::register_kernel(DeviceType::kCUDA, fill_cuda);
   OpKernels<CopyOp>::register_kernel(DeviceType::kCUDA, copy_cuda);
+  OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCUDA, start_host_read_cuda);
 }
 
 }  // namespace strand::cuda

@@ -1,27 +1,30 @@
-// Multi-tensor Adam on the device.
+// Multi-tensor Adam on the device: parameters are packed kMultiTensorMax at a time into one
+// launch's argument block.
 #include "kernels/cuda/multi_tensor.h"
+
+#include <functional>
 
 #include "kernels/cuda/cuda_adapter_util.h"
 #include "kernels/cuda/cuda_device.h"
 
 namespace strand::cuda {
+namespace {
 
-void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tensor*>& grads,
-                       std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
-                       const AdamParams& p) {
+namespace k = kernels::cuda;
+
+// Checks the four lists and calls `launch` once per packed block of up to kMultiTensorMax
+// parameters. Returns the device they live on.
+Device for_each_block(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads,
+                      const std::vector<Tensor*>& exp_avgs, const std::vector<Tensor*>& exp_avg_sqs,
+                      const std::function<void(const k::MultiTensorAdamArgs&)>& launch) {
   const size_t n = params.size();
   STRAND_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n,
                "adam_update_multi: {} params but {} grads, {} exp_avg, {} exp_avg_sq", n,
                grads.size(), exp_avgs.size(), exp_avg_sqs.size());
-  if (n == 0) return;
+  STRAND_CHECK(n > 0, "adam_update_multi: no parameters");
   const Device device = params[0]->device();
   require_device(device);
-  kernels::cuda::MultiTensorAdamArgs args;
-  const auto flush = [&] {
-    kernels::cuda::adam_update_multi(args, p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step,
-                                     stream(device));
-    args.count = 0;
-  };
+  k::MultiTensorAdamArgs args;
   for (size_t i = 0; i < n; ++i) {
     for (const Tensor* t :
          {static_cast<const Tensor*>(params[i]), grads[i], static_cast<const Tensor*>(exp_avgs[i]),
@@ -38,9 +41,59 @@ void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tens
     args.exp_avg[slot] = exp_avgs[i]->data<float>();
     args.exp_avg_sq[slot] = exp_avg_sqs[i]->data<float>();
     args.numel[slot] = params[i]->numel();
-    if (args.count == kernels::cuda::kMultiTensorMax) flush();
+    if (args.count == k::kMultiTensorMax) {
+      launch(args);
+      args.count = 0;
+    }
   }
-  if (args.count > 0) flush();
+  if (args.count > 0) launch(args);
+  return device;
+}
+
+void adam_scheduled_update_cuda(const std::vector<Tensor*>& params,
+                                const std::vector<const Tensor*>& grads,
+                                const std::vector<Tensor*>& exp_avgs,
+                                const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                                Tensor& schedule) {
+  adam_update_multi_scheduled(params, grads, exp_avgs, exp_avg_sqs, p, schedule);
+}
+
+}  // namespace
+
+void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tensor*>& grads,
+                       std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
+                       const AdamParams& p) {
+  if (params.empty()) return;
+  const Device device = params[0]->device();
+  for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
+    k::adam_update_multi(args, p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step,
+                         stream(device));
+  });
+}
+
+void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
+                                 const std::vector<const Tensor*>& grads,
+                                 const std::vector<Tensor*>& exp_avgs,
+                                 const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                                 Tensor& schedule) {
+  if (params.empty()) return;
+  const Device device = params[0]->device();
+  STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
+                   schedule.numel() == 2 && schedule.is_contiguous(),
+               "adam_update_multi_scheduled: schedule must be a contiguous float64 [lr, step] on "
+               "{}, got {}",
+               device.to_string(), schedule.describe());
+  require_device(device);
+  // Advance once before every block so that all of them see the same step.
+  k::adam_schedule_advance(schedule.data<double>(), stream(device));
+  for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
+    k::adam_update_multi_scheduled(args, schedule.data<double>(), p.beta1, p.beta2, p.eps,
+                                   p.weight_decay, stream(device));
+  });
+}
+
+void register_cuda_multi_tensor_kernels() {
+  OpKernels<AdamScheduledUpdateOp>::register_kernel(DeviceType::kCUDA, adam_scheduled_update_cuda);
 }
 
 }  // namespace strand::cuda

@@ -13,4 +13,17 @@ void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tens
                        std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
                        const AdamParams& p);
 
+/// The CUDA kernel of AdamScheduledUpdateOp: adds 1 to schedule[1] (float64 [lr, step] on the
+/// device), then updates every parameter with the learning rate and bias correction read
+/// from the schedule on the device. Captured into a CUDA graph, every replay is the next
+/// step; p.lr and p.step are ignored.
+void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
+                                 const std::vector<const Tensor*>& grads,
+                                 const std::vector<Tensor*>& exp_avgs,
+                                 const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                                 Tensor& schedule);
+
+/// Registers AdamScheduledUpdateOp's CUDA kernel (called by register_cuda_kernels).
+void register_cuda_multi_tensor_kernels();
+
 }  // namespace strand::cuda

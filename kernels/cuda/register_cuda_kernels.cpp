@@ -6,6 +6,7 @@
 // then throws "CUDA requested but no CUDA device is available (...)".
 #include "kernels/cuda/cuda_adapter_util.h"
 #include "kernels/cuda/cuda_allocator.h"
+#include "kernels/cuda/multi_tensor.h"
 #include "tensor/allocator.h"
 
 namespace strand {
@@ -22,6 +23,7 @@ void register_cuda_kernels() {
   cuda::register_cuda_memory_kernels();
   cuda::register_cuda_compute_kernels();
   cuda::register_cuda_conv_kernels();
+  cuda::register_cuda_multi_tensor_kernels();
 }
 
 }  // namespace strand

@@ -60,6 +60,10 @@ void binary_cpu(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out
         return run([](T l, T r) { return l * r; });
       case BinaryOpKind::kDiv:
         return run([](T l, T r) { return l / r; });
+      case BinaryOpKind::kMaximum:
+        return run([](T l, T r) { return (l != l || r != r) ? l + r : (l > r ? l : r); });
+      case BinaryOpKind::kGreater:
+        return run([](T l, T r) { return l > r ? T(1) : T(0); });
     }
   });
 }

@@ -29,9 +29,15 @@ void copy_cpu(Tensor& out, const Tensor& source) {
   });
 }
 
+std::function<Tensor()> start_host_read_cpu(const Tensor& source) {
+  Tensor copy = source.contiguous().clone();
+  return [copy] { return copy; };
+}
+
 }  // namespace
 
 void register_cpu_memory_kernels() {
+  OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCPU, start_host_read_cpu);
   OpKernels<FillOp>::register_kernel(DeviceType::kCPU, fill_cpu);
   OpKernels<CopyOp>::register_kernel(DeviceType::kCPU, copy_cpu);
 }

@@ -4,6 +4,8 @@
 #include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
+#include <vector>
+
 namespace strand {
 namespace {
 
@@ -19,6 +21,21 @@ void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor&
                                  exp_avg_sq.data<T>(), p.lr, p.beta1, p.beta2, p.eps,
                                  p.weight_decay, p.step);
   });
+}
+
+void adam_scheduled_update_cpu(const std::vector<Tensor*>& params,
+                               const std::vector<const Tensor*>& grads,
+                               const std::vector<Tensor*>& exp_avgs,
+                               const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                               Tensor& schedule) {
+  double* lr_and_step = schedule.data<double>();  // [lr, step]
+  lr_and_step[1] += 1.0;
+  AdamParams now = p;
+  now.lr = lr_and_step[0];
+  now.step = static_cast<int64_t>(lr_and_step[1]);
+  for (size_t i = 0; i < params.size(); ++i) {
+    adam_update_cpu(*params[i], *grads[i], *exp_avgs[i], *exp_avg_sqs[i], now);
+  }
 }
 
 void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
@@ -44,6 +61,7 @@ void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, T
 
 void register_cpu_optimizer_kernels() {
   OpKernels<AdamUpdateOp>::register_kernel(DeviceType::kCPU, adam_update_cpu);
+  OpKernels<AdamScheduledUpdateOp>::register_kernel(DeviceType::kCPU, adam_scheduled_update_cpu);
   OpKernels<SgdUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
   OpKernels<RmspropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
 }

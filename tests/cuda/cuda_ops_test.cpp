@@ -41,8 +41,8 @@ TEST_CASE("cuda: binary ops broadcast like the CPU") {
     const Tensor a = random_tensor({6, 1, 9}, 21, dtype);
     const Tensor b = ops::affine(random_tensor({5, 9}, 22, dtype), 0.5, 1.5);  // no zeros
     const Tensor scalar = Tensor::full({}, 1.75, dtype);
-    for (BinaryOpKind kind :
-         {BinaryOpKind::kAdd, BinaryOpKind::kSub, BinaryOpKind::kMul, BinaryOpKind::kDiv}) {
+    for (BinaryOpKind kind : {BinaryOpKind::kAdd, BinaryOpKind::kSub, BinaryOpKind::kMul,
+                              BinaryOpKind::kDiv, BinaryOpKind::kMaximum, BinaryOpKind::kGreater}) {
       INFO("kind " << static_cast<int>(kind) << " dtype " << dtype_name(dtype));
       check_close(ops::binary(kind, gpu(a), gpu(b)), ops::binary(kind, a, b), tolerance_for(dtype),
                   "binary broadcast");

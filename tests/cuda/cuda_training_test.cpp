@@ -11,7 +11,13 @@
 #include "layers/sequential.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
+#include "tensor/op_declarations.h"
+#include "tensor/ops.h"
 #ifdef STRAND_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/cuda_allocator.h"
+#include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_graph.h"
 #include "kernels/cuda/multi_tensor.h"
 #endif
@@ -191,5 +197,98 @@ TEST_CASE("cuda: a captured training step replays like eager steps") {
   }
   const auto a = graph_model.parameters(), b = eager_model.parameters();
   for (size_t i = 0; i < a.size(); ++i) check_close(a[i].value(), b[i].value(), 1e-6, "parameter");
+}
+#endif
+
+#ifdef STRAND_WITH_CUDA
+TEST_CASE("cuda: Adam in a CUDA graph follows its step count and learning-rate changes") {
+  STRAND_REQUIRE_GPU();
+  const auto batches = random_batches(7, 128, 151);  // L_out 137: not a multiple of a block
+  Sequential graph_model = reference_model(9), cpu_model = reference_model(9);
+  graph_model.to(Device::cuda());
+  const AdamOptions options{.learning_rate = 1e-2};
+  Adam graph_opt(graph_model.trainable_parameters(), options);
+  Adam cpu_opt(cpu_model.trainable_parameters(), options);
+  const BinaryCrossEntropy loss_fn;
+  // The whole step, as fit's graph path runs it: gradients zeroed in place (the step frees
+  // nothing it did not allocate), inputs in fixed device buffers.
+  const auto step = [&](Sequential& model, Optimizer& opt, const Tensor& x, const Tensor& y) {
+    opt.zero_grad(GradReset::kZeroInPlace);
+    const Var loss = loss_fn(model.forward_layers(Var(x), model.size() - 1), Var(y));
+    loss.backward();
+    opt.step();
+    return loss.value();
+  };
+  Tensor x = gpu(batches[0].codes), y = gpu(batches[0].labels);
+  Tensor loss_out = Tensor::zeros({}, DType::kFloat32, Device::cuda());
+  step(graph_model, graph_opt, x, y);  // warm-up: gradients, moments, schedule, conv plans
+  step(cpu_model, cpu_opt, batches[0].codes, batches[0].labels);
+  cuda::CudaGraph graph;
+  graph.capture([&] { loss_out.copy_(step(graph_model, graph_opt, x, y)); });
+  for (size_t i = 1; i < batches.size(); ++i) {
+    if (i == 4) {  // a schedule's change between replays reaches the captured update
+      graph_opt.set_learning_rate(3e-3);
+      cpu_opt.set_learning_rate(3e-3);
+    }
+    x.copy_(batches[i].codes);
+    y.copy_(batches[i].labels);
+    const size_t syncs_before = cuda::host_sync_count();
+    graph.replay();
+    if (i > 1) graph_opt.count_replayed_step();  // the capture counted the first replay
+    const Tensor loss_on_host = dispatch<StartHostReadOp>(Device::cuda(), loss_out)();
+    CHECK(cuda::host_sync_count() - syncs_before <= 1);
+    const double cpu_loss = step(cpu_model, cpu_opt, batches[i].codes, batches[i].labels).item();
+    INFO("step " << i + 1);
+    CHECK(loss_on_host.item() == doctest::Approx(cpu_loss).epsilon(1e-4));
+  }
+  CHECK(graph_opt.step_count() == cpu_opt.step_count());
+  const auto a = graph_model.parameters(), b = cpu_model.parameters();
+  for (size_t i = 0; i < a.size(); ++i) check_close(a[i].value(), b[i].value(), 1e-4, "parameter");
+}
+
+TEST_CASE("cuda: memory freed inside a capture that the graph did not allocate lives on") {
+  STRAND_REQUIRE_GPU();
+  Tensor kept = Tensor::full({4096}, 2.0, DType::kFloat32, Device::cuda());
+  Tensor out = Tensor::zeros({4096}, DType::kFloat32, Device::cuda());
+  const size_t before = cuda::allocated_bytes();
+  {
+    cuda::CudaGraph graph;
+    graph.capture([&] {
+      Tensor doomed = std::move(kept);  // allocated before the capture, released inside it
+      out.copy_(ops::affine(doomed, 3.0, 0.0));
+    });
+    // Not freed: every replay still reads it.
+    CHECK(cuda::allocated_bytes() >= before);
+    graph.replay();
+    graph.replay();
+    CHECK(out.to(Device::cpu()).to_vector<float>()[4095] == 6.0f);
+  }
+  cuda::synchronize();
+  CHECK(cuda::allocated_bytes() < before);  // released with the graph
+}
+
+TEST_CASE("cuda: the current device is read back after a direct cudaSetDevice") {
+  STRAND_REQUIRE_GPU();
+  if (cuda::device_count() < 2) {
+    MESSAGE(
+        "needs two GPUs: the check that require_device notices a cudaSetDevice made "
+        "behind its back, and the cross-device copy's ordering");
+    return;
+  }
+  cuda::require_device(Device::cuda(0));
+  cudaSetDevice(1);  // e.g. NCCL or user code
+  cuda::require_device(Device::cuda(0));
+  int current = -1;
+  cudaGetDevice(&current);
+  CHECK(current == 0);
+  // A copy across devices, with the source's temporary freed while the copy may run.
+  const Tensor source = Tensor::full({1 << 20}, 1.5, DType::kFloat32, Device::cuda(0));
+  Tensor target = Tensor::zeros({1 << 20}, DType::kFloat32, Device::cuda(1));
+  target.copy_(source.slice(0, 0, 1 << 20, 1));
+  for (int round = 0; round < 4; ++round) {
+    Tensor scribble = Tensor::full({1 << 20}, -9.0, DType::kFloat32, Device::cuda(0));
+    (void)scribble;
+  }
+  CHECK(ops::sum(target).item() == doctest::Approx(1.5 * (1 << 20)));
 }
 #endif

@@ -51,7 +51,7 @@ TEST_CASE("BED errors name file line expectation and finding") {
   CHECK_THROWS_WITH_AS(read_bed(dir, "chr1\t10\t20\t1\nchr1\t10\t20\n"),
                        doctest::Contains("in.bed:2: missing label column 4"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, "chr1\t10\t20\tyes\n"),
-                       doctest::Contains("label column 4 must be a number"), DataError);
+                       doctest::Contains("label column 4 must be a finite number"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, ""), doctest::Contains("contains no intervals"), DataError);
   CHECK_THROWS_WITH_AS(read_bed(dir, "\n# only comments\n"),
                        doctest::Contains("contains no intervals"), DataError);
@@ -140,4 +140,52 @@ TEST_CASE("interval format names parse unknown ones are rejected") {
   CHECK(parse_interval_format("BED") == IntervalFormat::kBed);
   CHECK_THROWS_WITH_AS(parse_interval_format("gff"), doctest::Contains("unknown interval format"),
                        DataError);
+}
+
+TEST_CASE("BED: contigs named track1 and browserX are data, track and browser lines are not") {
+  // Reproducer from issue 10, item 5: both intervals used to be dropped as track lines.
+  TempDir dir;
+  const auto set = read_bed(dir,
+                            "track\nbrowser position chr1:1-100\ntrack\tname=x\n"
+                            "track1\t10\t20\t1\nbrowserX\t5\t9\t0\ntracks\t1\t2\t1\n");
+  REQUIRE(set.size() == 3);
+  CHECK(set.intervals[0].contig == "track1");
+  CHECK(set.intervals[1].contig == "browserX");
+  CHECK(set.intervals[2].contig == "tracks");
+  CHECK(set.intervals[0].line == 4);
+}
+
+TEST_CASE("narrowPeak: summit offsets that overflow or lie outside are errors, -1 means none") {
+  // Reproducer from issue 10, item 8: start + offset overflowed int64 (undefined behaviour,
+  // caught by the UBSan build) before the summit was checked.
+  TempDir dir;
+  IntervalReadOptions options;
+  options.format = IntervalFormat::kNarrowPeak;
+  const auto peak = [&](const std::string& start, const std::string& summit) {
+    return dir.write("p.narrowPeak",
+                     "chr1\t" + start + "\t300\tp\t0\t.\t1\t-1\t-1\t" + summit + "\n");
+  };
+  CHECK_THROWS_WITH_AS(
+      read_intervals(peak("100", "9223372036854775000"), options),
+      doctest::Contains("p.narrowPeak:1: summit offset 9223372036854775000 (column 10) lies "
+                        "outside the interval [100, 300)"),
+      DataError);
+  CHECK_THROWS_WITH_AS(read_intervals(peak("100", "9223372036854775807"), options),
+                       doctest::Contains("lies outside the interval"), DataError);
+  CHECK_THROWS_WITH_AS(read_intervals(peak("100", "200"), options),
+                       doctest::Contains("summit offset 200 (column 10) lies outside"), DataError);
+  CHECK(read_intervals(peak("100", "199"), options).intervals[0].summit == 299);
+  CHECK(read_intervals(peak("100", "-1"), options).intervals[0].summit == -1);
+  // Other negative offsets used to mean "no summit" silently.
+  CHECK_THROWS_WITH_AS(read_intervals(peak("100", "-5"), options),
+                       doctest::Contains("summit (column 10) must be -1 (no summit)"), DataError);
+  CHECK_THROWS_WITH_AS(read_intervals(peak("100", "99999999999999999999"), options),
+                       doctest::Contains("summit (column 10) must be an integer"), DataError);
+  // Clipping keeps a summit inside the clipped interval and drops one in the cut-away part.
+  options.policy = BadIntervalPolicy::kClip;
+  CHECK(read_intervals(peak("-50", "60"), options).intervals[0].summit == 10);
+  CHECK(read_intervals(peak("-50", "20"), options).intervals[0].summit == -1);
+  CHECK(read_intervals(peak("-9223372036854775808", "9223372036854775807"), options)
+            .intervals[0]
+            .summit == -1);
 }

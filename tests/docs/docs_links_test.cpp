@@ -191,7 +191,8 @@ TEST_CASE("nothing in the repository reads the shared folder beside it") {
       ++files_checked;
       const std::string content = read_file(entry.path());
       if (content.find(needle) != std::string::npos) {
-        FAIL_CHECK(fs::relative(entry.path(), root).string() + " reads " + needle);
+        const std::string problem = fs::relative(entry.path(), root).string() + " reads " + needle;
+        FAIL_CHECK(problem);
       }
     }
   }

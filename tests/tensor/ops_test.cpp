@@ -26,6 +26,18 @@ TEST_CASE("binary ops broadcast like NumPy") {
         std::vector<double>{2, 8, 4, 10, 6, 12});
 }
 
+TEST_CASE("maximum and greater broadcast, and NaN propagates through maximum") {
+  const Tensor a = Tensor::from_vector<double>({-1, 0.5, 2, NAN}, {4});
+  const Tensor zero = Tensor::full({}, 0.0, DType::kFloat64);
+  CHECK(ops::greater(a, zero).to_vector<double>() == std::vector<double>{0, 1, 1, 0});
+  const std::vector<double> clipped = ops::maximum(a, zero).to_vector<double>();
+  CHECK(clipped[0] == 0.0);
+  CHECK(clipped[1] == 0.5);
+  CHECK(clipped[2] == 2.0);
+  CHECK(std::isnan(clipped[3]));
+  CHECK(std::isnan(ops::maximum(zero, a).to_vector<double>()[3]));
+}
+
 TEST_CASE("unary ops") {
   const Tensor x = Tensor::from_vector<double>({-2, 0, 3}, {3});
   CHECK(ops::relu(x).to_vector<double>() == std::vector<double>{0, 0, 3});

@@ -3,7 +3,8 @@
 # once per mode (mirrored gradients, parameter averaging). Checks that the job exits 0, that
 # exactly one run directory exists (rank 0 writes, rank 1 writes nothing) with config.json,
 # report.json, metrics.csv and both checkpoints, and that the epochs agree: the report's
-# epochs_run, the rows of metrics.csv and the requested --epochs.
+# epochs_run, the rows of metrics.csv and the requested --epochs. Then a SIGTERM on every rank
+# and a resume, which must log the mirrored run's steps exactly.
 #
 # Usage: run_cli_data_parallel.sh MPIEXEC STRAND_EXE   (registered in tests/CMakeLists.txt)
 set -uo pipefail
@@ -67,4 +68,24 @@ check_mode() {
 check_mode mirrored
 printf '{"distributed": {"mode": "averaging", "average_every": 4}}\n' >"$work/averaging.json"
 check_mode averaging --config "$work/averaging.json"
+
+# SIGTERM on every rank (as mpirun passes it on) after step 5: all ranks stop before the same
+# step, exit 143, rank 0 writes last mid-epoch and an interrupted report, and --resume under
+# mpiexec logs the steps of the uninterrupted mirrored run exactly.
+stopped="$work/stopped"
+mkdir -p "$stopped"
+(cd "$stopped" && "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$strand" train \
+  --n-pos 300 --n-neg 300 --length 100 --validation 100 --test 100 --epochs "$epochs" \
+  --no-early-stopping --threads 1 --batch-size 32 --tensorboard-every 0 \
+  --output-dir "$stopped/runs" --run-name dp --signal-after-steps 5) >"$work/stopped.log" 2>&1
+rc=$?
+[[ $rc -eq 143 ]] || { cat "$work/stopped.log"; fail "interrupted: mpiexec exited with $rc, expected 143"; }
+tr -d ' \n' <"$stopped/runs/dp/report.json" | grep -q '"status":"interrupted"' ||
+  fail "interrupted: report.json is not marked interrupted"
+(cd "$stopped" && "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$strand" train \
+  --resume "$stopped/runs/dp") >"$work/resumed.log" 2>&1 ||
+  { cat "$work/resumed.log"; fail "interrupted: the resume under mpiexec failed"; }
+cmp -s "$stopped/runs/dp/steps.csv" "$work/mirrored/runs/dp/steps.csv" ||
+  fail "interrupted: the resumed steps.csv differs from the uninterrupted mirrored run"
+echo "ok: interrupted: exit 143, interrupted report, resumed steps identical"
 echo "PASS"

@@ -1,0 +1,20 @@
+// Checks a .fai against the FASTA it claims to index, without reading the whole FASTA: every
+// record's header at its offset, offsets that increase, extents inside the file, line geometry
+// at both ends of each record, and nothing but blank space between and after records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/fasta_index.h"
+
+namespace strand::data {
+
+/// Why `entries` (read from `fai` by read_fai) do not describe `fasta`, as
+/// "FAI:LINE: record 'NAME' ..." (empty when they do). `gzi` is the .gzi of a BGZF FASTA
+/// (empty for a plain one): reads go through it, so a .gzi that does not match the FASTA shows
+/// up as records that are not where the .fai says. Costs a few small reads per record.
+std::string fai_mismatch(const std::string& fasta, const std::string& fai,
+                         const std::vector<FaiEntry>& entries, const std::string& gzi);
+
+}  // namespace strand::data
