@@ -136,8 +136,8 @@ RunData build_run_data(const RunConfig& config) {
   }
   const FilesDataConfig& f = config.data.files;
   const data::LabelOptions labels = training_label_options();
-  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter,
-                                labels, f.streaming);
+  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, labels,
+                                f.streaming);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
   if (!f.valid_intervals.empty()) {
