@@ -1,11 +1,13 @@
 // libFuzzer target: a label TSV ("NAME<TAB>LABEL..." per line, optional header) read by
-// RecordSource against a fixed FASTA, with window 0 (records' own length) and window 8.
+// RecordSource against a fixed FASTA, with window 0 (records' own length) and real labels, and
+// with window 8 and binary labels.
 //
 // Expected: DataError. Findings: crashes, sanitizer reports, other exception types, and for an
 // accepted file: a sample count that is neither the non-blank lines nor one less (a header), a
 // header whose names are not the target names, a sample that does not read the bases of the
-// record its line names, or labels that are not T per sample, a masked label that is not 0, or
-// a NaN taken as a valid label.
+// record its line names (or is named otherwise), labels that are not T per sample, a masked
+// label that is not 0, a valid label that is not finite (or not 0/1 when binary), or no valid
+// label at all.
 #include <htslib/hts_log.h>
 
 #include <cmath>
@@ -19,6 +21,7 @@
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/fasta_reader.h"
+#include "data/labels.h"
 #include "data/record_source.h"
 #include "data/text_fields.h"
 #include "data/window.h"
@@ -65,7 +68,8 @@ std::vector<std::vector<std::string>> nonblank_lines(std::string_view text) {
   return out;
 }
 
-void check(const data::RecordSource& source, std::string_view text, const std::string& what) {
+void check(const data::RecordSource& source, std::string_view text, bool binary,
+           const std::string& what) {
   const auto lines = nonblank_lines(text);
   const int64_t n = source.size();
   const int64_t t = source.num_targets();
@@ -93,8 +97,13 @@ void check(const data::RecordSource& source, std::string_view text, const std::s
   std::vector<uint8_t> codes(static_cast<size_t>(length)), expected(codes.size());
   std::vector<float> labels(static_cast<size_t>(t));
   std::vector<uint8_t> mask(static_cast<size_t>(t));
+  bool any_valid = false;
   for (int64_t i = 0; i < n; ++i) {
     const auto& fields = lines[first + static_cast<size_t>(i)];
+    if (source.sample_names()[static_cast<size_t>(i)] != fields[0]) {
+      fuzz::finding(fmt::format("{}: sample {} is named '{}' but its line names '{}'", what, i,
+                                source.sample_names()[static_cast<size_t>(i)], fields[0]));
+    }
     const auto record = records().find(fields[0]);
     if (record == records().end()) {
       fuzz::finding(fmt::format("{}: sample {} comes from line naming '{}', not a record", what, i,
@@ -121,12 +130,18 @@ void check(const data::RecordSource& source, std::string_view text, const std::s
         fuzz::finding(fmt::format("{}: sample {} label {}: value {} mask {}", what, i, j, labels[j],
                                   mask[j]));
       }
-      if (mask[j] == 1 && std::isnan(labels[j])) {
-        fuzz::finding(
-            fmt::format("{}: sample {} label {}: NaN taken as a valid label", what, i, j));
+      if (mask[j] == 1 && !std::isfinite(labels[j])) {
+        fuzz::finding(fmt::format("{}: sample {} label {}: {} taken as a valid label", what, i, j,
+                                  labels[j]));
       }
+      if (binary && mask[j] == 1 && labels[j] != 0.0F && labels[j] != 1.0F) {
+        fuzz::finding(fmt::format("{}: sample {} label {}: {} taken as a binary label", what, i, j,
+                                  labels[j]));
+      }
+      any_valid = any_valid || mask[j] == 1;
     }
   }
+  if (!any_valid) fuzz::finding(what + ": accepted with every label missing");
 }
 
 }  // namespace
@@ -142,13 +157,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& dir = fuzz::ScratchDir::get().fresh();
   const std::string path = (dir / "labels.tsv").string();
   fuzz::write_file(path, text);
+  // Window 0 with real labels, window 8 with binary labels (what strand train asks for).
   for (const int64_t window : {int64_t{0}, int64_t{8}}) {
-    const std::string what = fmt::format("RecordSource(window {})", window);
+    data::LabelOptions options;
+    options.kind = window == 0 ? data::LabelKind::kReal : data::LabelKind::kBinary;
+    const bool binary = options.kind == data::LabelKind::kBinary;
+    const std::string what =
+        fmt::format("RecordSource(window {}, {} labels)", window, binary ? "binary" : "real");
     std::unique_ptr<data::RecordSource> source;
     if (fuzz::parses<data::DataError>(what.c_str(), [&] {
-          source = std::make_unique<data::RecordSource>(reader(), path, window);
+          source = std::make_unique<data::RecordSource>(reader(), path, window, options);
         })) {
-      check(*source, text, what);
+      check(*source, text, binary, what);
     }
   }
   return 0;

@@ -6,14 +6,15 @@
 //   - a data line neither kept nor counted as skipped (e.g. a contig named "track1" taken for
 //     a track line); under kError every data line must be kept, in order, with its contig;
 //   - an interval with start < 0, start >= end, or a summit outside it;
-//   - labels and masks whose sizes are not N x T, a masked label that is not 0, or a NaN taken
-//     as a valid label;
+//   - labels and masks whose sizes are not N x T, a masked label that is not 0, a valid label
+//     that is not finite (or not 0/1 for binary labels), or a set with no valid label;
 //   - after validation, an interval off its contig, or counts that do not add up.
 // A data line is any line that is not blank (spaces and tabs only) and, for BED and
 // narrowPeak, does not start with '#' and whose first word is not "track" or "browser"; in a
 // DREAM file the first such line is the header.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -71,8 +72,9 @@ inline void check_interval(const data::Interval& iv, const std::string& what) {
   }
 }
 
-/// Checks the shape and values of the labels of an accepted set.
-inline void check_labels(const data::IntervalSet& set, const std::string& what) {
+/// Checks the shape and values of the labels of an accepted set: a valid label is finite, and 0
+/// or 1 when `binary` (data/labels.h); at least one label is valid (LabelOptions::require_valid).
+inline void check_labels(const data::IntervalSet& set, bool binary, const std::string& what) {
   const auto n = static_cast<size_t>(set.size());
   const auto t = static_cast<size_t>(set.num_targets());
   if (t == 0) finding(what + ": no label columns");
@@ -87,9 +89,15 @@ inline void check_labels(const data::IntervalSet& set, const std::string& what) 
     if (set.label_mask[i] == 0 && set.labels[i] != 0.0F) {
       finding(fmt::format("{}: line {}: masked label stored as {}", what, line, set.labels[i]));
     }
-    if (set.label_mask[i] == 1 && std::isnan(set.labels[i])) {
-      finding(fmt::format("{}: line {}: NaN taken as a valid label", what, line));
+    if (set.label_mask[i] == 1 && !std::isfinite(set.labels[i])) {
+      finding(fmt::format("{}: line {}: {} taken as a valid label", what, line, set.labels[i]));
     }
+    if (binary && set.label_mask[i] == 1 && set.labels[i] != 0.0F && set.labels[i] != 1.0F) {
+      finding(fmt::format("{}: line {}: {} taken as a binary label", what, line, set.labels[i]));
+    }
+  }
+  if (std::find(set.label_mask.begin(), set.label_mask.end(), 1) == set.label_mask.end()) {
+    finding(what + ": accepted with every label missing");
   }
 }
 
@@ -136,7 +144,9 @@ inline void read_and_check(const std::string& path, std::string_view text,
     ++next;
     check_interval(iv, what);
   }
-  check_labels(set, what);
+  const bool binary = options.format == data::IntervalFormat::kDreamTsv ||
+                      options.labels.kind == data::LabelKind::kBinary;
+  check_labels(set, binary, what);
   int64_t masked = 0;
   for (const uint8_t m : set.label_mask) masked += m == 0 ? 1 : 0;
   if (masked != set.stats.masked_labels || set.stats.intervals != set.size()) {
@@ -148,7 +158,7 @@ inline void read_and_check(const std::string& path, std::string_view text,
   const int64_t before = set.size();
   const int64_t skipped_before = set.stats.skipped;
   const bool valid = parses<data::DataError>(validated.c_str(), [&] {
-    data::validate_intervals(set, fuzz_contigs(), "fuzz.fa", options.policy);
+    data::validate_intervals(set, fuzz_contigs(), "fuzz.fa", options.policy, options.labels);
   });
   if (!valid) return;
   if (set.size() + (set.stats.skipped - skipped_before) != before) {
@@ -169,11 +179,11 @@ inline void read_and_check(const std::string& path, std::string_view text,
                           iv.start, iv.end, iv.contig));
     }
   }
-  check_labels(set, validated);
+  check_labels(set, binary, validated);
 }
 
 /// The whole target: the input under kError, kSkip and kClip with the default label columns,
-/// then under kError with label columns 5 and 4.
+/// then under kError with label columns 5 and 4, then with binary labels.
 inline int fuzz_interval_file(const uint8_t* data, size_t size, data::IntervalFormat format,
                               const char* name) {
   const std::string_view text = as_text(data, size);
@@ -194,6 +204,10 @@ inline int fuzz_interval_file(const uint8_t* data, size_t size, data::IntervalFo
   columns.format = format;
   columns.label_columns = {5, 4};
   read_and_check(path, text, columns, fmt::format("read_intervals({}, columns 5,4)", name));
+  data::IntervalReadOptions binary;  // what strand train asks for (its metrics are binary)
+  binary.format = format;
+  binary.labels.kind = data::LabelKind::kBinary;
+  read_and_check(path, text, binary, fmt::format("read_intervals({}, binary labels)", name));
   return 0;
 }
 
