@@ -322,10 +322,26 @@ std::string threads_note() {
                      kMinThreadCap, hardware_threads());
 }
 
+// A path for an error message: whole when short, else its start and its length (a config
+// value may be kilobytes long).
+std::string quoted_path(const std::string& path) {
+  constexpr size_t kShown = 120;
+  if (path.size() <= kShown) return "'" + path + "'";
+  return fmt::format("'{}...' ({} characters)", path.substr(0, kShown), path.size());
+}
+
 void require_file(const std::string& path, const std::string& key) {
   if (path.empty()) return;
-  require(std::filesystem::is_regular_file(path), key,
-          fmt::format("file '{}' does not exist", path));
+  // The non-throwing overload: a path the system cannot even look up (longer than PATH_MAX,
+  // a component that is not a directory, no permission) is a ConfigError naming the key, not
+  // a std::filesystem_error (found by fuzz/fuzz_config).
+  std::error_code error;
+  const bool regular = std::filesystem::is_regular_file(path, error);
+  if (error && error != std::errc::no_such_file_or_directory) {
+    throw ConfigError(
+        fmt::format("{}: file {} cannot be checked: {}", key, quoted_path(path), error.message()));
+  }
+  require(regular, key, fmt::format("file {} does not exist", quoted_path(path)));
 }
 
 }  // namespace
@@ -405,6 +421,11 @@ RunConfig load_config_file(const std::filesystem::path& path) {
   } catch (const json::parse_error& error) {
     throw ConfigError(
         fmt::format("config file '{}' is not valid JSON: {}", path.string(), error.what()));
+  } catch (const json::out_of_range& error) {
+    // nlohmann reports a number beyond a double (1e999) as out_of_range 406, not as a parse
+    // error (found by fuzz/fuzz_config).
+    throw ConfigError(fmt::format("config file '{}' holds a number out of range: {}", path.string(),
+                                  error.what()));
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("config file '{}': {}", path.string(), error.what()));
   }

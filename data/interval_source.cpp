@@ -22,7 +22,8 @@ IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
     throw DataError(fmt::format("IntervalSource: window {} must be > 0 and max_shift {} >= 0",
                                 options_.window, options_.max_shift));
   }
-  validate_intervals(intervals_, reader_.contigs(), reader_.path(), options_.policy);
+  validate_intervals(intervals_, reader_.contigs(), reader_.path(), options_.policy,
+                     options_.labels);
   const int64_t l = options_.window;
   const int64_t j = options_.max_shift;
   samples_.reserve(intervals_.intervals.size());

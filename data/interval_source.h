@@ -19,6 +19,7 @@ struct IntervalSourceOptions {
   bool streaming = false;   ///< fetch from the file per sample instead of holding codes
   bool lower_mask = false;  ///< keep soft-mask information for fetch(lower_mask)
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< intervals invalid for the FASTA
+  LabelOptions labels;  ///< as read; require_valid also holds after invalid intervals are dropped
 };
 
 /// Samples are intervals; sample i is the L-base window centred on interval i (or its summit),

@@ -192,7 +192,8 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
 }
 
 void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
-                        const std::string& fasta_path, BadIntervalPolicy policy) {
+                        const std::string& fasta_path, BadIntervalPolicy policy,
+                        const LabelOptions& labels) {
   std::unordered_map<std::string_view, int64_t> lengths;
   for (const Contig& c : contigs) lengths.emplace(c.name, c.length);
   const auto t = static_cast<size_t>(set.num_targets());
@@ -240,6 +241,14 @@ void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
   if (set.intervals.empty()) {
     throw DataError(fmt::format("no interval of '{}' lies on a contig of '{}' ({} skipped)",
                                 set.path, fasta_path, set.stats.skipped));
+  }
+  // read_intervals() checked this before intervals were dropped (found by fuzz/fuzz_bed).
+  if (labels.require_valid &&
+      std::none_of(set.label_mask.begin(), set.label_mask.end(), [](uint8_t m) { return m; })) {
+    throw DataError(fmt::format(
+        "every interval of '{}' with a valid label was dropped as invalid for '{}' ({} skipped): "
+        "the {} left have only missing labels ('.', NA or nan), nothing to train or evaluate on",
+        set.path, fasta_path, set.stats.skipped, set.size()));
   }
 }
 

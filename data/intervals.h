@@ -83,9 +83,12 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
 
 /// Checks every interval against the FASTA's contigs: unknown contig or end past the contig
 /// is an error (kError), dropped (kSkip) or clipped (kClip, unknown contigs dropped).
-/// Updates set.stats; throws if nothing is left.
+/// Updates set.stats; throws if nothing is left, or when `labels.require_valid` and every
+/// interval that had a valid label was dropped (kSkip/kClip could otherwise leave a set whose
+/// labels are all missing, on which training "succeeds" with loss 0).
 void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
-                        const std::string& fasta_path, BadIntervalPolicy policy);
+                        const std::string& fasta_path, BadIntervalPolicy policy,
+                        const LabelOptions& labels = {});
 
 /// Parses a format name: "bed", "narrowpeak", "dream" (case-insensitive).
 IntervalFormat parse_interval_format(const std::string& name);

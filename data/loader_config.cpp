@@ -70,6 +70,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   source_options.streaming = config.streaming;
   source_options.lower_mask = config.lower_mask;
   source_options.policy = config.bad_intervals;
+  source_options.labels = config.labels;
   return std::make_shared<IntervalSource>(
       std::move(reader), read_intervals(config.intervals, read_options), source_options);
 }

@@ -184,6 +184,11 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
       }
       continue;
     }
+    // The writer refuses empty names, so the reader does too: a file strand reads can always
+    // be written back (found by fuzz/fuzz_safetensors).
+    if (key.empty()) {
+      throw tensor_error(source, key, "tensor name must not be empty");
+    }
     if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
         !value.contains("data_offsets")) {
       throw tensor_error(source, key, "entry must be an object with dtype, shape, data_offsets");

@@ -54,7 +54,7 @@ struct SafetensorsFile {
 
 /// Parses and fully validates safetensors bytes. `source` names the origin (file path) in error
 /// messages. Rejects: short input, header length beyond the input, invalid JSON or UTF-8,
-/// duplicate tensor names, unknown dtypes, negative dims, offsets that are out of range,
+/// empty or duplicate tensor names, unknown dtypes, negative dims, offsets that are out of range,
 /// overlapping, leave gaps, or disagree with shape x dtype size, non-string metadata.
 [[nodiscard]] SafetensorsFile decode_safetensors(std::span<const std::byte> bytes,
                                                  std::string_view source = "<memory>");

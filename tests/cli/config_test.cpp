@@ -78,6 +78,31 @@ TEST_CASE("missing data file is an error naming the key before training") {
   CHECK(std::filesystem::is_empty(dir.path()));
 }
 
+// Found by fuzz/fuzz_config; the inputs are fuzz/corpus/config/number_overflow.json and
+// long_path.json. Both escaped as nlohmann / std::filesystem exceptions without file or key.
+TEST_CASE("a number beyond a double in the config file is a ConfigError naming the file") {
+  TempDir dir("overflow");
+  testing::write_text(dir.path() / "big.json", R"({"epochs": 1e999})");
+  const std::string expected = dir.str("big.json") + "' holds a number out of range";
+  CHECK_THROWS_WITH_AS(load_config_file(dir.path() / "big.json"),
+                       doctest::Contains(expected.c_str()), ConfigError);
+}
+
+TEST_CASE("a path too long to look up is a ConfigError naming the key, quoted short") {
+  RunConfig config = default_config();
+  config.init_weights = std::string(5000, 'x');
+  std::string message;
+  try {
+    validate_config(config);
+  } catch (const ConfigError& error) {
+    message = error.what();
+  }
+  CHECK(message.rfind("init_weights: file 'xxx", 0) == 0);
+  CHECK(message.find("...' (5000 characters) cannot be checked: File name too long") !=
+        std::string::npos);
+  CHECK(message.size() < 300);
+}
+
 TEST_CASE("impossible model is an error naming the layer before training") {
   TempDir dir("model");
   const json config = {{"model",

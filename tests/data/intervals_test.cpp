@@ -72,6 +72,27 @@ TEST_CASE("unknown contig and end past the contig are errors naming the line") {
                        DataError);
 }
 
+// Found by fuzz/fuzz_bed (fuzz/corpus/bed/valid_labels_only_on_dropped_intervals.bed): the
+// all-missing check ran before kSkip dropped the intervals that held the valid labels.
+TEST_CASE("dropping every interval with a valid label is an error, as an all-missing file is") {
+  TempDir dir;
+  const std::string text = "chr1\t0\t10\t.\nchrUn\t0\t10\t1\nchr2\t400\t900\t0\n";
+  auto skipped = read_bed(dir, text, BadIntervalPolicy::kSkip);
+  const std::string expected = "every interval of '" + dir.file("in.bed") +
+                               "' with a valid label was dropped as invalid for 'g.fa' (2 skipped)";
+  CHECK_THROWS_WITH_AS(validate_intervals(skipped, genome(), "g.fa", BadIntervalPolicy::kSkip),
+                       doctest::Contains(expected.c_str()), DataError);
+  // Clipping keeps chr2's interval and its valid label; without require_valid (prediction)
+  // nothing is required.
+  auto clipped = read_bed(dir, text, BadIntervalPolicy::kClip);
+  validate_intervals(clipped, genome(), "g.fa", BadIntervalPolicy::kClip);
+  CHECK(clipped.size() == 2);
+  auto kept = read_bed(dir, text, BadIntervalPolicy::kSkip);
+  validate_intervals(kept, genome(), "g.fa", BadIntervalPolicy::kSkip,
+                     LabelOptions{.require_valid = false});
+  CHECK(kept.size() == 1);
+}
+
 TEST_CASE("skip and clip policies report what they changed") {
   TempDir dir;
   const std::string text =

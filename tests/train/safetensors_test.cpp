@@ -177,6 +177,10 @@ TEST_CASE("safetensors reader rejects bad dtypes, shapes and names") {
                         R"("x":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
                         2),
                   {"'x'", "more than once"});
+  // Found by fuzz/fuzz_safetensors (corpus: empty_tensor_name.safetensors): the reader took a
+  // tensor named "" that encode_safetensors() refuses, so the file could not be written back.
+  expect_rejected(craft(R"({"":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1),
+                  {"tensor ''", "must not be empty"});
 }
 
 TEST_CASE("safetensors reader rejects bad data offsets") {
