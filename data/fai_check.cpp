@@ -2,18 +2,11 @@
 // files by pread, BGZF through its .gzi), records visited in file order.
 #include "data/fai_check.h"
 
-#include <fcntl.h>
-#include <htslib/bgzf.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 #include <optional>
 
+#include "data/fasta_bytes.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -35,9 +28,9 @@ bool all_blank(const std::string& bytes) {
 
 // Random reads of the uncompressed FASTA, served from a window that moves forward with the
 // records (one system call or BGZF block per window, not per check).
-class FastaBytes {
+class CachedBytes {
  public:
-  virtual ~FastaBytes() = default;
+  explicit CachedBytes(FastaBytes& file) : file_(file) {}
 
   /// Up to n bytes at `offset` (fewer at the end of the file); nullopt on a read error.
   std::optional<std::string> read(int64_t offset, int64_t n) {
@@ -46,12 +39,15 @@ class FastaBytes {
         offset + n <= window_start_ + static_cast<int64_t>(window_.size())) {
       return window_.substr(static_cast<size_t>(offset - window_start_), static_cast<size_t>(n));
     }
-    if (n > kCacheBytes) return read_direct(offset, n);
+    std::string bytes;
+    if (n > kCacheBytes) {
+      if (!file_.read(offset, n, bytes)) return std::nullopt;
+      return bytes;
+    }
     // A window that also covers a little before `offset` (header checks read backwards).
     const int64_t start = std::max<int64_t>(0, offset - 512);
-    auto bytes = read_direct(start, std::max(kCacheBytes, offset - start + n));
-    if (!bytes) return std::nullopt;
-    window_ = std::move(*bytes);
+    if (!file_.read(start, std::max(kCacheBytes, offset - start + n), bytes)) return std::nullopt;
+    window_ = std::move(bytes);
     window_start_ = start;
     if (offset >= start + static_cast<int64_t>(window_.size())) return std::string();
     return window_.substr(static_cast<size_t>(offset - start), static_cast<size_t>(n));
@@ -64,74 +60,10 @@ class FastaBytes {
     return bytes->empty() ? -1 : static_cast<unsigned char>((*bytes)[0]);
   }
 
- protected:
-  virtual std::optional<std::string> read_direct(int64_t offset, int64_t n) = 0;
-
  private:
+  FastaBytes& file_;
   std::string window_;
   int64_t window_start_ = 0;
-};
-
-class PlainBytes : public FastaBytes {
- public:
-  explicit PlainBytes(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY)) {}
-  ~PlainBytes() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  PlainBytes(const PlainBytes&) = delete;
-  PlainBytes& operator=(const PlainBytes&) = delete;
-  bool ok() const { return fd_ >= 0; }
-
- protected:
-  std::optional<std::string> read_direct(int64_t offset, int64_t n) override {
-    std::string out(static_cast<size_t>(n), '\0');
-    size_t got = 0;
-    while (got < out.size()) {
-      const ssize_t r = ::pread(fd_, out.data() + got, out.size() - got,
-                                static_cast<off_t>(offset) + static_cast<off_t>(got));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return std::nullopt;
-      }
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
-    }
-    out.resize(got);
-    return out;
-  }
-
- private:
-  int fd_;
-};
-
-class BgzfBytes : public FastaBytes {
- public:
-  BgzfBytes(const std::string& path, const std::string& gzi) : fp_(bgzf_open(path.c_str(), "r")) {
-    if (fp_ && bgzf_index_load(fp_.get(), gzi.c_str(), nullptr) != 0) fp_.reset();
-  }
-  bool ok() const { return fp_ != nullptr; }
-
- protected:
-  std::optional<std::string> read_direct(int64_t offset, int64_t n) override {
-    // A seek past the end fails: that is the end of the file, not an error.
-    if (bgzf_useek(fp_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) return std::string();
-    std::string out(static_cast<size_t>(n), '\0');
-    size_t got = 0;
-    while (got < out.size()) {
-      const ssize_t r = bgzf_read(fp_.get(), out.data() + got, out.size() - got);
-      if (r < 0) return std::nullopt;
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
-    }
-    out.resize(got);
-    return out;
-  }
-
- private:
-  struct Closer {
-    void operator()(BGZF* fp) const { bgzf_close(fp); }
-  };
-  std::unique_ptr<BGZF, Closer> fp_;
 };
 
 // The record name htslib reads from a header line (without '>'): leading blanks skipped, then
@@ -146,7 +78,7 @@ std::string header_name(const std::string& header) {
 
 class Checker {
  public:
-  Checker(FastaBytes& bytes, std::string fasta, std::string fai)
+  Checker(CachedBytes& bytes, std::string fasta, std::string fai)
       : bytes_(bytes), fasta_(std::move(fasta)), fai_(std::move(fai)) {}
 
   // Empty when the record is consistent; `previous_end` is one past the previous record's last
@@ -204,6 +136,12 @@ class Checker {
           where, e.length, last_base + 1);
     }
     if (last_line > 0) {
+      if (!is_base_at(last_line_start)) {
+        return fmt::format(
+            "{} (length {}) should have a base at byte {}, where its last line "
+            "starts: the length or line geometry does not match the FASTA",
+            where, e.length, last_line_start);
+      }
       problem = check_line_end(e, where, e.offset + e.line_bases);
       if (problem.empty() && last_line > 1) {
         problem = check_line_end(e, where, last_line_start - (e.line_width - e.line_bases));
@@ -311,12 +249,12 @@ class Checker {
     return {};
   }
 
-  FastaBytes& bytes_;
+  CachedBytes& bytes_;
   std::string fasta_;
   std::string fai_;
 };
 
-std::string check_all(FastaBytes& bytes, const std::string& fasta, const std::string& fai,
+std::string check_all(CachedBytes& bytes, const std::string& fasta, const std::string& fai,
                       const std::vector<FaiEntry>& entries) {
   Checker checker(bytes, fasta, fai);
   int64_t end = 0;
@@ -333,14 +271,10 @@ std::string check_all(FastaBytes& bytes, const std::string& fasta, const std::st
 
 std::string fai_mismatch(const std::string& fasta, const std::string& fai,
                          const std::vector<FaiEntry>& entries, const std::string& gzi) {
-  if (gzi.empty()) {
-    PlainBytes bytes(fasta);
-    if (!bytes.ok())
-      return fmt::format("FASTA '{}' cannot be opened: {}", fasta, std::strerror(errno));
-    return check_all(bytes, fasta, fai, entries);
-  }
-  BgzfBytes bytes(fasta, gzi);
-  if (!bytes.ok()) return fmt::format("its .gzi '{}' cannot be read", gzi);
+  std::string error;
+  const auto file = FastaBytes::open(fasta, gzi, &error);
+  if (!file) return fmt::format("FASTA '{}' cannot be read: {}", fasta, error);
+  CachedBytes bytes(*file);
   return check_all(bytes, fasta, fai, entries);
 }
 

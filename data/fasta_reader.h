@@ -1,4 +1,4 @@
-// FastaReader: random access to a plain or BGZF FASTA through an htslib faidx handle.
+// FastaReader: random access to a plain or BGZF FASTA by its .fai line geometry.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "data/fasta_bytes.h"
 #include "data/fasta_index.h"
-
-struct faidx_t;  // htslib's handle, kept out of this header
 
 namespace strand::data {
 
@@ -20,7 +19,9 @@ struct Contig {
   int64_t length = 0;  ///< bases
 };
 
-/// One open faidx handle. Not thread-safe: give each thread its own (see clone()).
+/// One open FASTA. Every read checks that the file holds bases exactly where the index puts
+/// them (and line breaks between), so an index that does not match its FASTA is a DataError,
+/// never misaligned bases. Not thread-safe: give each thread its own (see clone()).
 class FastaReader {
  public:
   /// Opens `path`, building or refreshing its index per `options` (see ensure_fasta_index).
@@ -47,7 +48,8 @@ class FastaReader {
 
   /// Bases [start, end) of a contig, 0-based half-open, exactly as in the file (case kept):
   /// identical to `samtools faidx FASTA contig:start+1-end`. Throws DataError for an unknown
-  /// contig or a range outside it.
+  /// contig, a range outside it, a read error, or bytes that are not where the index says
+  /// (a line break where a base should be: the file changed or the index is wrong).
   std::string fetch(std::string_view contig, int64_t start, int64_t end) const;
 
   /// Same range, encoded into codes (end - start bytes); lower_mask as in encode().
@@ -55,19 +57,20 @@ class FastaReader {
                    uint8_t* lower_mask = nullptr) const;
 
  private:
-  struct FaiDeleter {
-    void operator()(::faidx_t* fai) const;
-  };
-  FastaReader(std::string path, FastaIndexPaths index, std::vector<Contig> contigs,
-              std::unordered_map<std::string, int> ids);
-  void open_handle();
-  const Contig& checked_contig(std::string_view contig, int64_t start, int64_t end) const;
+  FastaReader(std::string path, FastaIndexPaths index, std::vector<FaiEntry> entries,
+              std::vector<Contig> contigs, std::unordered_map<std::string, int> ids);
+  void open_bytes();
+  int checked_contig(std::string_view contig, int64_t start, int64_t end) const;
+  // Bases [start, end) of record `id`, packed (line breaks dropped) at the front of raw_.
+  const char* read_bases(int id, int64_t start, int64_t end) const;
 
   std::string path_;
   FastaIndexPaths index_;
+  std::vector<FaiEntry> entries_;  // line geometry per contig id
   std::vector<Contig> contigs_;
   std::unordered_map<std::string, int> ids_;
-  std::unique_ptr<::faidx_t, FaiDeleter> fai_;
+  std::unique_ptr<FastaBytes> bytes_;
+  mutable std::string raw_;  // the bytes of the last read, reused
 };
 
 }  // namespace strand::data

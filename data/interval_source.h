@@ -25,7 +25,7 @@ struct IntervalSourceOptions {
 /// Samples are intervals; sample i is the L-base window centred on interval i (or its summit),
 /// moved by the jitter shift and kept inside the contig (a contig shorter than L is padded
 /// with N). In-memory mode stores each window plus J bases of flank per side as codes (about
-/// N * (L + 2J) bytes); streaming mode keeps only the intervals and opens one faidx handle per
+/// N * (L + 2J) bytes); streaming mode keeps only the intervals and opens one FastaReader per
 /// worker, so memory does not grow with the sequence held.
 class IntervalSource : public SequenceSource {
  public:

@@ -215,3 +215,56 @@ TEST_CASE("BGZF: a .fai or .gzi that does not match is found by reading through 
   CHECK(warnings.size() == 1);
   CHECK(read_text(fa + ".gzi") == good_gzi);
 }
+
+TEST_CASE("a blank line where the index puts the last line's bases is found when opening") {
+  // The fuzz_fai reproducer: record x has a blank line before its last base.
+  TempDir dir;
+  const std::string fa = dir.write("x.fa", ">x\nACGTAC\n\nT\n>y\nTTTT\n");
+  dir.write("x.fa.fai", "x\t8\t3\t6\t7\ny\t4\t16\t4\t5\n");
+  make_older(fa);
+  FastaOptions strict;
+  strict.stale_index = StaleIndexPolicy::kError;
+  CHECK_THROWS_WITH_AS(FastaReader(fa, strict),
+                       doctest::Contains("x.fa.fai:1: record 'x' (length 8) should have a base at "
+                                         "byte 10, where its last line starts"),
+                       DataError);
+}
+
+TEST_CASE("a line the spot checks do not visit is checked by every read through it") {
+  // Record x, 4 bases in lines of 5 bytes: its third line is one base short and its fourth one
+  // long, so every line the opening checks visit (first, second to last, last) is in place.
+  TempDir dir;
+  const std::string fa = dir.write("x.fa", ">x\nACGT\nACGT\nACG\nTTACG\nACGT\nAC\n");
+  dir.write("x.fa.fai", "x\t22\t3\t4\t5\n");
+  make_older(fa);
+  FastaOptions strict;
+  strict.stale_index = StaleIndexPolicy::kError;
+  const FastaReader reader(fa, strict);
+  CHECK(reader.fetch("x", 0, 8) == "ACGTACGT");
+  CHECK(reader.fetch("x", 16, 22) == "ACGTAC");
+  const std::string expected =
+      "FASTA '" + fa + "': byte 16 in record 'x' is a line break where its index '" + fa +
+      ".fai' (line 1) places a base: the index does not match the file (changed after "
+      "indexing?); delete the index and strand rebuilds it";
+  CHECK_THROWS_WITH_AS((void)reader.fetch("x", 0, 22), expected.c_str(), DataError);
+  std::vector<uint8_t> codes(4);
+  CHECK_THROWS_AS(reader.fetch_codes("x", 10, 14, codes.data()), DataError);
+  // A line that runs on past the line break the index expects is refused too.
+  const std::string long_line = dir.write("y.fa", ">y\nACGT\nACGTA\nCGT\nACGT\nAC\n");
+  dir.write("y.fa.fai", "y\t18\t3\t4\t5\n");
+  make_older(long_line);
+  const FastaReader reader_y(long_line, strict);
+  CHECK(reader_y.fetch("y", 16, 18) == "AC");
+  CHECK_THROWS_WITH_AS((void)reader_y.fetch("y", 2, 9),
+                       doctest::Contains("byte 12 in record 'y' is 'A' where its index"),
+                       DataError);
+}
+
+TEST_CASE("a FASTA cut short after indexing is an error naming the byte, not short bases") {
+  TempDir dir;
+  const std::string fa = dir.write("x.fa", ">x\nACGT\nACGT\nAC\n");
+  const FastaReader reader(fa);
+  std::filesystem::resize_file(fa, 12);
+  CHECK_THROWS_WITH_AS((void)reader.fetch("x", 0, 10),
+                       doctest::Contains("ends at byte 12, inside record 'x'"), DataError);
+}
