@@ -14,8 +14,8 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "core/parse_number.h"
 #include "data/warnings.h"
-#include "tensor/parse_number.h"
 
 namespace strand::cli {
 namespace {

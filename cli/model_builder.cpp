@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "core/shape.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "optim/adam.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"
-#include "tensor/shape.h"
 
 namespace strand::cli {
 namespace {
@@ -53,6 +53,8 @@ std::shared_ptr<Sequential> build_model(const std::vector<LayerSpec>& layers, in
       std::shared_ptr<Layer> layer = make_layer(layers[i], shape);
       shape = layer->output_shape(shape);
       model->add(layer);
+    } catch (const ConfigError&) {
+      throw;  // already names the key
     } catch (const Error& error) {
       throw ConfigError(fmt::format("model[{}] ({}): {} (input {})", i, layers[i].type,
                                     error.what(), shape_text(shape)));

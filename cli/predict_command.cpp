@@ -14,7 +14,7 @@
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
 #include "data/text_fields.h"
-#include "train/atomic_file.h"
+#include "io/atomic_file.h"
 #include "train/checkpoint.h"
 #include "train/fit.h"
 
@@ -220,7 +220,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     if (!out) throw Error("--out -: writing the table to standard output failed");
     log << fmt::format("wrote {} rows to standard output\n", n);
   } else {
-    train::write_file_atomically(options.out, text);
+    io::write_file_atomically(options.out, text);
     log << fmt::format("wrote {} ({} rows)\n", options.out, n);
   }
   return n;

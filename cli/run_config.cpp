@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "tensor/device.h"
+#include "core/device.h"
 #ifdef STRAND_WITH_CUDA
 #include "kernels/cuda/cuda_device.h"
 #endif

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+
 namespace strand::cli {
 
 /// The built-in DragoNN-style simulated dataset (data.source = "simulated").
@@ -195,9 +197,9 @@ struct ConfigOverrides {
 void apply_overrides(RunConfig& config, const ConfigOverrides& overrides);
 
 /// A configuration problem; the message names the key (or file) at fault.
-class ConfigError : public std::runtime_error {
+class ConfigError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace strand::cli

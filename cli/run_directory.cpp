@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "cli/run_config.h"
-#include "tensor/parse_number.h"
-#include "train/atomic_file.h"
+#include "core/parse_number.h"
+#include "io/atomic_file.h"
 
 namespace strand::cli {
 
@@ -52,7 +52,7 @@ RunPaths create_run_directory(const std::filesystem::path& output_dir, const std
 }
 
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& value) {
-  train::write_file_atomically(path, value.dump(2) + "\n");
+  io::write_file_atomically(path, value.dump(2) + "\n");
 }
 
 int64_t truncate_csv_rows(const std::filesystem::path& path, double last_kept) {
@@ -91,7 +91,7 @@ int64_t truncate_csv_rows(const std::filesystem::path& path, double last_kept) {
       ++dropped;
     }
   }
-  if (dropped > 0) train::write_file_atomically(path, kept);
+  if (dropped > 0) io::write_file_atomically(path, kept);
   return dropped;
 }
 

@@ -12,11 +12,11 @@
 
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "core/parse_number.h"
 #include "dist/strategy.h"
+#include "io/atomic_file.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
-#include "tensor/parse_number.h"
-#include "train/atomic_file.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #include "train/partial_epoch.h"
@@ -269,7 +269,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
       int64_t orphans = 0;
       for (const std::filesystem::path& file : {paths.config(), paths.report(), paths.metrics(),
                                                 paths.steps(), last, paths.best_checkpoint()}) {
-        orphans += train::remove_orphan_temp_files(file);
+        orphans += io::remove_orphan_temp_files(file);
       }
       if (orphans > 0) {
         out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",

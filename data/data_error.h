@@ -1,16 +1,15 @@
 // DataError: the one exception type the data loader throws for bad input or I/O failure.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include "core/error.h"
 
 namespace strand::data {
 
 /// Thrown for unreadable, malformed or inconsistent input. The message names the file,
 /// the line (where there is one), what was expected and what was found.
-class DataError : public std::runtime_error {
+class DataError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 }  // namespace strand::data

@@ -23,7 +23,7 @@ SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_
 
 void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t length) {
   if (rate <= 0.0) return;
-  CounterRng rng(splitmix64(key ^ 0x5355425354ULL));
+  CounterRng rng(splitmix64_hash(key ^ 0x5355425354ULL));
   for (int64_t i = 0; i < length; ++i) {
     if (rng.uniform() < rate && codes[i] < kNumBases) {
       codes[i] = static_cast<uint8_t>((codes[i] + 1 + rng.below(3)) % kNumBases);

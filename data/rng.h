@@ -4,19 +4,13 @@
 
 #include <cstdint>
 
-namespace strand::data {
+#include "core/splitmix64.h"
 
-/// splitmix64 finaliser: a strong 64-bit mixing function.
-inline constexpr uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+namespace strand::data {
 
 /// Hashes a tuple of counters into one 64-bit key.
 inline constexpr uint64_t mix_key(uint64_t seed, uint64_t a, uint64_t b = 0, uint64_t c = 0) {
-  return splitmix64(splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b) ^ c);
+  return splitmix64_hash(splitmix64_hash(splitmix64_hash(splitmix64_hash(seed) ^ a) ^ b) ^ c);
 }
 
 /// 128-bit unsigned integer (for CounterRng::below()).
@@ -31,8 +25,10 @@ class CounterRng {
 
   /// Next 64 random bits.
   constexpr uint64_t next() {
-    state_ += 0x9E3779B97F4A7C15ULL;
-    return splitmix64(state_);
+    // The hash of the advanced state (the gamma is added twice per draw): kept so that every
+    // augmentation draw, and so every seeded run, stays bit-identical.
+    state_ += kSplitmix64Gamma;
+    return splitmix64_hash(state_);
   }
   /// Uniform double in [0, 1).
   constexpr double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

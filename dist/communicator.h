@@ -17,9 +17,9 @@
 namespace strand::dist {
 
 /// A failed collective (an MPI/NCCL error code, a timeout, a peer that gave up).
-class DistError : public std::runtime_error {
+class DistError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 enum class ReduceOp { kSum, kAverage };

@@ -2,7 +2,7 @@
 #include "optim/optimizer.h"
 
 #include "autograd/grad_mode.h"
-#include "tensor/parse_number.h"
+#include "core/parse_number.h"
 
 namespace strand {
 

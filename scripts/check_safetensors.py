@@ -4,9 +4,9 @@
 Needs `safetensors` and numpy (pip install safetensors; the pyenv python 3.11 on PATH).
 Runs the C++ test "safetensors round trip ..." with STRAND_KEEP_SAFETENSORS_DIR set, then loads
 reference.safetensors with safetensors.numpy.load_file and safe_open (for metadata) and compares
-with the values tests/train/safetensors_test.cpp writes (reference_entries()).
+with the values tests/io/safetensors_test.cpp writes (reference_entries()).
 
-Usage: python3 scripts/check_safetensors.py [path/to/test_train]   (default build/tests/test_train)
+Usage: python3 scripts/check_safetensors.py [path/to/test_train]   (default build/tests/test_io)
 """
 import json
 import math

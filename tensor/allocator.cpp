@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace strand {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "tensor/device.h"
+#include "core/device.h"
 
 namespace strand {
 

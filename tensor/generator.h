@@ -5,15 +5,9 @@
 
 #include <cstdint>
 
-namespace strand {
+#include "core/splitmix64.h"
 
-/// splitmix64 finaliser: a bijective 64-bit mix, used to turn counters into random bits.
-constexpr uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+namespace strand {
 
 /// Counter-based random numbers: the state is (seed, counter), so it saves and restores exactly.
 class Generator {
@@ -22,7 +16,7 @@ class Generator {
   explicit Generator(uint64_t seed = 0) : seed_(seed) {}
 
   /// 64 random bits: mix64 of (seed, counter).
-  uint64_t next_u64() { return mix64(mix64(seed_) ^ counter_++); }
+  uint64_t next_u64() { return splitmix64_hash(splitmix64_hash(seed_) ^ counter_++); }
   /// Uniform in [0, 1) with 53 random bits.
   double next_double() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
   /// Uniform integer in [0, bound) (bound > 0), by rejection so it is unbiased.

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tensor/device.h"
-#include "tensor/error.h"
+#include "core/device.h"
+#include "core/error.h"
 
 namespace strand {
 

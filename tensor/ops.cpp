@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "tensor/conv_geometry.h"
-#include "tensor/dtype_dispatch.h"
 
 namespace strand::ops {
 

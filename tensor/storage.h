@@ -5,7 +5,7 @@
 #include <functional>
 #include <memory>
 
-#include "tensor/device.h"
+#include "core/device.h"
 
 namespace strand {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "tensor/device.h"
-#include "tensor/dtype.h"
-#include "tensor/error.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/shape.h"
 #include "tensor/generator.h"
-#include "tensor/shape.h"
 #include "tensor/storage.h"
 
 namespace strand {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <ostream>
 
+#include "core/parse_number.h"
 #include "fmt/format.h"
-#include "tensor/parse_number.h"
 
 namespace strand::train {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string_view>
 
-#include "tensor/dtype_dispatch.h"
-#include "tensor/parse_number.h"
-#include "train/atomic_file.h"
-#include "train/safetensors.h"
+#include "core/dtype_dispatch.h"
+#include "core/parse_number.h"
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
 
 namespace strand::train {
 namespace {
@@ -43,9 +43,9 @@ DType dtype_from_safetensors(const std::string& dtype, const std::string& tensor
                           tensor, dtype));
 }
 
-SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
+io::SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
   const Tensor host = tensor.to(Device::cpu()).contiguous();
-  SafetensorsEntry entry{
+  io::SafetensorsEntry entry{
       name, safetensors_dtype(host.dtype()), host.shape(),
       std::vector<std::byte>(static_cast<size_t>(host.numel()) * dtype_size(host.dtype()))};
   // Empty tensors may have null data pointers, which memcpy must never see.
@@ -55,7 +55,7 @@ SafetensorsEntry to_entry(const std::string& name, const Tensor& tensor) {
 
 // Loading converts nothing: a tensor stored with another dtype than the one it is loaded into
 // (I32 for an F32 weight) means the file is not what it claims, so it is refused.
-void check_dtype(const SafetensorsEntry& entry, DType expected, const std::string& role,
+void check_dtype(const io::SafetensorsEntry& entry, DType expected, const std::string& role,
                  const std::filesystem::path& path) {
   STRAND_CHECK(entry.dtype == safetensors_dtype(expected),
                "{}: tensor '{}' is stored as {} but {} is {}; strand converts no dtypes on load",
@@ -73,7 +73,7 @@ std::optional<DType> state_dtype(const std::string& key, const Optimizer& optimi
   return optimizer.parameters()[static_cast<size_t>(*index)].dtype();
 }
 
-Tensor from_entry(const SafetensorsEntry& entry, const std::filesystem::path& path) {
+Tensor from_entry(const io::SafetensorsEntry& entry, const std::filesystem::path& path) {
   Tensor tensor = Tensor::empty(entry.shape, dtype_from_safetensors(entry.dtype, entry.name, path));
   if (!entry.data.empty()) std::memcpy(tensor.raw_data(), entry.data.data(), entry.data.size());
   return tensor;
@@ -111,7 +111,7 @@ void check_finite(const Tensor& x, const std::string& name, const std::filesyste
 
 void save_checkpoint(const std::filesystem::path& path, const Module& model,
                      const Optimizer* optimizer, const CheckpointMetadata& metadata) {
-  std::vector<SafetensorsEntry> entries;
+  std::vector<io::SafetensorsEntry> entries;
   for (const auto& [name, parameter] : model.named_parameters()) {
     entries.push_back(to_entry(name, parameter.value()));
   }
@@ -125,14 +125,14 @@ void save_checkpoint(const std::filesystem::path& path, const Module& model,
   }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
   // Temporary files of earlier writes of this checkpoint whose process was killed mid-write.
-  remove_orphan_temp_files(path);
-  write_safetensors(path, entries, all);
+  io::remove_orphan_temp_files(path);
+  io::write_safetensors(path, entries, all);
 }
 
 CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& model,
                                    Optimizer* optimizer) {
-  const SafetensorsFile file = read_safetensors(path);
-  std::map<std::string, const SafetensorsEntry*> by_name;
+  const io::SafetensorsFile file = io::read_safetensors(path);
+  std::map<std::string, const io::SafetensorsEntry*> by_name;
   for (const auto& entry : file.entries) by_name[entry.name] = &entry;
   // Check everything before changing anything, so a bad file leaves the model as it was.
   std::vector<std::pair<Var, Tensor>> updates;
@@ -183,7 +183,7 @@ CheckpointMetadata load_checkpoint(const std::filesystem::path& path, Module& mo
 }
 
 CheckpointMetadata read_checkpoint_metadata(const std::filesystem::path& path) {
-  return read_safetensors(path).metadata;
+  return io::read_safetensors(path).metadata;
 }
 
 }  // namespace strand::train

@@ -164,7 +164,7 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         std::function<Tensor()> read;
         BatchLogs logs;
       };
-      std::optional<PendingLoss> pending;
+      PendingLoss pending;  // the step whose loss is still to be read; `read` empty when none
       const auto finish_step = [&](PendingLoss& step) {
         const double local_loss = step.read().item();
         if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
@@ -211,8 +211,8 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
             tensors.size,
             step.logs.loss,
             static_cast<double>(samples_this_call) / std::max(seconds_since(epoch_start), 1e-9)};
-        if (pending) finish_step(*pending);
-        pending.reset();
+        if (pending.read) finish_step(pending);
+        pending = PendingLoss{};
         if (read_loss_late) {
           pending = std::move(step);
         } else {
@@ -221,7 +221,7 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         }
         ++step_in_epoch;
       }
-      if (pending) finish_step(*pending);
+      if (pending.read) finish_step(pending);
       const double epoch_seconds = seconds_since(epoch_start) + before.seconds;
       const auto [correct_here, counted_here] = accuracy.totals();
       int64_t correct = correct_before + std::llround(correct_here);

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "core/error.h"
+#include "core/parse_number.h"
 #include "fmt/format.h"
-#include "tensor/error.h"
-#include "tensor/parse_number.h"
 
 namespace strand::train {
 namespace {

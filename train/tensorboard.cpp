@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "train/protobuf_encoder.h"
-#include "train/tfrecord.h"
+#include "io/protobuf_encoder.h"
+#include "io/tfrecord.h"
 
 namespace strand::train {
 namespace {
@@ -52,7 +52,7 @@ double unix_time_seconds() {
 }
 
 std::vector<std::byte> encode_file_version_event(double wall_time) {
-  ProtobufEncoder event;
+  io::ProtobufEncoder event;
   event.add_double(kEventWallTime, wall_time);
   event.add_string(kEventFileVersion, kFileVersion);
   return event.bytes();
@@ -60,12 +60,12 @@ std::vector<std::byte> encode_file_version_event(double wall_time) {
 
 std::vector<std::byte> encode_scalar_event(double wall_time, std::int64_t step,
                                            std::string_view tag, float value) {
-  ProtobufEncoder summary_value;
+  io::ProtobufEncoder summary_value;
   summary_value.add_string(kValueTag, tag);
   summary_value.add_float(kValueSimpleValue, value);
-  ProtobufEncoder summary;
+  io::ProtobufEncoder summary;
   summary.add_message(kSummaryValue, summary_value.bytes());
-  ProtobufEncoder event;
+  io::ProtobufEncoder event;
   event.add_double(kEventWallTime, wall_time);
   event.add_int64(kEventStep, step);
   event.add_message(kEventSummary, summary.bytes());
@@ -112,7 +112,7 @@ void SummaryWriter::add_scalar(std::string_view tag, double value, std::int64_t 
 }
 
 void SummaryWriter::append_record(std::span<const std::byte> event) {
-  const auto framed = frame_tfrecord(event);
+  const auto framed = io::frame_tfrecord(event);
   pending_.insert(pending_.end(), framed.begin(), framed.end());
 }
 

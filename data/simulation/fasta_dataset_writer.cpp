@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "train/atomic_file.h"
+#include "io/atomic_file.h"
 
 namespace strand::data {
 namespace {
@@ -28,8 +28,8 @@ void write_split(const std::filesystem::path& dir, const std::string& stem,
     fasta += '\n';
     tsv += fmt::format("{}\t{}\n", name, label);
   }
-  strand::train::write_file_atomically(dir / (stem + ".fa"), fasta);
-  strand::train::write_file_atomically(dir / (stem + ".tsv"), tsv);
+  strand::io::write_file_atomically(dir / (stem + ".fa"), fasta);
+  strand::io::write_file_atomically(dir / (stem + ".tsv"), tsv);
 }
 
 }  // namespace

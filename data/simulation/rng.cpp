@@ -1,6 +1,8 @@
 // xoshiro256** (Blackman & Vigna) and sampling helpers.
 #include "data/simulation/rng.h"
 
+#include "core/splitmix64.h"
+
 #include <limits>
 #include <stdexcept>
 
@@ -11,16 +13,9 @@ constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (
 
 }  // namespace
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 Rng::Rng(std::uint64_t seed) {
   for (auto& word : s_) {
-    word = splitmix64(seed);
+    word = splitmix64_next(seed);
   }
 }
 

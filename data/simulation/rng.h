@@ -32,7 +32,4 @@ class Rng {
   std::array<std::uint64_t, 4> s_{};
 };
 
-/// One splitmix64 step: advances `state` and returns the mixed output.
-std::uint64_t splitmix64(std::uint64_t& state);
-
 }  // namespace strand::data

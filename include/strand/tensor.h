@@ -2,13 +2,13 @@
 //   #include <strand/tensor.h>
 #pragma once
 
-#include "tensor/device.h"
-#include "tensor/dtype.h"
-#include "tensor/dtype_dispatch.h"
-#include "tensor/error.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/dtype_dispatch.h"
+#include "core/error.h"
+#include "core/shape.h"
 #include "tensor/generator.h"
 #include "tensor/op_declarations.h"
 #include "tensor/op_registry.h"
 #include "tensor/ops.h"
-#include "tensor/shape.h"
 #include "tensor/tensor.h"

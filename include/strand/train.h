@@ -4,6 +4,7 @@
 #pragma once
 
 #include "strand/data.h"
+#include "strand/io.h"
 #include "strand/layers.h"
 #include "strand/optim.h"
 #include "train/callback.h"
@@ -12,5 +13,4 @@
 #include "train/fit.h"
 #include "train/metrics.h"
 #include "train/partial_epoch.h"
-#include "train/safetensors.h"
 #include "train/stop_signal.h"

@@ -5,11 +5,11 @@
 #include <atomic>
 #include <mutex>
 
+#include "core/dtype.h"
+#include "core/error.h"
 #include "kernels/cuda/cuda_allocator.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_stream.h"
-#include "tensor/dtype.h"
-#include "tensor/error.h"
 
 namespace strand::cuda {
 

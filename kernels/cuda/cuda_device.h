@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tensor/device.h"
+#include "core/device.h"
 
 namespace strand::cuda {
 

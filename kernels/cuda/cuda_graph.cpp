@@ -3,11 +3,11 @@
 
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/cuda/cuda_allocator.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_device.h"
 #include "kernels/cuda/cuda_stream.h"
-#include "tensor/error.h"
 
 namespace strand::cuda {
 

@@ -25,7 +25,7 @@
 #include <functional>
 #include <memory>
 
-#include "tensor/device.h"
+#include "core/device.h"
 
 namespace strand::cuda {
 

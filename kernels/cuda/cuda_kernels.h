@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
+#include "core/dtype.h"
 #include "kernels/cpu/conv1d_geometry.h"
-#include "tensor/dtype.h"
 
 namespace strand::kernels::cuda {
 

@@ -5,7 +5,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "tensor/device.h"
+#include "core/device.h"
 
 namespace strand::cuda {
 

@@ -1,9 +1,9 @@
 // CPU kernels for Conv1D: dense, one-hot gather, and the fused Conv1D+ReLU+GlobalMaxPool.
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "tensor/conv_geometry.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 namespace strand {

@@ -2,9 +2,9 @@
 // rules.
 #include <cmath>
 
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/elementwise.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 namespace strand {

@@ -1,7 +1,7 @@
 // CPU kernels for binary cross-entropy from logits.
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/bce.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 namespace strand {

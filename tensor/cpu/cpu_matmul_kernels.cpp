@@ -1,7 +1,7 @@
 // CPU kernel for 2-D matrix multiply (strided operands, so transposed views need no copy).
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/matmul.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 namespace strand {

@@ -1,7 +1,7 @@
 // CPU kernels for fill and copy (with dtype conversion, any strides).
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/elementwise.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 namespace strand {

@@ -1,7 +1,7 @@
 // CPU kernels for the SGD, Adam and RMSprop parameter updates.
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/optimizer_updates.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 
 #include <vector>

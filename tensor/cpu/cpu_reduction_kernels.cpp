@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/reduce.h"
 #include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/dtype_dispatch.h"
 #include "tensor/op_declarations.h"
 #include "tensor/reduction_layout.h"
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "cli_test_support.h"
-#include "train/safetensors.h"
+#include "io/safetensors.h"
 
 namespace strand::cli {
 namespace {
@@ -38,9 +38,9 @@ void write_fasta(const std::filesystem::path& path,
 // Rewrites float tensor `name` of a checkpoint as `value` everywhere into `out`.
 void write_with_tensor_value(const std::filesystem::path& in, const std::filesystem::path& out,
                              const std::string& name, float value) {
-  train::SafetensorsFile file = train::read_safetensors(in);
+  io::SafetensorsFile file = io::read_safetensors(in);
   bool found = false;
-  for (train::SafetensorsEntry& entry : file.entries) {
+  for (io::SafetensorsEntry& entry : file.entries) {
     if (entry.name != name) continue;
     REQUIRE(entry.dtype == "F32");
     for (size_t i = 0; i < entry.data.size(); i += sizeof(float)) {
@@ -49,7 +49,7 @@ void write_with_tensor_value(const std::filesystem::path& in, const std::filesys
     found = true;
   }
   REQUIRE_MESSAGE(found, "no tensor " << name);
-  train::write_safetensors(out, file.entries, file.metadata);
+  io::write_safetensors(out, file.entries, file.metadata);
 }
 
 TEST_CASE("predict: a negative --window, --batch-size 0 or --threads -1 is an error naming it") {

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "cli_test_support.h"
-#include "train/safetensors.h"
+#include "io/safetensors.h"
 
 namespace strand::cli {
 namespace {
@@ -16,16 +16,16 @@ using testing::write_text;
 // Sets metadata `key` of a checkpoint to `value`, in place.
 void set_metadata(const std::filesystem::path& path, const std::string& key,
                   const std::string& value) {
-  train::SafetensorsFile file = train::read_safetensors(path);
+  io::SafetensorsFile file = io::read_safetensors(path);
   file.metadata[key] = value;
-  train::write_safetensors(path, file.entries, file.metadata);
+  io::write_safetensors(path, file.entries, file.metadata);
 }
 
 TEST_CASE("resume: epochs_completed '-5' or '1x' in the checkpoint is refused naming it") {
   TempDir dir("resume-metadata");
   REQUIRE(run(tiny_run(dir, "r", 2)).status == 0);
   const auto last = dir.path() / "r" / "checkpoints" / "last.safetensors";
-  const train::SafetensorsFile original = train::read_safetensors(last);
+  const io::SafetensorsFile original = io::read_safetensors(last);
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"epochs_completed", "-5"},
                                                         {"epochs_completed", "1x"},
@@ -33,14 +33,14 @@ TEST_CASE("resume: epochs_completed '-5' or '1x' in the checkpoint is refused na
                                                         {"global_step", "16.0"},
                                                         {"early_stopping.wait", "0x"},
                                                         {"early_stopping.best", "0.5 "}}) {
-    train::write_safetensors(last, original.entries, original.metadata);
+    io::write_safetensors(last, original.entries, original.metadata);
     set_metadata(last, key, value);
     const auto result = run({"train", "--resume", dir.str("r"), "--epochs", "3"});
     CHECK(result.status == 1);
     CHECK_MESSAGE(result.err.find("'" + key + "' is '" + value + "'") != std::string::npos,
                   result.err);
   }
-  train::write_safetensors(last, original.entries, original.metadata);
+  io::write_safetensors(last, original.entries, original.metadata);
   const auto resumed = run({"train", "--resume", dir.str("r"), "--epochs", "3"});
   CHECK_MESSAGE(resumed.status == 0, resumed.err);
 }

@@ -10,13 +10,6 @@
 
 using strand::data::Rng;
 
-TEST_CASE("splitmix64 reference outputs") {
-  std::uint64_t state = 1234567;
-  CHECK(strand::data::splitmix64(state) == 6457827717110365317ull);
-  CHECK(strand::data::splitmix64(state) == 3203168211198807973ull);
-  CHECK(strand::data::splitmix64(state) == 9817491932198370423ull);
-}
-
 TEST_CASE("xoshiro256** stream for seed 42 is pinned") {
   // Computed with an independent Python transcription of the reference C code.
   Rng rng(42);

@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/atomic_file.h"
 #include "layers/dense.h"
 #include "layers/sequential.h"
-#include "train/atomic_file.h"
 #include "train/checkpoint.h"
 
 namespace strand::train {
+using namespace strand::io;  // the atomic writer and safetensors under test
 namespace {
 
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "io/safetensors.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
@@ -14,9 +15,9 @@
 #include "test_helpers.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
-#include "train/safetensors.h"
 
 namespace strand::train {
+using namespace strand::io;  // the atomic writer and safetensors under test
 namespace {
 
 Sequential make_model(uint64_t seed) {

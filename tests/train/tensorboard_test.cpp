@@ -14,14 +14,14 @@
 
 #include <doctest/doctest.h>
 
+#include "io/crc32c.h"
+#include "io/protobuf_encoder.h"
+#include "io/tfrecord.h"
 #include "support/test_paths.h"
-#include "train/crc32c.h"
-#include "train/protobuf_encoder.h"
-#include "train/tfrecord.h"
 
 namespace {
 
-using strand::train::crc32c;
+using strand::io::crc32c;
 
 std::vector<std::byte> bytes_of(std::string_view s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
@@ -54,11 +54,11 @@ std::vector<std::vector<std::byte>> read_tfrecords(const std::vector<std::byte>&
     REQUIRE(at + 12 <= data.size());
     const auto len = read_le(data, at, 8);
     const auto len_crc = static_cast<std::uint32_t>(read_le(data, at + 8, 4));
-    CHECK(len_crc == strand::train::mask_crc32c(crc32c(std::span(data).subspan(at, 8))));
+    CHECK(len_crc == strand::io::mask_crc32c(crc32c(std::span(data).subspan(at, 8))));
     REQUIRE(at + 12 + len + 4 <= data.size());
     const auto payload = std::span(data).subspan(at + 12, len);
     const auto data_crc = static_cast<std::uint32_t>(read_le(data, at + 12 + len, 4));
-    CHECK(data_crc == strand::train::mask_crc32c(crc32c(payload)));
+    CHECK(data_crc == strand::io::mask_crc32c(crc32c(payload)));
     records.emplace_back(payload.begin(), payload.end());
     at += 12 + len + 4;
   }
@@ -98,22 +98,22 @@ TEST_CASE("crc32c fast and portable paths agree for all lengths and offsets") {
   for (std::size_t off = 0; off < 9; ++off) {
     for (std::size_t len = 0; off + len <= data.size(); len += 7) {
       const auto s = std::span(data).subspan(off, len);
-      REQUIRE(crc32c(s) == strand::train::crc32c_extend_portable(0, s));
+      REQUIRE(crc32c(s) == strand::io::crc32c_extend_portable(0, s));
     }
   }
   // Extending in pieces equals one pass.
   const auto whole = crc32c(data);
-  const auto part = strand::train::crc32c_extend(crc32c(std::span(data).first(101)),
-                                                 std::span(data).subspan(101));
+  const auto part =
+      strand::io::crc32c_extend(crc32c(std::span(data).first(101)), std::span(data).subspan(101));
   CHECK(part == whole);
 }
 
 TEST_CASE("masked crc32c matches TensorFlow's") {
-  CHECK(strand::train::mask_crc32c(0xE3069283u) == 0xc78ab0e5u);
+  CHECK(strand::io::mask_crc32c(0xE3069283u) == 0xc78ab0e5u);
 }
 
 TEST_CASE("TFRecord framing bytes") {
-  const auto framed = strand::train::frame_tfrecord(bytes_of("hello"));
+  const auto framed = strand::io::frame_tfrecord(bytes_of("hello"));
   CHECK(to_hex(framed) == "0500000000000000eab2043e68656c6c6fbb1f1c19");
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("protobuf bytes of a scalar event") {
   CHECK(to_hex(event) == "0900001040fc54d941102a2a130a110a0a6c6f73732f747261696e150000003f");
   const auto version = strand::train::encode_file_version_event(1700000000.25);
   CHECK(to_hex(version) == "0900001040fc54d9411a0d627261696e2e4576656e743a32");
-  strand::train::ProtobufEncoder neg;
+  strand::io::ProtobufEncoder neg;
   neg.add_double(1, 1.0);
   neg.add_int64(2, -1);
   CHECK(to_hex(neg.bytes()) == "09000000000000f03f10ffffffffffffffffff01");

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace strand::train {
+namespace strand::io {
 
 /// One tensor: name, dtype ("F32", "F64", "U8", "I32", "I64"), shape and its little-endian
 /// bytes in row-major order.
@@ -117,4 +117,4 @@ std::vector<T> safetensors_values(const SafetensorsEntry& entry) {
   return out;
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

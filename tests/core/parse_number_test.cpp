@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "tensor/device.h"
-#include "tensor/error.h"
-#include "tensor/parse_number.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/parse_number.h"
 
 namespace strand {
 namespace {

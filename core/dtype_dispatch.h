@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "tensor/dtype.h"
-#include "tensor/error.h"
+#include "core/dtype.h"
+#include "core/error.h"
 
 namespace strand {
 

@@ -1,7 +1,7 @@
 // Shape helpers.
-#include "tensor/shape.h"
+#include "core/shape.h"
 
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace strand {
 

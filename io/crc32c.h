@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-namespace strand::train {
+namespace strand::io {
 
 /// Continues a CRC-32C over `data` starting from a previous result (0 for a fresh checksum).
 /// Uses the SSE4.2 crc32 instruction when compiled for it, else a slicing-by-8 table.
@@ -27,4 +27,4 @@ namespace strand::train {
   return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

@@ -1,5 +1,5 @@
 // AtomicFileWriter: POSIX temp-file + fsync + rename implementation.
-#include "train/atomic_file.h"
+#include "io/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-namespace strand::train {
+namespace strand::io {
 namespace {
 
 std::runtime_error io_error(std::string_view what, const std::filesystem::path& path, int err) {
@@ -169,4 +169,4 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
   writer.commit();
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

@@ -8,8 +8,11 @@
 
 namespace strand {
 
-/// Thrown for invalid arguments to the engine (shape, dtype or device mismatches, ...).
-/// The message names the op and what was expected versus found.
+/// The root of every exception strand throws: catching strand::Error catches them all.
+/// Thrown itself for invalid arguments to the engine (shape, dtype or device mismatches, ...),
+/// with a message naming the op and what was expected versus found. Derived: data::DataError
+/// (bad input files), cli::ConfigError (bad configuration), dist::DistError (failed
+/// collectives).
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -1,5 +1,5 @@
 // safetensors encoding/decoding with strict validation.
-#include "train/safetensors.h"
+#include "io/safetensors.h"
 
 #include <algorithm>
 #include <fstream>
@@ -11,9 +11,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "train/atomic_file.h"
+#include "io/atomic_file.h"
 
-namespace strand::train {
+namespace strand::io {
 namespace {
 
 constexpr std::string_view kMetadataKey = "__metadata__";
@@ -301,4 +301,4 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path) {
   return decode_safetensors(bytes, path.string());
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

@@ -1,5 +1,5 @@
 // CRC-32C: slicing-by-8 tables built at compile time, plus an SSE4.2 fast path.
-#include "train/crc32c.h"
+#include "io/crc32c.h"
 
 #include <array>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <nmmintrin.h>
 #endif
 
-namespace strand::train {
+namespace strand::io {
 namespace {
 
 constexpr std::uint32_t kPolyReflected = 0x82f63b78u;  // Castagnoli polynomial, bit-reversed
@@ -81,4 +81,4 @@ std::uint32_t crc32c_extend(std::uint32_t crc, std::span<const std::byte> data) 
 #endif
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strand::train {
+namespace strand::io {
 
 /// Appends protobuf fields in wire format to a byte buffer. Nested messages are encoded
 /// separately and added with add_message().
@@ -35,4 +35,4 @@ class ProtobufEncoder {
   std::vector<std::byte> bytes_;
 };
 
-}  // namespace strand::train
+}  // namespace strand::io

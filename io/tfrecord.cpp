@@ -1,11 +1,11 @@
 // TFRecord framing implementation.
-#include "train/tfrecord.h"
+#include "io/tfrecord.h"
 
 #include <cstdint>
 
-#include "train/crc32c.h"
+#include "io/crc32c.h"
 
-namespace strand::train {
+namespace strand::io {
 namespace {
 
 template <typename T>
@@ -27,4 +27,4 @@ std::vector<std::byte> frame_tfrecord(std::span<const std::byte> payload) {
   return out;
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

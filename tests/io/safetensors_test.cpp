@@ -1,5 +1,5 @@
 // safetensors round trip, layout, and rejection of every kind of corruption.
-#include "train/safetensors.h"
+#include "io/safetensors.h"
 
 #include <cmath>
 #include <fstream>
@@ -13,7 +13,7 @@
 
 namespace {
 
-using strand::train::SafetensorsEntry;
+using strand::io::SafetensorsEntry;
 
 // The tensors scripts/check_safetensors.py expects (keep the two in sync).
 std::vector<SafetensorsEntry> reference_entries() {
@@ -27,12 +27,12 @@ std::vector<SafetensorsEntry> reference_entries() {
   const std::vector<std::int64_t> step{(std::int64_t{1} << 40) + 7};
   const std::vector<float> empty;
   return {
-      strand::train::make_safetensors_entry<float>("conv1.weight", {2, 3}, weights),
-      strand::train::make_safetensors_entry<double>("conv1.bias", {3}, bias),
-      strand::train::make_safetensors_entry<std::uint8_t>("codes", {5}, codes),
-      strand::train::make_safetensors_entry<std::int32_t>("index", {2, 2}, index),
-      strand::train::make_safetensors_entry<std::int64_t>("step", {}, step),
-      strand::train::make_safetensors_entry<float>("empty", {0, 4}, empty),
+      strand::io::make_safetensors_entry<float>("conv1.weight", {2, 3}, weights),
+      strand::io::make_safetensors_entry<double>("conv1.bias", {3}, bias),
+      strand::io::make_safetensors_entry<std::uint8_t>("codes", {5}, codes),
+      strand::io::make_safetensors_entry<std::int32_t>("index", {2, 2}, index),
+      strand::io::make_safetensors_entry<std::int64_t>("step", {}, step),
+      strand::io::make_safetensors_entry<float>("empty", {0, 4}, empty),
   };
 }
 
@@ -55,7 +55,7 @@ std::vector<std::byte> craft(const std::string& header, std::size_t data_bytes) 
 // Decoding must fail with a message containing every string in `needles`.
 void expect_rejected(const std::vector<std::byte>& bytes, std::vector<std::string> needles) {
   try {
-    (void)strand::train::decode_safetensors(bytes, "model.safetensors");
+    (void)strand::io::decode_safetensors(bytes, "model.safetensors");
     FAIL("corrupt input accepted; expected an error mentioning ", needles.front());
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
@@ -74,13 +74,13 @@ TEST_CASE("safetensors round trip through a file keeps every field") {
   const auto dir = strand::test::output_dir_from_env("STRAND_KEEP_SAFETENSORS_DIR", tmp);
   const auto path = dir / "reference.safetensors";
   const auto entries = reference_entries();
-  strand::train::write_safetensors(path, entries, kMetadata);
+  strand::io::write_safetensors(path, entries, kMetadata);
   // Nothing but the target is left in the directory (the temp file was renamed).
   if (dir == tmp.path()) {
     CHECK(std::distance(std::filesystem::directory_iterator(dir),
                         std::filesystem::directory_iterator{}) == 1);
   }
-  const auto file = strand::train::read_safetensors(path);
+  const auto file = strand::io::read_safetensors(path);
   CHECK(file.metadata == kMetadata);
   REQUIRE(file.entries.size() == entries.size());
   for (const auto& want : entries) {
@@ -93,15 +93,15 @@ TEST_CASE("safetensors round trip through a file keeps every field") {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     CHECK(file.entries[i].name == entries[i].name);
   }
-  const auto bias = strand::train::safetensors_values<double>(file.at("conv1.bias"));
+  const auto bias = strand::io::safetensors_values<double>(file.at("conv1.bias"));
   CHECK(bias[2] == std::numbers::pi);
-  CHECK_THROWS_AS((void)strand::train::safetensors_values<float>(file.at("conv1.bias")),
+  CHECK_THROWS_AS((void)strand::io::safetensors_values<float>(file.at("conv1.bias")),
                   std::invalid_argument);
   CHECK_THROWS_AS((void)file.at("missing"), std::out_of_range);
 }
 
 TEST_CASE("safetensors layout: LE header length, space-padded JSON, aligned data") {
-  const auto bytes = strand::train::encode_safetensors(reference_entries(), kMetadata);
+  const auto bytes = strand::io::encode_safetensors(reference_entries(), kMetadata);
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) {
     n |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
@@ -126,20 +126,20 @@ TEST_CASE("safetensors layout: LE header length, space-padded JSON, aligned data
 TEST_CASE("safetensors writer rejects inconsistent entries") {
   auto entries = reference_entries();
   entries[0].data.pop_back();
-  CHECK_THROWS_AS((void)strand::train::encode_safetensors(entries), std::invalid_argument);
+  CHECK_THROWS_AS((void)strand::io::encode_safetensors(entries), std::invalid_argument);
   entries = reference_entries();
   entries[1].name = entries[0].name;
-  CHECK_THROWS_AS((void)strand::train::encode_safetensors(entries), std::invalid_argument);
+  CHECK_THROWS_AS((void)strand::io::encode_safetensors(entries), std::invalid_argument);
   entries = reference_entries();
   entries[2].dtype = "F16";
-  CHECK_THROWS_AS((void)strand::train::encode_safetensors(entries), std::invalid_argument);
+  CHECK_THROWS_AS((void)strand::io::encode_safetensors(entries), std::invalid_argument);
   entries = reference_entries();
   entries[0].name = "__metadata__";
-  CHECK_THROWS_AS((void)strand::train::encode_safetensors(entries), std::invalid_argument);
+  CHECK_THROWS_AS((void)strand::io::encode_safetensors(entries), std::invalid_argument);
 }
 
 TEST_CASE("safetensors reader rejects truncated files") {
-  const auto good = strand::train::encode_safetensors(reference_entries(), kMetadata);
+  const auto good = strand::io::encode_safetensors(reference_entries(), kMetadata);
   expect_rejected({good.begin(), good.begin() + 5}, {"too short"});
   expect_rejected({good.begin(), good.begin() + 40}, {"header length"});
   // Cut inside the data section: tensors at the end now run past it.
@@ -151,12 +151,12 @@ TEST_CASE("safetensors reader rejects truncated files") {
     out.write(reinterpret_cast<const char*>(good.data()), 30);
   }
   try {
-    (void)strand::train::read_safetensors(path);
+    (void)strand::io::read_safetensors(path);
     FAIL("truncated file accepted");
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()).find("cut.safetensors") != std::string::npos);
   }
-  CHECK_THROWS_AS((void)strand::train::read_safetensors(tmp.path() / "absent.safetensors"),
+  CHECK_THROWS_AS((void)strand::io::read_safetensors(tmp.path() / "absent.safetensors"),
                   std::runtime_error);
 }
 

@@ -1,9 +1,9 @@
 // Protobuf wire-format encoding.
-#include "train/protobuf_encoder.h"
+#include "io/protobuf_encoder.h"
 
 #include <bit>
 
-namespace strand::train {
+namespace strand::io {
 
 void ProtobufEncoder::add_varint(std::uint64_t value) {
   while (value >= 0x80) {
@@ -51,4 +51,4 @@ void ProtobufEncoder::add_message(std::uint32_t field, std::span<const std::byte
   bytes_.insert(bytes_.end(), encoded.begin(), encoded.end());
 }
 
-}  // namespace strand::train
+}  // namespace strand::io

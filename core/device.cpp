@@ -1,11 +1,11 @@
 // Device names and parsing.
-#include "tensor/device.h"
+#include "core/device.h"
 
 #include <limits>
 #include <optional>
 
-#include "tensor/error.h"
-#include "tensor/parse_number.h"
+#include "core/error.h"
+#include "core/parse_number.h"
 
 namespace strand {
 

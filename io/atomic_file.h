@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace strand::train {
+namespace strand::io {
 
 /// Writes a file so that readers only ever see the old contents or the complete new contents.
 ///
@@ -57,4 +57,4 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
 /// Atomically replaces `path` with `text` (see AtomicFileWriter).
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
-}  // namespace strand::train
+}  // namespace strand::io
