@@ -9,15 +9,15 @@
 #include <chrono>
 
 #include "kernels/cuda/conv_select.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_graph.h"
-#include "kernels/cuda/multi_tensor.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/losses.h"
 #include "layers/sequential.h"
 #include "optim/adam.h"
+#include "tensor/cuda/device.h"
+#include "tensor/cuda/graph.h"
+#include "tensor/cuda/multi_tensor.h"
 #include "tensor/op_declarations.h"
 #include "tensor/ops.h"
 

@@ -13,7 +13,7 @@
 
 #include "core/device.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/cuda_device.h"
+#include "tensor/cuda/device.h"
 #endif
 
 namespace strand::cli {

@@ -22,7 +22,7 @@
 #include "train/partial_epoch.h"
 #include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/cuda_allocator.h"
+#include "tensor/cuda/allocator.h"
 #endif
 
 namespace strand::cli {
@@ -160,7 +160,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   placement.world_size = run.world_size;
 #ifdef STRAND_WITH_CUDA
   // Batches land in pinned host memory so their copies to the GPU run asynchronously.
-  if (device.is_cuda()) placement.allocator = cuda::pinned_batch_allocator();
+  if (device.is_cuda()) placement.allocator = {cuda::pinned_allocate, cuda::pinned_release};
 #endif
 
   const RunData data = build_run_data(config);

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "dist/wait_policy.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/stream.h"
+#include "tensor/cuda/device.h"
 
 namespace strand::dist {
 

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "dist/communicator.h"
-#include "train/fit.h"
+#include "dist/distributed_strategy.h"
 
 namespace strand::dist {
 
-class StrategyBase : public train::DistributedStrategy {
+class StrategyBase : public DistributedStrategy {
  public:
   explicit StrategyBase(std::shared_ptr<Communicator> communicator);
   int rank() const override { return communicator_->rank(); }
@@ -48,7 +48,7 @@ struct StrategyConfig {
 struct DistributedRun {
   std::shared_ptr<Communicator> communicator;
   /// Null in a single process: fit() then runs its plain loop.
-  std::unique_ptr<train::DistributedStrategy> strategy;
+  std::unique_ptr<DistributedStrategy> strategy;
   int rank = 0;
   int world_size = 1;
   /// Where this rank's model lives: the configured device, or for a CUDA run under mpirun the

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/data_loader.h"
+#include "dist/distributed_strategy.h"
 #include "layers/losses.h"
 #include "layers/sequential.h"
 #include "optim/optimizer.h"
@@ -16,35 +17,8 @@
 
 namespace strand::train {
 
-/// Hooks through which fit() trains data-parallel (dist::MirroredStrategy,
-/// dist::ParameterAveraging). Without one, fit() is the single-process loop.
-class DistributedStrategy {
- public:
-  virtual ~DistributedStrategy() = default;
-  /// This process's rank, 0-based.
-  virtual int rank() const = 0;
-  /// The number of ranks.
-  virtual int world_size() const = 0;
-  /// Once before the first step: every rank starts from rank 0's parameters.
-  virtual void on_train_begin(Sequential& model, Optimizer& optimizer) = 0;
-  /// Before each backward pass (gradient hooks start collecting).
-  virtual void before_backward() {}
-  /// Between backward and optimizer.step(): gradients become the same on every rank.
-  virtual void finish_gradients() {}
-  /// After each optimizer.step().
-  virtual void after_step() {}
-  /// After an epoch's last step, before validation: parameters agree on every rank.
-  virtual void on_epoch_end() {}
-  /// Once after training ends normally (not when fit() throws).
-  virtual void on_train_end() {}
-  /// Element-wise sum over ranks (metric sums and counts).
-  virtual std::vector<double> sum(std::vector<double> values) = 0;
-  /// Every rank's values concatenated in rank order (scores and labels for auROC/auPRC).
-  virtual std::vector<double> all_gather(std::span<const double> values) = 0;
-  /// This rank failed on its own while its peers may wait in a collective for it: end the
-  /// whole job with `what` (does not return when there are other ranks).
-  virtual void on_local_failure(const std::string& what) = 0;
-};
+/// fit()'s data-parallel hooks (declared in dist/, which implements them).
+using dist::DistributedStrategy;
 
 /// The training loss stopped being finite (on any rank: all ranks throw it together).
 class TrainingDiverged : public Error {

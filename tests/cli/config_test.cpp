@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/cuda_device.h"
+#include "tensor/cuda/device.h"
 #endif
 
 #include <cstdlib>

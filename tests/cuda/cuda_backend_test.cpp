@@ -11,7 +11,8 @@
 #include "layers/sequential.h"
 #include "tensor/op_registry.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/cuda_allocator.h"
+#include "data/batch.h"
+#include "tensor/cuda/allocator.h"
 #endif
 
 using namespace strand;
@@ -94,7 +95,7 @@ TEST_CASE("cuda: fill on strided views") {
 #ifdef STRAND_WITH_CUDA
 TEST_CASE("cuda: pinned batch allocator and pinned tensors") {
   STRAND_REQUIRE_GPU();
-  const data::BatchAllocator allocator = cuda::pinned_batch_allocator();
+  const data::BatchAllocator allocator{cuda::pinned_allocate, cuda::pinned_release};
   void* block = allocator.allocate(1000);
   CHECK(cuda::is_pinned(block));
   CHECK(reinterpret_cast<uintptr_t>(block) % 64 == 0);

@@ -9,7 +9,7 @@
 #include "tensor/ops.h"
 #include "test_helpers.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/cuda_device.h"
+#include "tensor/cuda/device.h"
 #endif
 
 namespace strand::testing {

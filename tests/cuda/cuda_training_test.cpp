@@ -16,10 +16,10 @@
 #ifdef STRAND_WITH_CUDA
 #include <cuda_runtime_api.h>
 
-#include "kernels/cuda/cuda_allocator.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_graph.h"
-#include "kernels/cuda/multi_tensor.h"
+#include "tensor/cuda/allocator.h"
+#include "tensor/cuda/device.h"
+#include "tensor/cuda/graph.h"
+#include "tensor/cuda/multi_tensor.h"
 #endif
 
 using namespace strand;

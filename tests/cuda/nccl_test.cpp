@@ -10,7 +10,7 @@
 #include "tests/cuda/cuda_test_support.h"
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
 #include "dist/nccl_communicator.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/stream.h"
 #endif
 
 namespace strand::testing {

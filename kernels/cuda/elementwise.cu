@@ -2,7 +2,7 @@
 // pointwise backward rules, BCE from logits, and the fused optimizer updates.
 #include <cmath>
 
-#include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/common.cuh"
 #include "kernels/optimizer_math.h"
 
 namespace strand::kernels::cuda {

@@ -1,5 +1,5 @@
 // Device discovery, error reporting, per-device streams and library handles.
-#include "kernels/cuda/cuda_device.h"
+#include "tensor/cuda/device.h"
 
 #include <array>
 #include <atomic>
@@ -7,9 +7,9 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
-#include "kernels/cuda/cuda_allocator.h"
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/stream.h"
+#include "tensor/cuda/allocator.h"
 
 namespace strand::cuda {
 

@@ -6,10 +6,10 @@
 #include <mutex>
 #include <type_traits>
 
-#include "kernels/cuda/cuda_adapter_util.h"
-#include "kernels/cuda/cuda_allocator.h"
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_device.h"
+#include "kernels/cuda/check.h"
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/allocator.h"
+#include "tensor/cuda/device.h"
 #include "tensor/op_declarations.h"
 
 namespace strand::cuda {

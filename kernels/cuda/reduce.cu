@@ -1,5 +1,5 @@
 // CUDA kernels: sum over dimensions, max with first argmax, and the max backward scatter.
-#include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/common.cuh"
 
 namespace strand::kernels::cuda {
 namespace {

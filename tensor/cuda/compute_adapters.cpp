@@ -4,9 +4,9 @@
 #include <climits>
 #include <vector>
 
-#include "kernels/cuda/cuda_adapter_util.h"
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_device.h"
+#include "kernels/cuda/check.h"
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/device.h"
 #include "tensor/op_declarations.h"
 #include "tensor/reduction_layout.h"
 

@@ -11,14 +11,13 @@
 // (cudaGetDeviceCount: ...)"; out of memory names the request and the free/total bytes.
 //
 // Pinned host memory: pinned_allocate/pinned_release (cudaHostAlloc, cached by size) back
-// pinned_batch_allocator() for data::Loader batches and pinned_empty() tensors, so
+// the data loader's batches (a data::BatchAllocator of the two) and pinned_empty() tensors, so
 // host-to-device copies of batches run asynchronously at full PCIe/NVLink bandwidth.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "data/batch.h"
 #include "tensor/allocator.h"
 #include "tensor/tensor.h"
 
@@ -61,8 +60,6 @@ void release_cached_memory(Device device = Device::cuda());
 /// Page-locked host memory of at least `nbytes` (reuses released blocks of the same size).
 void* pinned_allocate(size_t nbytes);
 void pinned_release(void* pointer, size_t nbytes);
-/// A data::BatchAllocator handing out pinned host memory (pass it to the data loader).
-data::BatchAllocator pinned_batch_allocator();
 /// A CPU tensor in pinned memory.
 Tensor pinned_empty(const Shape& shape, DType dtype);
 /// True when `pointer` is page-locked host memory known to CUDA.

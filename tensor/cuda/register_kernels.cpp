@@ -4,10 +4,10 @@
 // tensor allocates before any op dispatch has run. Nothing here touches the CUDA runtime, so
 // a build with the backend starts fine on a machine without a GPU; the first CUDA allocation
 // then throws "CUDA requested but no CUDA device is available (...)".
-#include "kernels/cuda/cuda_adapter_util.h"
-#include "kernels/cuda/cuda_allocator.h"
-#include "kernels/cuda/multi_tensor.h"
 #include "tensor/allocator.h"
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/allocator.h"
+#include "tensor/cuda/multi_tensor.h"
 
 namespace strand {
 namespace {

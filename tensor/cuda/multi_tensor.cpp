@@ -1,11 +1,11 @@
 // Multi-tensor Adam on the device: parameters are packed kMultiTensorMax at a time into one
 // launch's argument block.
-#include "kernels/cuda/multi_tensor.h"
+#include "tensor/cuda/multi_tensor.h"
 
 #include <functional>
 
-#include "kernels/cuda/cuda_adapter_util.h"
-#include "kernels/cuda/cuda_device.h"
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/device.h"
 
 namespace strand::cuda {
 namespace {

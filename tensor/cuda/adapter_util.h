@@ -2,8 +2,8 @@
 // per-family registration functions called by register_cuda_kernels().
 #pragma once
 
-#include "kernels/cuda/cuda_kernels.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/kernels.h"
+#include "kernels/cuda/stream.h"
 #include "tensor/tensor.h"
 
 namespace strand::cuda {

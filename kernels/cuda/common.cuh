@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/kernels.h"
 
 namespace strand::kernels::cuda {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/conv_select.h"
-#include "kernels/cuda/cuda_adapter_util.h"
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_device.h"
 #include "tensor/conv_geometry.h"
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/device.h"
 #include "tensor/determinism.h"
 #include "tensor/op_declarations.h"
 

@@ -1,13 +1,13 @@
 // CUDA graph capture and replay on strand's stream.
-#include "kernels/cuda/cuda_graph.h"
+#include "tensor/cuda/graph.h"
 
 #include <vector>
 
 #include "core/error.h"
-#include "kernels/cuda/cuda_allocator.h"
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/stream.h"
+#include "tensor/cuda/allocator.h"
+#include "tensor/cuda/device.h"
 
 namespace strand::cuda {
 

@@ -1,5 +1,5 @@
 // The stream-ordered caching device allocator and the pinned host allocator.
-#include "kernels/cuda/cuda_allocator.h"
+#include "tensor/cuda/allocator.h"
 
 #include <atomic>
 #include <cstdint>
@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cuda_device.h"
-#include "kernels/cuda/cuda_stream.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/stream.h"
+#include "tensor/cuda/device.h"
 
 namespace strand::cuda {
 namespace {
@@ -244,11 +244,6 @@ void pinned_release(void* pointer, size_t nbytes) {
   const size_t rounded = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
   std::lock_guard lock(pinned_mutex());
   pinned_cache().emplace(rounded, pointer);
-}
-
-data::BatchAllocator pinned_batch_allocator() {
-  return {[](size_t nbytes) { return pinned_allocate(nbytes); },
-          [](void* pointer, size_t nbytes) { pinned_release(pointer, nbytes); }};
 }
 
 Tensor pinned_empty(const Shape& shape, DType dtype) {

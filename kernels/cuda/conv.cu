@@ -3,7 +3,7 @@
 // Geometry and contracts: kernels/cpu/conv1d_geometry.h, kernels/cpu/conv1d_onehot.h.
 #include <cfloat>
 
-#include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/common.cuh"
 
 namespace strand::kernels::cuda {
 namespace {

@@ -1,0 +1,43 @@
+# Fails the build when a library file includes a header of a folder above its own.
+#
+#   cmake -DSOURCE_DIR=<repo> -DSTAMP=<file> -P cmake/check_layering.cmake
+#
+# The layers, bottom up (docs/design.md): a folder may include its own headers and those of
+# the folders listed for it, nothing else. Sub-folders (kernels/cpu, tensor/cuda) belong to
+# their top folder. Includes of other top-level names (fmt/, nlohmann/, strand/ umbrellas in
+# include/) are not checked here.
+set(allowed_core core)
+set(allowed_kernels core kernels)
+set(allowed_io core io)
+set(allowed_tensor core kernels tensor)
+set(allowed_autograd core kernels tensor autograd)
+set(allowed_data core io data)
+set(allowed_layers core kernels tensor autograd layers)
+set(allowed_optim core kernels tensor autograd optim)
+set(allowed_dist core kernels tensor autograd layers optim dist)
+set(allowed_train core kernels io tensor autograd data layers optim dist train)
+set(allowed_cli core kernels io tensor autograd data layers optim dist train cli)
+set(layers core kernels io tensor autograd data layers optim dist train cli)
+
+set(violations "")
+foreach(layer IN LISTS layers)
+  file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${layer}/*.h
+       ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.cu ${SOURCE_DIR}/${layer}/*.cuh)
+  foreach(file IN LISTS files)
+    file(STRINGS ${SOURCE_DIR}/${file} includes REGEX "^#include \"[a-z_]+/")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^#include \"([a-z_]+)/.*" "\\1" target "${line}")
+      list(FIND layers ${target} is_layer)
+      list(FIND allowed_${layer} ${target} is_allowed)
+      if(is_layer GREATER_EQUAL 0 AND is_allowed LESS 0)
+        string(APPEND violations "\n  ${file}: ${line} (${layer}/ may include only: "
+               "${allowed_${layer}})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  message(FATAL_ERROR "upward includes break the layering of docs/design.md:${violations}")
+endif()
+file(WRITE ${STAMP} "layering ok\n")
