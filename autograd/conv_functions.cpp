@@ -5,7 +5,7 @@
 
 namespace strand {
 
-Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1dParams& params) {
+Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
   const Tensor xv = x.value(), wv = w.value();
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();
@@ -21,7 +21,7 @@ Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1dParams& para
   });
 }
 
-Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1dParams& params) {
+Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
   const Tensor xv = x.value(), wv = w.value();
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();
@@ -34,7 +34,7 @@ Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1dPar
         Tensor grad_w = Tensor::empty(wv.shape(), wv.dtype(), wv.device());
         Tensor grad_bias =
             has_bias ? Tensor::empty({wv.size(0)}, wv.dtype(), wv.device()) : Tensor();
-        dispatch<Conv1dReluMaxBackwardOp>(wv.device(), g, xv, wv, out, argmax, params, grad_x,
+        dispatch<Conv1DReluMaxBackwardOp>(wv.device(), g, xv, wv, out, argmax, params, grad_x,
                                           grad_w, grad_bias);
         std::vector<Tensor> grads = {grad_x, grad_w};
         if (has_bias) grads.push_back(grad_bias);

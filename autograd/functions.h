@@ -64,9 +64,9 @@ std::array<Var, N> chunk(const Var& x, int64_t dim) {
 // ---- Convolution -------------------------------------------------------------------------
 /// x: (B, C, L) float, or (B, L) uint8 base codes (one-hot gather path; w must be (O, 4, K)),
 /// w: (O, C, K), bias: (O) or undefined -> (B, O, L_out).
-Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1dParams& params);
+Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params);
 /// Fused relu(max_t conv1d(x)): (B, O). Same arguments as conv1d.
-Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1dParams& params);
+Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params);
 /// (B, C, L) -> (B, C): max over positions.
 Var global_max_pool1d(const Var& x);
 

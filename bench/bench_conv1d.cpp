@@ -19,15 +19,15 @@
 
 namespace {
 
-using strand::kernels::Conv1dGeometry;
+using strand::kernels::Conv1DGeometry;
 namespace cpu = strand::kernels::cpu;
 
 constexpr int64_t kBatch = 128, kChannels = 4, kLength = 500, kFilters = 16, kTaps = 15;
 
 // Random inputs, weights and upstream gradients of the reference shape, made once per benchmark.
 struct Problem {
-  Conv1dGeometry g = strand::conv_geometry({kBatch, kChannels, kLength},
-                                           {kFilters, kChannels, kTaps}, strand::Conv1dParams{});
+  Conv1DGeometry g = strand::conv_geometry({kBatch, kChannels, kLength},
+                                           {kFilters, kChannels, kTaps}, strand::Conv1DParams{});
   std::vector<uint8_t> codes;
   std::vector<float> one_hot, w, bias, out, grad_out, grad_x, grad_w, grad_bias, fused_out,
       fused_grad;

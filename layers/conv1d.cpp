@@ -37,8 +37,8 @@ void Conv1D::reset_parameters(Generator& generator) {
   if (bias_.defined()) bias_.mutable_value().zero_();
 }
 
-Conv1dParams Conv1D::params_for_length(int64_t /*length*/) const {
-  Conv1dParams params;
+Conv1DParams Conv1D::params_for_length(int64_t /*length*/) const {
+  Conv1DParams params;
   params.stride = options_.stride;
   params.dilation = options_.dilation;
   if (options_.padding == Padding::kSame) {
@@ -66,7 +66,7 @@ void Conv1D::check_input(const Shape& input) const {
 Shape Conv1D::output_shape(const Shape& input) const {
   check_input(input);
   const int64_t length = input.back();
-  const Conv1dParams p = params_for_length(length);
+  const Conv1DParams p = params_for_length(length);
   const int64_t span = length + p.pad_left + p.pad_right - p.dilation * (kernel_size_ - 1) - 1;
   STRAND_CHECK(span >= 0, "Conv1D(k={}): input length {} is shorter than the kernel", kernel_size_,
                length);

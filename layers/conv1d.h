@@ -32,7 +32,7 @@ class Conv1D : public Layer {
   void reset_parameters(Generator& generator) override;
 
   /// The kernel parameters for an input of `length` (resolves "same" padding).
-  Conv1dParams params_for_length(int64_t length) const;
+  Conv1DParams params_for_length(int64_t length) const;
   /// The weight, (C_out, C_in, K).
   const Var& weight() const { return weight_; }
   /// The bias, (C_out); undefined without bias.

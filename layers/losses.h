@@ -18,6 +18,11 @@ class Loss {
   virtual std::string name() const = 0;
   /// True when the loss expects logits (pre-sigmoid scores) rather than probabilities.
   virtual bool takes_logits() const { return false; }
+  /// The loss of one training batch with its label mask (same shape as target, 1 = valid,
+  /// 0 = ambiguous). A loss that has no masked form ignores the mask (the default).
+  virtual Var masked(const Var& prediction, const Var& target, const Tensor& /*mask*/) const {
+    return (*this)(prediction, target);
+  }
 };
 
 /// Mean BCE of logits: max(x,0) - x y + log(1 + exp(-|x|)). Feed it the model's output before
@@ -29,6 +34,10 @@ class BinaryCrossEntropy : public Loss {
   }
   std::string name() const override { return "binary_crossentropy"; }
   bool takes_logits() const override { return true; }
+  /// Ambiguous labels carry no loss: the mean is over the valid ones.
+  Var masked(const Var& logits, const Var& target, const Tensor& mask) const override {
+    return bce_with_logits(logits, target, mask);
+  }
 };
 
 /// Mean of (prediction - target)^2 over every element.

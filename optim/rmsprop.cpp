@@ -16,10 +16,10 @@ void RMSprop::update(size_t index, Var& parameter) {
   Tensor& square_avg = buffer(index, "square_avg");
   Tensor& grad_avg = options_.centered ? buffer(index, "grad_avg") : none_avg;
   Tensor& momentum = options_.momentum > 0 ? buffer(index, "momentum_buffer") : none_momentum;
-  RmspropParams params{learning_rate(),       options_.alpha,    options_.eps,
+  RMSpropParams params{learning_rate(),       options_.alpha,    options_.eps,
                        options_.weight_decay, options_.momentum, options_.centered};
   const Tensor grad = parameter.grad().contiguous();
-  dispatch<RmspropUpdateOp>(parameter.device(), parameter.mutable_value(), grad, square_avg,
+  dispatch<RMSpropUpdateOp>(parameter.device(), parameter.mutable_value(), grad, square_avg,
                             grad_avg, momentum, params);
 }
 

@@ -17,10 +17,10 @@ void SGD::update(size_t index, Var& parameter) {
   // PyTorch starts the momentum buffer as the first gradient, not as zero.
   const bool first_step = options_.momentum != 0.0 && !has_buffer(index, key);
   Tensor& momentum = options_.momentum != 0.0 ? buffer(index, key) : no_buffer;
-  SgdParams params{learning_rate(),       options_.momentum, options_.dampening,
+  SGDParams params{learning_rate(),       options_.momentum, options_.dampening,
                    options_.weight_decay, options_.nesterov, first_step};
   const Tensor grad = parameter.grad().contiguous();
-  dispatch<SgdUpdateOp>(parameter.device(), parameter.mutable_value(), grad, momentum, params);
+  dispatch<SGDUpdateOp>(parameter.device(), parameter.mutable_value(), grad, momentum, params);
 }
 
 }  // namespace strand

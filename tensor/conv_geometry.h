@@ -1,4 +1,4 @@
-// Builds the kernels' Conv1dGeometry from tensor shapes: input (B, C, L) or codes (B, L)
+// Builds the kernels' Conv1DGeometry from tensor shapes: input (B, C, L) or codes (B, L)
 // (C = 4), weight (O, C, K).
 #pragma once
 
@@ -7,14 +7,14 @@
 
 namespace strand {
 
-inline int64_t conv1d_out_length(int64_t length, int64_t kernel_size, const Conv1dParams& p) {
+inline int64_t conv1d_out_length(int64_t length, int64_t kernel_size, const Conv1DParams& p) {
   const int64_t span = length + p.pad_left + p.pad_right - p.dilation * (kernel_size - 1) - 1;
   return span < 0 ? 0 : span / p.stride + 1;
 }
 
-inline kernels::Conv1dGeometry conv_geometry(const Shape& input, const Shape& weight,
-                                             const Conv1dParams& p) {
-  kernels::Conv1dGeometry g;
+inline kernels::Conv1DGeometry conv_geometry(const Shape& input, const Shape& weight,
+                                             const Conv1DParams& p) {
+  kernels::Conv1DGeometry g;
   g.batch = input[0];
   g.in_channels = input.size() == 2 ? 4 : input[1];
   g.length = input.back();

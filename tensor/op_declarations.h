@@ -20,7 +20,7 @@ enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv, kMaximum, kGreater }
 
 /// Parameters shared by the Conv1D kernels. Input length L, output length
 /// L_out = (L + pad_left + pad_right - dilation * (K - 1) - 1) / stride + 1.
-struct Conv1dParams {
+struct Conv1DParams {
   int64_t stride = 1;     ///< step between output positions
   int64_t dilation = 1;   ///< spacing between taps
   int64_t pad_left = 0;   ///< zeros before the input
@@ -38,7 +38,7 @@ struct AdamParams {
   int64_t step;         ///< 1-based, for bias correction
 };
 /// Hyper-parameters of the fused SGD update.
-struct SgdParams {
+struct SGDParams {
   double lr;            ///< step size (SGDOptions::learning_rate)
   double momentum;      ///< momentum factor (0: plain SGD)
   double dampening;     ///< dampening of the momentum
@@ -47,7 +47,7 @@ struct SgdParams {
   bool first_step;      ///< momentum buffer starts as the gradient (PyTorch semantics)
 };
 /// Hyper-parameters of the fused RMSprop update.
-struct RmspropParams {
+struct RMSpropParams {
   double lr;            ///< step size (RMSpropOptions::learning_rate)
   double alpha;         ///< decay of the squared-gradient average
   double eps;           ///< added to the denominator
@@ -103,37 +103,37 @@ STRAND_DECLARE_OP(MatmulOp, "matmul", void(const Tensor& a, const Tensor& b, Ten
 
 // ---- Convolution ----------------------------------------------------------------------
 // x: (B, C, L), w: (O, C, K), bias: (O) or undefined -> out: (B, O, L_out)
-STRAND_DECLARE_OP(Conv1dOp, "conv1d",
+STRAND_DECLARE_OP(Conv1DOp, "conv1d",
                   void(const Tensor& x, const Tensor& w, const Tensor& bias,
-                       const Conv1dParams& params, Tensor& out));
+                       const Conv1DParams& params, Tensor& out));
 // grad_out: (B, O, L_out), w: (O, C, K) -> grad_x: (B, C, L)
-STRAND_DECLARE_OP(Conv1dBackwardInputOp, "conv1d_backward_input",
-                  void(const Tensor& grad_out, const Tensor& w, const Conv1dParams& params,
+STRAND_DECLARE_OP(Conv1DBackwardInputOp, "conv1d_backward_input",
+                  void(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
                        Tensor& grad_x));
 // grad_out: (B, O, L_out), x: (B, C, L) -> grad_w: (O, C, K)
-STRAND_DECLARE_OP(Conv1dBackwardWeightOp, "conv1d_backward_weight",
-                  void(const Tensor& grad_out, const Tensor& x, const Conv1dParams& params,
+STRAND_DECLARE_OP(Conv1DBackwardWeightOp, "conv1d_backward_weight",
+                  void(const Tensor& grad_out, const Tensor& x, const Conv1DParams& params,
                        Tensor& grad_w));
 // codes: (B, L) uint8 base codes (0..3 = A,C,G,T; anything else is N = all-zero one-hot),
 // w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications.
-STRAND_DECLARE_OP(Conv1dOneHotOp, "conv1d_onehot",
+STRAND_DECLARE_OP(Conv1DOneHotOp, "conv1d_onehot",
                   void(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1dParams& params, Tensor& out));
+                       const Conv1DParams& params, Tensor& out));
 // grad_out: (B, O, L_out), codes: (B, L) -> grad_w: (O, 4, K) (a scatter-add)
-STRAND_DECLARE_OP(Conv1dOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
-                  void(const Tensor& grad_out, const Tensor& codes, const Conv1dParams& params,
+STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
+                  void(const Tensor& grad_out, const Tensor& codes, const Conv1DParams& params,
                        Tensor& grad_w));
 // Fused relu(max_t conv1d(x)[b, o, t]): x: (B, C, L) float or (B, L) uint8 codes,
 // w: (O, C, K) -> out: (B, O), argmax: (B, O) int64 (first position of the max).
-STRAND_DECLARE_OP(Conv1dReluMaxOp, "conv1d_relu_max",
+STRAND_DECLARE_OP(Conv1DReluMaxOp, "conv1d_relu_max",
                   void(const Tensor& x, const Tensor& w, const Tensor& bias,
-                       const Conv1dParams& params, Tensor& out, Tensor& argmax));
+                       const Conv1DParams& params, Tensor& out, Tensor& argmax));
 // Backward of the fused op: only the argmax position of each (b, o) with out > 0 carries
 // gradient. grad_w/grad_bias are overwritten; grad_x (float x only; undefined for codes)
 // is overwritten.
-STRAND_DECLARE_OP(Conv1dReluMaxBackwardOp, "conv1d_relu_max_backward",
+STRAND_DECLARE_OP(Conv1DReluMaxBackwardOp, "conv1d_relu_max_backward",
                   void(const Tensor& grad_out, const Tensor& x, const Tensor& w, const Tensor& out,
-                       const Tensor& argmax, const Conv1dParams& params, Tensor& grad_x,
+                       const Tensor& argmax, const Conv1DParams& params, Tensor& grad_x,
                        Tensor& grad_w, Tensor& grad_bias));
 
 // ---- Losses ---------------------------------------------------------------------------
@@ -160,11 +160,11 @@ STRAND_DECLARE_OP(AdamScheduledUpdateOp, "adam_scheduled_update",
                        const std::vector<Tensor*>& exp_avgs,
                        const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& params_in,
                        Tensor& schedule));
-STRAND_DECLARE_OP(SgdUpdateOp, "sgd_update",
+STRAND_DECLARE_OP(SGDUpdateOp, "sgd_update",
                   void(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
-                       const SgdParams& params));
-STRAND_DECLARE_OP(RmspropUpdateOp, "rmsprop_update",
+                       const SGDParams& params));
+STRAND_DECLARE_OP(RMSpropUpdateOp, "rmsprop_update",
                   void(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                       Tensor& momentum_buffer, const RmspropParams& params));
+                       Tensor& momentum_buffer, const RMSpropParams& params));
 
 }  // namespace strand

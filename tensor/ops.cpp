@@ -261,7 +261,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
 namespace {
 // Checks x (B, C, L) or codes (B, L), w (O, C, K), bias (O); returns the output length.
 int64_t check_conv_args(const char* op, const Tensor& x, const Tensor& w, const Tensor& bias,
-                        const Conv1dParams& p) {
+                        const Conv1DParams& p) {
   check_defined(op, x);
   check_floating(op, w);
   check_rank(op, "weight (O, C, K)", w, 3);
@@ -297,41 +297,41 @@ int64_t check_conv_args(const char* op, const Tensor& x, const Tensor& w, const 
 }
 }  // namespace
 
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1dParams& params) {
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params) {
   const int64_t out_length = check_conv_args("conv1d", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
   if (x.dtype() == DType::kUInt8) {
-    dispatch<Conv1dOneHotOp>(x.device(), x, w, bias, params, out);
+    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out);
   } else {
-    dispatch<Conv1dOp>(x.device(), x, w, bias, params, out);
+    dispatch<Conv1DOp>(x.device(), x, w, bias, params, out);
   }
   return out;
 }
 
 Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shape& input_shape,
-                             const Conv1dParams& params) {
+                             const Conv1DParams& params) {
   Tensor grad_x = Tensor::empty(input_shape, w.dtype(), w.device());
-  dispatch<Conv1dBackwardInputOp>(w.device(), grad_out, w, params, grad_x);
+  dispatch<Conv1DBackwardInputOp>(w.device(), grad_out, w, params, grad_x);
   return grad_x;
 }
 
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
-                              const Conv1dParams& params) {
+                              const Conv1DParams& params) {
   Tensor grad_w = Tensor::empty(weight_shape, grad_out.dtype(), grad_out.device());
   if (x.dtype() == DType::kUInt8) {
-    dispatch<Conv1dOneHotBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
+    dispatch<Conv1DOneHotBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
   } else {
-    dispatch<Conv1dBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
+    dispatch<Conv1DBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
   }
   return grad_w;
 }
 
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
-                                          const Conv1dParams& params) {
+                                          const Conv1DParams& params) {
   check_conv_args("conv1d_relu_max", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0)}, w.dtype(), w.device());
   Tensor argmax = Tensor::empty({x.size(0), w.size(0)}, DType::kInt64, w.device());
-  dispatch<Conv1dReluMaxOp>(x.device(), x, w, bias, params, out, argmax);
+  dispatch<Conv1DReluMaxOp>(x.device(), x, w, bias, params, out, argmax);
   return {out, argmax};
 }
 

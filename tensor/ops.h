@@ -61,15 +61,15 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim);
 // ---- Convolution ------------------------------------------------------------------------
 /// x: (B, C, L) float -> (B, O, L_out); or codes (B, L) uint8 with w: (O, 4, K) through the
 /// one-hot gather kernel.
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1dParams& params);
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params);
 Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shape& input_shape,
-                             const Conv1dParams& params);
+                             const Conv1DParams& params);
 /// grad_w for float input or for codes (one-hot scatter).
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
-                              const Conv1dParams& params);
+                              const Conv1DParams& params);
 /// relu(max over positions of conv1d(x)): (out (B, O), argmax (B, O) int64).
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
-                                          const Conv1dParams& params);
+                                          const Conv1DParams& params);
 /// The expected one-hot float tensor (B, 4, L) of codes (B, L); N is all zeros.
 Tensor one_hot(const Tensor& codes, DType dtype = DType::kFloat32);
 

@@ -32,13 +32,9 @@ bool ends_in_sigmoid(const Sequential& model) {
   return model.size() > 0 && dynamic_cast<const Sigmoid*>(model.layer(model.size() - 1).get());
 }
 
-// The loss of one batch; BCE honours the label mask (ambiguous labels carry no loss).
+// The loss of one batch, with its label mask where the loss has a masked form (BCE).
 Var batch_loss(const Loss& loss, const Var& output, const TrainingBatch& batch) {
-  const Var targets(batch.labels.to(output.dtype()));
-  if (dynamic_cast<const BinaryCrossEntropy*>(&loss)) {
-    return bce_with_logits(output, targets, batch.label_mask);
-  }
-  return loss(output, targets);
+  return loss.masked(output, Var(batch.labels.to(output.dtype())), batch.label_mask);
 }
 
 void check_output_shape(const Var& output, const TrainingBatch& batch) {

@@ -28,7 +28,7 @@ void check_gradient() {
   };
   const std::vector<Var> inputs = {f64({2, 3, 9}), f64({2 * 4, 3, 5}), f64({2 * 4})};
   const auto fn = [](const std::vector<Var>& v) {
-    return my_lab::gate(conv1d(v[0], v[1], v[2], Conv1dParams{}));
+    return my_lab::gate(conv1d(v[0], v[1], v[2], Conv1DParams{}));
   };
   const GradcheckResult result = gradcheck(fn, inputs);
   if (!result.ok) std::printf("  %s\n", result.message.c_str());
@@ -43,7 +43,7 @@ void check_layer() {
   const Var x(Tensor::normal({2, 4, 20}, 0.0, 1.0, generator));
   const Var y = layer(x);
   const Var expected =
-      my_lab::gate(conv1d(x, layer.conv().weight(), layer.conv().bias(), Conv1dParams{}));
+      my_lab::gate(conv1d(x, layer.conv().weight(), layer.conv().bias(), Conv1DParams{}));
   double max_diff = 0.0;
   const auto got = y.value().to_vector<float>(), want = expected.value().to_vector<float>();
   for (size_t i = 0; i < got.size(); ++i)

@@ -13,7 +13,7 @@ struct ValidRange {
   int64_t first;
   int64_t last;
 };
-ValidRange valid_outputs(const Conv1dGeometry& g, int64_t k) {
+ValidRange valid_outputs(const Conv1DGeometry& g, int64_t k) {
   const int64_t shift = k * g.dilation - g.pad_left;  // position = t * stride + shift
   // first t with t * stride + shift >= 0
   int64_t first = shift >= 0 ? 0 : (-shift + g.stride - 1) / g.stride;
@@ -27,7 +27,7 @@ ValidRange valid_outputs(const Conv1dGeometry& g, int64_t k) {
 }  // namespace
 
 template <typename T>
-void conv1d_forward_reference(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
+void conv1d_forward_reference(const Conv1DGeometry& g, const T* x, const T* w, const T* bias,
                               T* out) {
   for (int64_t b = 0; b < g.batch; ++b) {
     for (int64_t o = 0; o < g.out_channels; ++o) {
@@ -48,7 +48,7 @@ void conv1d_forward_reference(const Conv1dGeometry& g, const T* x, const T* w, c
 }
 
 template <typename T>
-void conv1d_forward(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out) {
+void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out) {
   const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
   // Each (b, o) output row accumulates shifted input rows scaled by one weight: the inner
   // loop is a contiguous axpy when stride == 1.
@@ -78,7 +78,7 @@ void conv1d_forward(const Conv1dGeometry& g, const T* x, const T* w, const T* bi
 }
 
 template <typename T>
-void conv1d_backward_input_reference(const Conv1dGeometry& g, const T* grad_out, const T* w,
+void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out, const T* w,
                                      T* grad_x) {
   std::fill(grad_x, grad_x + g.batch * g.in_channels * g.length, T(0));
   for (int64_t b = 0; b < g.batch; ++b) {
@@ -99,7 +99,7 @@ void conv1d_backward_input_reference(const Conv1dGeometry& g, const T* grad_out,
 }
 
 template <typename T>
-void conv1d_backward_input(const Conv1dGeometry& g, const T* grad_out, const T* w, T* grad_x) {
+void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x) {
   const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
   // Each (b, c) input-gradient row is owned by one thread: no races.
 #pragma omp parallel for collapse(2) schedule(static) if (work >= kParallelGrain)
@@ -128,7 +128,7 @@ void conv1d_backward_input(const Conv1dGeometry& g, const T* grad_out, const T* 
 }
 
 template <typename T>
-void conv1d_backward_weight_reference(const Conv1dGeometry& g, const T* grad_out, const T* x,
+void conv1d_backward_weight_reference(const Conv1DGeometry& g, const T* grad_out, const T* x,
                                       T* grad_w) {
   std::fill(grad_w, grad_w + g.out_channels * g.in_channels * g.kernel_size, T(0));
   for (int64_t b = 0; b < g.batch; ++b) {
@@ -149,7 +149,7 @@ void conv1d_backward_weight_reference(const Conv1dGeometry& g, const T* grad_out
 }
 
 template <typename T>
-void conv1d_backward_weight(const Conv1dGeometry& g, const T* grad_out, const T* x, T* grad_w) {
+void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w) {
   const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
   // Each weight is a dot product of a grad_out row with a shifted input row, summed over b.
 #pragma omp parallel for collapse(2) schedule(static) if (work >= kParallelGrain)
@@ -176,14 +176,14 @@ void conv1d_backward_weight(const Conv1dGeometry& g, const T* grad_out, const T*
 }
 
 #define STRAND_INSTANTIATE_CONV1D(T)                                                               \
-  template void conv1d_forward_reference<T>(const Conv1dGeometry&, const T*, const T*, const T*,   \
+  template void conv1d_forward_reference<T>(const Conv1DGeometry&, const T*, const T*, const T*,   \
                                             T*);                                                   \
-  template void conv1d_forward<T>(const Conv1dGeometry&, const T*, const T*, const T*, T*);        \
-  template void conv1d_backward_input_reference<T>(const Conv1dGeometry&, const T*, const T*, T*); \
-  template void conv1d_backward_input<T>(const Conv1dGeometry&, const T*, const T*, T*);           \
-  template void conv1d_backward_weight_reference<T>(const Conv1dGeometry&, const T*, const T*,     \
+  template void conv1d_forward<T>(const Conv1DGeometry&, const T*, const T*, const T*, T*);        \
+  template void conv1d_backward_input_reference<T>(const Conv1DGeometry&, const T*, const T*, T*); \
+  template void conv1d_backward_input<T>(const Conv1DGeometry&, const T*, const T*, T*);           \
+  template void conv1d_backward_weight_reference<T>(const Conv1DGeometry&, const T*, const T*,     \
                                                     T*);                                           \
-  template void conv1d_backward_weight<T>(const Conv1dGeometry&, const T*, const T*, T*);
+  template void conv1d_backward_weight<T>(const Conv1DGeometry&, const T*, const T*, T*);
 STRAND_INSTANTIATE_CONV1D(float)
 STRAND_INSTANTIATE_CONV1D(double)
 #undef STRAND_INSTANTIATE_CONV1D

@@ -8,23 +8,23 @@
 namespace strand::kernels::cpu {
 
 template <typename T>
-void conv1d_forward_reference(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
+void conv1d_forward_reference(const Conv1DGeometry& g, const T* x, const T* w, const T* bias,
                               T* out);
 template <typename T>
-void conv1d_forward(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out);
+void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out);
 
 // grad_x: (B, C, L), overwritten.
 template <typename T>
-void conv1d_backward_input_reference(const Conv1dGeometry& g, const T* grad_out, const T* w,
+void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out, const T* w,
                                      T* grad_x);
 template <typename T>
-void conv1d_backward_input(const Conv1dGeometry& g, const T* grad_out, const T* w, T* grad_x);
+void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x);
 
 // grad_w: (O, C, K), overwritten.
 template <typename T>
-void conv1d_backward_weight_reference(const Conv1dGeometry& g, const T* grad_out, const T* x,
+void conv1d_backward_weight_reference(const Conv1DGeometry& g, const T* grad_out, const T* x,
                                       T* grad_w);
 template <typename T>
-void conv1d_backward_weight(const Conv1dGeometry& g, const T* grad_out, const T* x, T* grad_w);
+void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w);
 
 }  // namespace strand::kernels::cpu

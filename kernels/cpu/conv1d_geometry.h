@@ -1,4 +1,4 @@
-// Conv1dGeometry: the sizes every Conv1D kernel needs, as plain integers (kernels/ knows no
+// Conv1DGeometry: the sizes every Conv1D kernel needs, as plain integers (kernels/ knows no
 // Tensor). Input position of output t and tap k: t * stride + k * dilation - pad_left;
 // positions outside [0, length) read as zero (or as N for base codes).
 #pragma once
@@ -7,7 +7,7 @@
 
 namespace strand::kernels {
 
-struct Conv1dGeometry {
+struct Conv1DGeometry {
   int64_t batch = 0;         // B
   int64_t in_channels = 0;   // C (4 for one-hot DNA)
   int64_t length = 0;        // L

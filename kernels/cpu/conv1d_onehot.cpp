@@ -20,13 +20,13 @@ constexpr int64_t kCodes = 5;  // A, C, G, T, N
 // whose weights are zero and whose input reads as N.
 constexpr int64_t kPairCodes = kCodes * kCodes;
 
-int64_t tap_pairs(const Conv1dGeometry& g) { return (g.kernel_size + 1) / 2; }
+int64_t tap_pairs(const Conv1DGeometry& g) { return (g.kernel_size + 1) / 2; }
 
 // table (pairs, 25, O): table[q][c1 * 5 + c2][o] = w[o, c1, 2q] + w[o, c2, 2q + 1], an N code
 // or the virtual tap contributing zero. The O filters of one entry are contiguous, so the
 // gather adds whole rows, which vectorises.
 template <typename T>
-std::vector<T> pair_table(const Conv1dGeometry& g, const T* w) {
+std::vector<T> pair_table(const Conv1DGeometry& g, const T* w) {
   const int64_t n_out = g.out_channels;
   const int64_t pairs = tap_pairs(g);
   const auto weight = [&](int64_t o, int64_t base, int64_t k) {
@@ -48,7 +48,7 @@ std::vector<T> pair_table(const Conv1dGeometry& g, const T* w) {
 // The codes of one sample with the padding made explicit as N, so the inner loops need no
 // bounds checks: padded[j] is the code at input position j - pad_left. It extends one dilation
 // past the last real tap for the virtual tap of an odd kernel.
-void padded_codes(const Conv1dGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded) {
+void padded_codes(const Conv1DGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded) {
   const int64_t span = (g.out_length - 1) * g.stride + (2 * tap_pairs(g) - 1) * g.dilation + 1;
   padded.assign(static_cast<size_t>(std::max<int64_t>(span, 0)), kBaseN);
   // Only [first, last) maps into the input; a branch-free loop over it vectorises.
@@ -62,7 +62,7 @@ void padded_codes(const Conv1dGeometry& g, const uint8_t* codes, std::vector<uin
 // pair_codes[j] = padded[j] * 5 + padded[j + dilation]: the pair-table entry of the pair whose
 // first tap reads input index j. Pair q of output t reads pair_codes[t * stride + 2q * dilation].
 // Made once per sample; padded is scratch.
-void pair_codes(const Conv1dGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded,
+void pair_codes(const Conv1DGeometry& g, const uint8_t* codes, std::vector<uint8_t>& padded,
                 std::vector<uint8_t>& pair_codes_out) {
   padded_codes(g, codes, padded);
   const int64_t span = static_cast<int64_t>(padded.size()) - g.dilation;
@@ -98,7 +98,7 @@ constexpr int64_t block_positions() {
 
 // acc[p][o] = bias[o] + sum_q table[q][pair_codes[(t0 + p) * stride + 2q * dilation]][o].
 template <typename T, int64_t O, int64_t kBlock>
-inline void gather(const Conv1dGeometry& g, const T* table, const uint8_t* codes, int64_t t0,
+inline void gather(const Conv1DGeometry& g, const T* table, const uint8_t* codes, int64_t t0,
                    const T* bias, T (&acc)[kBlock][O]) {
   for (int64_t p = 0; p < kBlock; ++p) {
 #pragma omp simd
@@ -119,7 +119,7 @@ inline void gather(const Conv1dGeometry& g, const T* table, const uint8_t* codes
 
 // Runtime-O version of gather() for one position (filter counts without a specialisation).
 template <typename T>
-inline void gather_dynamic(const Conv1dGeometry& g, const T* table, const uint8_t* codes, int64_t t,
+inline void gather_dynamic(const Conv1DGeometry& g, const T* table, const uint8_t* codes, int64_t t,
                            const T* bias, T* acc) {
   const int64_t n_out = g.out_channels;
   if (bias) {
@@ -138,7 +138,7 @@ inline void gather_dynamic(const Conv1dGeometry& g, const T* table, const uint8_
 // Calls consume(t, acc) for every output position t of one sample, acc[o] being conv[o, t].
 // Positions go in increasing order (the fused max relies on it to keep the first argmax).
 template <typename T, int64_t O, typename Consume>
-inline void for_each_position(const Conv1dGeometry& g, const T* table, const uint8_t* codes,
+inline void for_each_position(const Conv1DGeometry& g, const T* table, const uint8_t* codes,
                               const T* bias, Consume&& consume) {
   constexpr int64_t kBlock = block_positions<T, O>();
   int64_t t = 0;
@@ -201,7 +201,7 @@ void one_hot_from_codes(int64_t batch, int64_t length, const uint8_t* codes, T* 
 }
 
 template <typename T>
-void conv1d_onehot_forward_reference(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_onehot_forward_reference(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                                      const T* bias, T* out) {
   std::vector<T> one_hot(static_cast<size_t>(g.batch * 4 * g.length));
   one_hot_from_codes(g.batch, g.length, codes, one_hot.data());
@@ -209,7 +209,7 @@ void conv1d_onehot_forward_reference(const Conv1dGeometry& g, const uint8_t* cod
 }
 
 template <typename T>
-void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const T* w, const T* bias,
+void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const T* w, const T* bias,
                            T* out) {
   const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
@@ -237,7 +237,7 @@ void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const 
 }
 
 template <typename T>
-void conv1d_onehot_backward_weight(const Conv1dGeometry& g, const T* grad_out, const uint8_t* codes,
+void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                                    T* grad_w) {
   std::fill(grad_w, grad_w + g.out_channels * 4 * g.kernel_size, T(0));
   // Each filter o owns its slice of grad_w, so threads split over o without races.
@@ -265,7 +265,7 @@ void conv1d_onehot_backward_weight(const Conv1dGeometry& g, const T* grad_out, c
 namespace {
 // relu(max) and first argmax over each (b, o) row of a conv output (B, O, L_out).
 template <typename T>
-void relu_max_rows(const Conv1dGeometry& g, const T* conv, T* out, int64_t* argmax) {
+void relu_max_rows(const Conv1DGeometry& g, const T* conv, T* out, int64_t* argmax) {
   for (int64_t row = 0; row < g.batch * g.out_channels; ++row) {
     const T* values = conv + row * g.out_length;
     int64_t best = 0;
@@ -279,7 +279,7 @@ void relu_max_rows(const Conv1dGeometry& g, const T* conv, T* out, int64_t* argm
 }  // namespace
 
 template <typename T>
-void conv1d_relu_max_onehot_reference(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_relu_max_onehot_reference(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                                       const T* bias, T* out, int64_t* argmax) {
   std::vector<T> conv(static_cast<size_t>(g.batch * g.out_channels * g.out_length));
   conv1d_onehot_forward_reference(g, codes, w, bias, conv.data());
@@ -310,7 +310,7 @@ struct RunningMax {
 };
 
 template <typename T>
-void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_relu_max_onehot(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                             const T* bias, T* out, int64_t* argmax) {
   const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
@@ -350,7 +350,7 @@ void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const
 }
 
 template <typename T>
-void conv1d_relu_max_dense_reference(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
+void conv1d_relu_max_dense_reference(const Conv1DGeometry& g, const T* x, const T* w, const T* bias,
                                      T* out, int64_t* argmax) {
   std::vector<T> conv(static_cast<size_t>(g.batch * g.out_channels * g.out_length));
   conv1d_forward_reference(g, x, w, bias, conv.data());
@@ -358,13 +358,13 @@ void conv1d_relu_max_dense_reference(const Conv1dGeometry& g, const T* x, const 
 }
 
 template <typename T>
-void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out,
+void conv1d_relu_max_dense(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out,
                            int64_t* argmax) {
   // One sample at a time through the fast dense conv keeps the activation map to (O, L_out).
   // Threads split the samples: one parallel region for the batch, instead of one per sample
   // inside conv1d_forward (which then runs single-threaded, nested), each thread with its own
   // activation buffer.
-  Conv1dGeometry one = g;
+  Conv1DGeometry one = g;
   one.batch = 1;
 #pragma omp parallel
   {
@@ -378,7 +378,7 @@ void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, cons
 }
 
 template <typename T>
-void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const uint8_t* codes,
+void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                               const T* x, const T* w, const T* out, const int64_t* argmax,
                               T* grad_x, T* grad_w, T* grad_bias) {
   const int64_t n_out = g.out_channels;
@@ -434,21 +434,21 @@ void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const 
 
 #define STRAND_INSTANTIATE_ONEHOT(T)                                                              \
   template void one_hot_from_codes<T>(int64_t, int64_t, const uint8_t*, T*);                      \
-  template void conv1d_onehot_forward_reference<T>(const Conv1dGeometry&, const uint8_t*,         \
+  template void conv1d_onehot_forward_reference<T>(const Conv1DGeometry&, const uint8_t*,         \
                                                    const T*, const T*, T*);                       \
-  template void conv1d_onehot_forward<T>(const Conv1dGeometry&, const uint8_t*, const T*,         \
+  template void conv1d_onehot_forward<T>(const Conv1DGeometry&, const uint8_t*, const T*,         \
                                          const T*, T*);                                           \
-  template void conv1d_onehot_backward_weight<T>(const Conv1dGeometry&, const T*, const uint8_t*, \
+  template void conv1d_onehot_backward_weight<T>(const Conv1DGeometry&, const T*, const uint8_t*, \
                                                  T*);                                             \
-  template void conv1d_relu_max_onehot_reference<T>(const Conv1dGeometry&, const uint8_t*,        \
+  template void conv1d_relu_max_onehot_reference<T>(const Conv1DGeometry&, const uint8_t*,        \
                                                     const T*, const T*, T*, int64_t*);            \
-  template void conv1d_relu_max_onehot<T>(const Conv1dGeometry&, const uint8_t*, const T*,        \
+  template void conv1d_relu_max_onehot<T>(const Conv1DGeometry&, const uint8_t*, const T*,        \
                                           const T*, T*, int64_t*);                                \
-  template void conv1d_relu_max_dense_reference<T>(const Conv1dGeometry&, const T*, const T*,     \
+  template void conv1d_relu_max_dense_reference<T>(const Conv1DGeometry&, const T*, const T*,     \
                                                    const T*, T*, int64_t*);                       \
-  template void conv1d_relu_max_dense<T>(const Conv1dGeometry&, const T*, const T*, const T*, T*, \
+  template void conv1d_relu_max_dense<T>(const Conv1DGeometry&, const T*, const T*, const T*, T*, \
                                          int64_t*);                                               \
-  template void conv1d_relu_max_backward<T>(const Conv1dGeometry&, const T*, const uint8_t*,      \
+  template void conv1d_relu_max_backward<T>(const Conv1DGeometry&, const T*, const uint8_t*,      \
                                             const T*, const T*, const T*, const int64_t*, T*, T*, \
                                             T*);
 STRAND_INSTANTIATE_ONEHOT(float)

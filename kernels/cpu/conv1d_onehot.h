@@ -20,36 +20,36 @@ namespace strand::kernels::cpu {
 
 /// Oracle: expands the codes to one-hot and runs the dense reference conv.
 template <typename T>
-void conv1d_onehot_forward_reference(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_onehot_forward_reference(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                                      const T* bias, T* out);
 template <typename T>
-void conv1d_onehot_forward(const Conv1dGeometry& g, const uint8_t* codes, const T* w, const T* bias,
+void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const T* w, const T* bias,
                            T* out);
 /// grad_w (O, 4, K), overwritten: grad_w[o, base, k] += grad_out[b, o, t].
 template <typename T>
-void conv1d_onehot_backward_weight(const Conv1dGeometry& g, const T* grad_out, const uint8_t* codes,
+void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                                    T* grad_w);
 
 /// Oracle for the fused op over codes: dense reference conv of the one-hot input, relu, max.
 template <typename T>
-void conv1d_relu_max_onehot_reference(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_relu_max_onehot_reference(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                                       const T* bias, T* out, int64_t* argmax);
 template <typename T>
-void conv1d_relu_max_onehot(const Conv1dGeometry& g, const uint8_t* codes, const T* w,
+void conv1d_relu_max_onehot(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                             const T* bias, T* out, int64_t* argmax);
 /// Oracle for the fused op over dense input.
 template <typename T>
-void conv1d_relu_max_dense_reference(const Conv1dGeometry& g, const T* x, const T* w, const T* bias,
+void conv1d_relu_max_dense_reference(const Conv1DGeometry& g, const T* x, const T* w, const T* bias,
                                      T* out, int64_t* argmax);
 template <typename T>
-void conv1d_relu_max_dense(const Conv1dGeometry& g, const T* x, const T* w, const T* bias, T* out,
+void conv1d_relu_max_dense(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out,
                            int64_t* argmax);
 
 /// Backward of the fused op. Only (b, o) with out > 0 carry gradient, through the window at
 /// argmax. grad_w (O, C, K) and grad_bias (O, or null) are overwritten; for dense input,
 /// grad_x (B, C, L, or null) is overwritten. codes != null selects the one-hot form (x unused).
 template <typename T>
-void conv1d_relu_max_backward(const Conv1dGeometry& g, const T* grad_out, const uint8_t* codes,
+void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                               const T* x, const T* w, const T* out, const int64_t* argmax,
                               T* grad_x, T* grad_w, T* grad_bias);
 

@@ -13,7 +13,7 @@ namespace {
 // One thread per output (b, o, t); consecutive threads share (b, o) so weight reads broadcast
 // and input reads coalesce.
 template <typename T>
-__global__ void conv_forward_kernel(Conv1dGeometry g, const T* __restrict__ x,
+__global__ void conv_forward_kernel(Conv1DGeometry g, const T* __restrict__ x,
                                     const T* __restrict__ w, const T* __restrict__ bias,
                                     T* __restrict__ out) {
   const int64_t n = g.batch * g.out_channels * g.out_length;
@@ -36,7 +36,7 @@ __global__ void conv_forward_kernel(Conv1dGeometry g, const T* __restrict__ x,
 
 // One thread per input element (b, c, l): gathers every (o, k) whose window covers l.
 template <typename T>
-__global__ void conv_backward_input_kernel(Conv1dGeometry g, const T* __restrict__ grad_out,
+__global__ void conv_backward_input_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                            const T* __restrict__ w, T* __restrict__ grad_x) {
   const int64_t n = g.batch * g.in_channels * g.length;
   STRAND_GRID_STRIDE_LOOP(i, n) {
@@ -60,7 +60,7 @@ __global__ void conv_backward_input_kernel(Conv1dGeometry g, const T* __restrict
 
 // One block per weight (o, c, k); threads split the (b, t) sum (double accumulation).
 template <typename T>
-__global__ void conv_backward_weight_kernel(Conv1dGeometry g, const T* __restrict__ grad_out,
+__global__ void conv_backward_weight_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                             const T* __restrict__ x, T* __restrict__ grad_w) {
   const int64_t weights = g.out_channels * g.in_channels * g.kernel_size;
   const int64_t terms = g.batch * g.out_length;
@@ -92,7 +92,7 @@ __global__ void add_bias_kernel(int64_t n, int64_t channels, int64_t length,
 // ---- One-hot gather Conv1D ------------------------------------------------------------------
 
 template <typename T>
-__global__ void onehot_forward_kernel(Conv1dGeometry g, const uint8_t* __restrict__ codes,
+__global__ void onehot_forward_kernel(Conv1DGeometry g, const uint8_t* __restrict__ codes,
                                       const T* __restrict__ w, const T* __restrict__ bias,
                                       T* __restrict__ out) {
   const int64_t n = g.batch * g.out_channels * g.out_length;
@@ -115,7 +115,7 @@ __global__ void onehot_forward_kernel(Conv1dGeometry g, const uint8_t* __restric
 
 // One block per (o, k); the four bases' sums are reduced together.
 template <typename T>
-__global__ void onehot_backward_weight_kernel(Conv1dGeometry g, const T* __restrict__ grad_out,
+__global__ void onehot_backward_weight_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                               const uint8_t* __restrict__ codes,
                                               T* __restrict__ grad_w) {
   const int64_t pairs = g.out_channels * g.kernel_size;
@@ -151,7 +151,7 @@ inline constexpr int kFusedThreads = 128;
 // (value, position) pairs, larger value first, smaller position on ties (first argmax).
 template <typename T>
 __global__ void __launch_bounds__(kFusedThreads)
-    relu_max_kernel(Conv1dGeometry g, const uint8_t* __restrict__ codes, const T* __restrict__ x,
+    relu_max_kernel(Conv1DGeometry g, const uint8_t* __restrict__ codes, const T* __restrict__ x,
                     const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out,
                     int64_t* __restrict__ argmax) {
   __shared__ T best_value[kFusedThreads / 32];
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(kFusedThreads)
 // grad_w (O, C, K) and grad_bias (O): one thread per weight (and per bias), summing over the
 // batch the upstream gradient of every open (out > 0) row through its argmax window.
 template <typename T>
-__global__ void relu_max_backward_weight_kernel(Conv1dGeometry g, const T* __restrict__ grad_out,
+__global__ void relu_max_backward_weight_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                                 const uint8_t* __restrict__ codes,
                                                 const T* __restrict__ x, const T* __restrict__ out,
                                                 const int64_t* __restrict__ argmax,
@@ -262,7 +262,7 @@ __global__ void relu_max_backward_weight_kernel(Conv1dGeometry g, const T* __res
 // grad_x (B, C, L): one thread per input element, gathering the open rows whose argmax window
 // covers it.
 template <typename T>
-__global__ void relu_max_backward_input_kernel(Conv1dGeometry g, const T* __restrict__ grad_out,
+__global__ void relu_max_backward_input_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                                const T* __restrict__ w, const T* __restrict__ out,
                                                const int64_t* __restrict__ argmax,
                                                T* __restrict__ grad_x) {
@@ -291,7 +291,7 @@ unsigned block_count(int64_t work) {
 
 }  // namespace
 
-void conv1d_forward(DType dtype, const Conv1dGeometry& g, const void* x, const void* w,
+void conv1d_forward(DType dtype, const Conv1DGeometry& g, const void* x, const void* w,
                     const void* bias, void* out, cudaStream_t stream) {
   const int64_t n = g.batch * g.out_channels * g.out_length;
   if (n == 0) return;
@@ -304,7 +304,7 @@ void conv1d_forward(DType dtype, const Conv1dGeometry& g, const void* x, const v
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_backward_input(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_backward_input(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                            const void* w, void* grad_x, cudaStream_t stream) {
   const int64_t n = g.batch * g.in_channels * g.length;
   if (n == 0) return;
@@ -316,7 +316,7 @@ void conv1d_backward_input(DType dtype, const Conv1dGeometry& g, const void* gra
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_backward_weight(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                             const void* x, void* grad_w, cudaStream_t stream) {
   const int64_t weights = g.out_channels * g.in_channels * g.kernel_size;
   if (weights == 0) return;
@@ -340,7 +340,7 @@ void add_channel_bias(DType dtype, int64_t batch, int64_t channels, int64_t leng
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_onehot_forward(DType dtype, const Conv1dGeometry& g, const uint8_t* codes,
+void conv1d_onehot_forward(DType dtype, const Conv1DGeometry& g, const uint8_t* codes,
                            const void* w, const void* bias, void* out, cudaStream_t stream) {
   const int64_t n = g.batch * g.out_channels * g.out_length;
   if (n == 0) return;
@@ -352,7 +352,7 @@ void conv1d_onehot_forward(DType dtype, const Conv1dGeometry& g, const uint8_t* 
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_onehot_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_onehot_backward_weight(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                                    const uint8_t* codes, void* grad_w, cudaStream_t stream) {
   const int64_t pairs = g.out_channels * g.kernel_size;
   if (pairs == 0) return;
@@ -364,7 +364,7 @@ void conv1d_onehot_backward_weight(DType dtype, const Conv1dGeometry& g, const v
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_relu_max(DType dtype, const Conv1dGeometry& g, const uint8_t* codes, const void* x,
+void conv1d_relu_max(DType dtype, const Conv1DGeometry& g, const uint8_t* codes, const void* x,
                      const void* w, const void* bias, void* out, int64_t* argmax,
                      cudaStream_t stream) {
   const int64_t rows = g.batch * g.out_channels;
@@ -378,7 +378,7 @@ void conv1d_relu_max(DType dtype, const Conv1dGeometry& g, const uint8_t* codes,
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void conv1d_relu_max_backward(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_relu_max_backward(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                               const uint8_t* codes, const void* x, const void* w, const void* out,
                               const int64_t* argmax, void* grad_x, void* grad_w, void* grad_bias,
                               cudaStream_t stream) {

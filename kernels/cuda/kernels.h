@@ -75,24 +75,24 @@ void max_backward(DType dtype, const void* grad, const int64_t* indices, const I
                   cudaStream_t stream);
 
 // ---- Convolution (contiguous operands; see kernels/cpu/conv1d*.h) ---------------------
-void conv1d_forward(DType dtype, const Conv1dGeometry& g, const void* x, const void* w,
+void conv1d_forward(DType dtype, const Conv1DGeometry& g, const void* x, const void* w,
                     const void* bias, void* out, cudaStream_t stream);
-void conv1d_backward_input(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_backward_input(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                            const void* w, void* grad_x, cudaStream_t stream);
-void conv1d_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_backward_weight(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                             const void* x, void* grad_w, cudaStream_t stream);
 /// out (B, O, L_out) += bias[o] (for library convolutions that leave the bias out).
 void add_channel_bias(DType dtype, int64_t batch, int64_t channels, int64_t length,
                       const void* bias, void* out, cudaStream_t stream);
-void conv1d_onehot_forward(DType dtype, const Conv1dGeometry& g, const uint8_t* codes,
+void conv1d_onehot_forward(DType dtype, const Conv1DGeometry& g, const uint8_t* codes,
                            const void* w, const void* bias, void* out, cudaStream_t stream);
-void conv1d_onehot_backward_weight(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_onehot_backward_weight(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                                    const uint8_t* codes, void* grad_w, cudaStream_t stream);
 /// Fused relu(max_t conv): codes != null selects the one-hot form (x unused).
-void conv1d_relu_max(DType dtype, const Conv1dGeometry& g, const uint8_t* codes, const void* x,
+void conv1d_relu_max(DType dtype, const Conv1DGeometry& g, const uint8_t* codes, const void* x,
                      const void* w, const void* bias, void* out, int64_t* argmax,
                      cudaStream_t stream);
-void conv1d_relu_max_backward(DType dtype, const Conv1dGeometry& g, const void* grad_out,
+void conv1d_relu_max_backward(DType dtype, const Conv1DGeometry& g, const void* grad_out,
                               const uint8_t* codes, const void* x, const void* w, const void* out,
                               const int64_t* argmax, void* grad_x, void* grad_w, void* grad_bias,
                               cudaStream_t stream);

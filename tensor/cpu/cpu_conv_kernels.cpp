@@ -16,7 +16,7 @@ const T* optional_data(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
 }
 
-void conv1d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1dParams& params,
+void conv1d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
                 Tensor& out) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
@@ -26,7 +26,7 @@ void conv1d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv
   });
 }
 
-void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Conv1dParams& params,
+void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
                                Tensor& grad_x) {
   const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
   const Tensor go = grad_out.contiguous(), wc = w.contiguous();
@@ -35,7 +35,7 @@ void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Co
   });
 }
 
-void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const Conv1dParams& params,
+void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const Conv1DParams& params,
                                 Tensor& grad_w) {
   const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous();
@@ -45,7 +45,7 @@ void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const C
 }
 
 void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1dParams& params, Tensor& out) {
+                       const Conv1DParams& params, Tensor& out) {
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_onehot", [&]<typename T>() {
@@ -55,7 +55,7 @@ void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
 }
 
 void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& codes,
-                                       const Conv1dParams& params, Tensor& grad_w) {
+                                       const Conv1DParams& params, Tensor& grad_w) {
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
   dispatch_floating(grad_w.dtype(), "conv1d_onehot_backward_weight", [&]<typename T>() {
@@ -64,7 +64,7 @@ void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& cod
 }
 
 void conv1d_relu_max_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                         const Conv1dParams& params, Tensor& out, Tensor& argmax) {
+                         const Conv1DParams& params, Tensor& out, Tensor& argmax) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_relu_max", [&]<typename T>() {
@@ -81,7 +81,7 @@ void conv1d_relu_max_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 void conv1d_relu_max_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& w,
                                   const Tensor& out, const Tensor& argmax,
-                                  const Conv1dParams& params, Tensor& grad_x, Tensor& grad_w,
+                                  const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
                                   Tensor& grad_bias) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
@@ -98,14 +98,14 @@ void conv1d_relu_max_backward_cpu(const Tensor& grad_out, const Tensor& x, const
 }  // namespace
 
 void register_cpu_conv_kernels() {
-  OpKernels<Conv1dOp>::register_kernel(DeviceType::kCPU, conv1d_cpu);
-  OpKernels<Conv1dBackwardInputOp>::register_kernel(DeviceType::kCPU, conv1d_backward_input_cpu);
-  OpKernels<Conv1dBackwardWeightOp>::register_kernel(DeviceType::kCPU, conv1d_backward_weight_cpu);
-  OpKernels<Conv1dOneHotOp>::register_kernel(DeviceType::kCPU, conv1d_onehot_cpu);
-  OpKernels<Conv1dOneHotBackwardWeightOp>::register_kernel(DeviceType::kCPU,
+  OpKernels<Conv1DOp>::register_kernel(DeviceType::kCPU, conv1d_cpu);
+  OpKernels<Conv1DBackwardInputOp>::register_kernel(DeviceType::kCPU, conv1d_backward_input_cpu);
+  OpKernels<Conv1DBackwardWeightOp>::register_kernel(DeviceType::kCPU, conv1d_backward_weight_cpu);
+  OpKernels<Conv1DOneHotOp>::register_kernel(DeviceType::kCPU, conv1d_onehot_cpu);
+  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(DeviceType::kCPU,
                                                            conv1d_onehot_backward_weight_cpu);
-  OpKernels<Conv1dReluMaxOp>::register_kernel(DeviceType::kCPU, conv1d_relu_max_cpu);
-  OpKernels<Conv1dReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
+  OpKernels<Conv1DReluMaxOp>::register_kernel(DeviceType::kCPU, conv1d_relu_max_cpu);
+  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
                                                       conv1d_relu_max_backward_cpu);
 }
 

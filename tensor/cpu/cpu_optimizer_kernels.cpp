@@ -39,7 +39,7 @@ void adam_scheduled_update_cpu(const std::vector<Tensor*>& params,
 }
 
 void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
-                    const SgdParams& p) {
+                    const SGDParams& p) {
   dispatch_floating(param.dtype(), "sgd_update", [&]<typename T>() {
     kernels::cpu::sgd_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
                                 optional_data<T>(momentum_buffer), p.lr, p.momentum, p.dampening,
@@ -48,7 +48,7 @@ void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
 }
 
 void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                        Tensor& momentum_buffer, const RmspropParams& p) {
+                        Tensor& momentum_buffer, const RMSpropParams& p) {
   dispatch_floating(param.dtype(), "rmsprop_update", [&]<typename T>() {
     kernels::cpu::rmsprop_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
                                     square_avg.data<T>(), optional_data<T>(grad_avg),
@@ -62,8 +62,8 @@ void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, T
 void register_cpu_optimizer_kernels() {
   OpKernels<AdamUpdateOp>::register_kernel(DeviceType::kCPU, adam_update_cpu);
   OpKernels<AdamScheduledUpdateOp>::register_kernel(DeviceType::kCPU, adam_scheduled_update_cpu);
-  OpKernels<SgdUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
-  OpKernels<RmspropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
+  OpKernels<SGDUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
+  OpKernels<RMSpropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
 }
 
 }  // namespace strand

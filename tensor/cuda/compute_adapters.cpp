@@ -204,14 +204,14 @@ void adam_cuda(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_a
                  p.weight_decay, p.step, stream_of(param));
 }
 
-void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SgdParams& p) {
+void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p) {
   k::sgd_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
                 optional_mut(momentum_buffer), p.lr, p.momentum, p.dampening, p.weight_decay,
                 p.nesterov, p.first_step, stream_of(param));
 }
 
 void rmsprop_cuda(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                  Tensor& momentum_buffer, const RmspropParams& p) {
+                  Tensor& momentum_buffer, const RMSpropParams& p) {
   k::rmsprop_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
                     square_avg.raw_data(), optional_mut(grad_avg), optional_mut(momentum_buffer),
                     p.lr, p.alpha, p.eps, p.weight_decay, p.momentum, p.centered, stream_of(param));
@@ -233,8 +233,8 @@ void register_cuda_compute_kernels() {
   OpKernels<BceWithLogitsOp>::register_kernel(kCuda, bce_cuda);
   OpKernels<BceWithLogitsBackwardOp>::register_kernel(kCuda, bce_backward_cuda);
   OpKernels<AdamUpdateOp>::register_kernel(kCuda, adam_cuda);
-  OpKernels<SgdUpdateOp>::register_kernel(kCuda, sgd_cuda);
-  OpKernels<RmspropUpdateOp>::register_kernel(kCuda, rmsprop_cuda);
+  OpKernels<SGDUpdateOp>::register_kernel(kCuda, sgd_cuda);
+  OpKernels<RMSpropUpdateOp>::register_kernel(kCuda, rmsprop_cuda);
 }
 
 }  // namespace strand::cuda

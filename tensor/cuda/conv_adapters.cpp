@@ -24,7 +24,7 @@ namespace strand::cuda {
 namespace {
 
 namespace k = kernels::cuda;
-using kernels::Conv1dGeometry;
+using kernels::Conv1DGeometry;
 
 enum class ConvPass { kForward = 0, kBackwardInput = 1, kBackwardWeight = 2 };
 const char* pass_name(ConvPass pass) {
@@ -60,7 +60,7 @@ SelectionState& selection() {
   return state;
 }
 
-std::string shape_key(ConvPass pass, const Conv1dGeometry& g, DType dtype) {
+std::string shape_key(ConvPass pass, const Conv1DGeometry& g, DType dtype) {
   return fmt::format("{} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
                      dtype_name(dtype), g.batch, g.in_channels, g.length, g.out_channels,
                      g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
@@ -87,7 +87,7 @@ cudnnHandle_t cudnn_handle(Device device) {
 // captured CUDA graph's workspace pointer valid across replays.
 class CudnnConv {
  public:
-  CudnnConv(const Conv1dGeometry& g, Device device, bool deterministic)
+  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic)
       : device_(device), deterministic_(deterministic) {
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
@@ -208,7 +208,7 @@ class CudnnConv {
 };
 
 // The plan of a shape; plans live until the process ends (one per distinct layer shape).
-CudnnConv& cudnn_plan(const Conv1dGeometry& g, Device device) {
+CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CudnnConv>> plans;
   const bool exact = deterministic();
@@ -222,7 +222,7 @@ CudnnConv& cudnn_plan(const Conv1dGeometry& g, Device device) {
 }
 #endif
 
-bool cudnn_can_run(const Conv1dGeometry& g, DType dtype, const Conv1dParams& p) {
+bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, const Conv1DParams& p) {
 #ifdef STRAND_WITH_CUDNN
   constexpr int64_t kIntMax = 1 << 30;
   return dtype == DType::kFloat32 && p.pad_left == p.pad_right && g.out_length > 0 &&
@@ -245,7 +245,7 @@ struct ScopedEvent {
 
 // Runs `own` or `library` per the policy and the remembered (or now measured) choice.
 template <typename Own, typename Library>
-void run_selected(ConvPass pass, const Conv1dGeometry& g, DType dtype, const Conv1dParams& p,
+void run_selected(ConvPass pass, const Conv1DGeometry& g, DType dtype, const Conv1DParams& p,
                   Device device, Own&& own, Library&& library) {
   if (!cudnn_can_run(g, dtype, p)) return own();
   SelectionState& state = selection();
@@ -292,7 +292,7 @@ void run_selected(ConvPass pass, const Conv1dGeometry& g, DType dtype, const Con
 
 // ---- Adapters ---------------------------------------------------------------------------------
 
-void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1dParams& params,
+void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
                  Tensor& out) {
   const Device device = out.device();
   require_device(device);
@@ -315,7 +315,7 @@ void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Con
       });
 }
 
-void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1dParams& params,
+void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
                                 Tensor& grad_x) {
   const Device device = grad_x.device();
   require_device(device);
@@ -335,7 +335,7 @@ void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const C
 }
 
 void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
-                                 const Conv1dParams& params, Tensor& grad_w) {
+                                 const Conv1DParams& params, Tensor& grad_w) {
   const Device device = grad_w.device();
   require_device(device);
   const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
@@ -354,7 +354,7 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
 }
 
 void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                        const Conv1dParams& params, Tensor& out) {
+                        const Conv1DParams& params, Tensor& out) {
   require_device(out.device());
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
@@ -364,7 +364,7 @@ void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias
 }
 
 void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
-                                        const Conv1dParams& params, Tensor& grad_w) {
+                                        const Conv1DParams& params, Tensor& grad_w) {
   require_device(grad_w.device());
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
@@ -373,7 +373,7 @@ void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& co
 }
 
 void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
-                          const Conv1dParams& params, Tensor& out, Tensor& argmax) {
+                          const Conv1DParams& params, Tensor& out, Tensor& argmax) {
   require_device(out.device());
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
@@ -386,7 +386,7 @@ void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 void conv1d_relu_max_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
                                    const Tensor& out, const Tensor& argmax,
-                                   const Conv1dParams& params, Tensor& grad_x, Tensor& grad_w,
+                                   const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
                                    Tensor& grad_bias) {
   require_device(grad_w.device());
   const auto g = conv_geometry(x.shape(), w.shape(), params);
@@ -432,14 +432,14 @@ std::vector<ConvChoice> conv_choices() {
 
 void register_cuda_conv_kernels() {
   constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<Conv1dOp>::register_kernel(kCuda, conv1d_cuda);
-  OpKernels<Conv1dBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
-  OpKernels<Conv1dBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
-  OpKernels<Conv1dOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
-  OpKernels<Conv1dOneHotBackwardWeightOp>::register_kernel(kCuda,
+  OpKernels<Conv1DOp>::register_kernel(kCuda, conv1d_cuda);
+  OpKernels<Conv1DBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
+  OpKernels<Conv1DBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
+  OpKernels<Conv1DOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
+  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(kCuda,
                                                            conv1d_onehot_backward_weight_cuda);
-  OpKernels<Conv1dReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
-  OpKernels<Conv1dReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
+  OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
+  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
 }
 
 }  // namespace strand::cuda

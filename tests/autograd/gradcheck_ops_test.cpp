@@ -193,10 +193,10 @@ TEST_CASE("gradcheck chunk") {
 }
 
 TEST_CASE("gradcheck conv1d (dense with stride, dilation, padding)") {
-  Conv1dParams valid;
+  Conv1DParams valid;
   expect_gradcheck([valid](auto& v) { return conv1d(v[0], v[1], v[2], valid); },
                    {param({2, 3, 11}, 46), param({4, 3, 3}, 47), param({4}, 48)});
-  Conv1dParams strided{2, 2, 3, 1};
+  Conv1DParams strided{2, 2, 3, 1};
   expect_gradcheck([strided](auto& v) { return conv1d(v[0], v[1], v[2], strided); },
                    {transposed_param({2, 3, 10}, 49), param({2, 3, 4}, 50), param({2}, 51)});
   expect_gradcheck([valid](auto& v) { return conv1d(v[0], v[1], Var(), valid); },
@@ -205,20 +205,20 @@ TEST_CASE("gradcheck conv1d (dense with stride, dilation, padding)") {
 
 TEST_CASE("gradcheck conv1d (one-hot base codes)") {
   const Var codes(random_codes(3, 20, 54));
-  Conv1dParams same{1, 1, 2, 2};
+  Conv1DParams same{1, 1, 2, 2};
   expect_gradcheck([&](auto& v) { return conv1d(v[2], v[0], v[1], same); },
                    {param({5, 4, 5}, 55), param({5}, 56), codes});
-  Conv1dParams strided{3, 2, 0, 0};
+  Conv1DParams strided{3, 2, 0, 0};
   expect_gradcheck([&](auto& v) { return conv1d(v[2], v[0], v[1], strided); },
                    {transposed_param({2, 4, 3}, 57), param({2}, 58), codes});
 }
 
 TEST_CASE("gradcheck conv1d_relu_max (fused, dense and base codes)") {
-  Conv1dParams params{1, 1, 1, 1};
+  Conv1DParams params{1, 1, 1, 1};
   expect_gradcheck([&](auto& v) { return conv1d_relu_max(v[0], v[1], v[2], params); },
                    {param({3, 2, 9}, 59), param({6, 2, 3}, 60), param({6}, 61)});
   const Var codes(random_codes(4, 30, 62));
-  expect_gradcheck([&](auto& v) { return conv1d_relu_max(v[2], v[0], v[1], Conv1dParams{}); },
+  expect_gradcheck([&](auto& v) { return conv1d_relu_max(v[2], v[0], v[1], Conv1DParams{}); },
                    {param({8, 4, 5}, 63), param({8}, 64), codes});
 }
 

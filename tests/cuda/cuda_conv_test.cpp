@@ -18,7 +18,7 @@ namespace {
 
 struct ConvCase {
   int64_t batch, channels, length, filters, kernel;
-  Conv1dParams params;
+  Conv1DParams params;
 };
 
 const ConvCase kCases[] = {
@@ -123,12 +123,12 @@ TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax o
         Tensor gx_cpu = dense ? Tensor::empty(x.shape(), dtype) : Tensor();
         Tensor gw_cpu = Tensor::empty(w.shape(), dtype),
                gb_cpu = Tensor::empty(bias.shape(), dtype);
-        dispatch<Conv1dReluMaxBackwardOp>(Device::cpu(), g, x, w, out_cpu, argmax_cpu, c.params,
+        dispatch<Conv1DReluMaxBackwardOp>(Device::cpu(), g, x, w, out_cpu, argmax_cpu, c.params,
                                           gx_cpu, gw_cpu, gb_cpu);
         Tensor gx_gpu = dense ? Tensor::empty(x.shape(), dtype, Device::cuda()) : Tensor();
         Tensor gw_gpu = Tensor::empty(w.shape(), dtype, Device::cuda());
         Tensor gb_gpu = Tensor::empty(bias.shape(), dtype, Device::cuda());
-        dispatch<Conv1dReluMaxBackwardOp>(Device::cuda(), gpu(g), gpu(x), gpu(w), gpu(out_cpu),
+        dispatch<Conv1DReluMaxBackwardOp>(Device::cuda(), gpu(g), gpu(x), gpu(w), gpu(out_cpu),
                                           gpu(argmax_cpu), c.params, gx_gpu, gw_gpu, gb_gpu);
         check_close(gw_gpu, gw_cpu, conv_tol(dtype), "fused grad_w");
         check_close(gb_gpu, gb_cpu, conv_tol(dtype), "fused grad_bias");

@@ -181,20 +181,20 @@ TEST_CASE("cuda: fused Adam, SGD and RMSprop updates match the CPU step for step
       });
       for (bool nesterov : {false, true}) {
         run_update(dtype, 1, [&](std::vector<Tensor>& st, const Tensor& grad, int s) {
-          const SgdParams p{0.1, 0.9, 0.0, wd, nesterov, s == 1};
-          dispatch<SgdUpdateOp>(st[0].device(), st[0], grad, st[1], p);
+          const SGDParams p{0.1, 0.9, 0.0, wd, nesterov, s == 1};
+          dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, st[1], p);
         });
       }
       run_update(dtype, 0, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
         Tensor none;
-        const SgdParams p{0.1, 0.0, 0.0, wd, false, false};
-        dispatch<SgdUpdateOp>(st[0].device(), st[0], grad, none, p);
+        const SGDParams p{0.1, 0.0, 0.0, wd, false, false};
+        dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, none, p);
       });
       for (bool centered : {false, true}) {
         for (double momentum : {0.0, 0.9}) {
           run_update(dtype, 3, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
-            const RmspropParams p{1e-2, 0.99, 1e-8, wd, momentum, centered};
-            dispatch<RmspropUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], st[3], p);
+            const RMSpropParams p{1e-2, 0.99, 1e-8, wd, momentum, centered};
+            dispatch<RMSpropUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], st[3], p);
           });
         }
       }

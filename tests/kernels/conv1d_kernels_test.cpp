@@ -12,12 +12,12 @@
 namespace strand {
 namespace {
 
-using kernels::Conv1dGeometry;
+using kernels::Conv1DGeometry;
 namespace cpu = kernels::cpu;
 
 struct Case {
   int64_t batch, in_channels, length, out_channels, kernel_size;
-  Conv1dParams params;
+  Conv1DParams params;
 };
 
 const std::vector<Case> kCases = {
@@ -27,7 +27,7 @@ const std::vector<Case> kCases = {
     {2, 3, 20, 6, 1, {1, 1, 0, 0}},   {1, 6, 25, 2, 7, {2, 2, 3, 3}},
 };
 
-Conv1dGeometry geometry(const Case& c) {
+Conv1DGeometry geometry(const Case& c) {
   return conv_geometry({c.batch, c.in_channels, c.length},
                        {c.out_channels, c.in_channels, c.kernel_size}, c.params);
 }
@@ -63,7 +63,7 @@ double max_diff(const std::vector<T>& a, const std::vector<T>& b) {
 TEST_CASE_TEMPLATE("dense conv1d fast kernels match the oracle", T, float, double) {
   const double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-11;
   for (const Case& c : kCases) {
-    const Conv1dGeometry g = geometry(c);
+    const Conv1DGeometry g = geometry(c);
     CAPTURE(c.length);
     CAPTURE(c.kernel_size);
     const auto x = random_values<T>(g.batch * g.in_channels * g.length, 1);
@@ -90,7 +90,7 @@ TEST_CASE_TEMPLATE("one-hot gather conv1d matches the dense oracle on expanded c
   const double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-11;
   for (Case c : kCases) {
     c.in_channels = 4;
-    const Conv1dGeometry g = geometry(c);
+    const Conv1DGeometry g = geometry(c);
     const auto codes = random_codes(g.batch * g.length, 5);
     const auto w = random_values<T>(g.out_channels * 4 * g.kernel_size, 6);
     const auto bias = random_values<T>(g.out_channels, 7);
@@ -115,7 +115,7 @@ TEST_CASE_TEMPLATE("fused conv1d relu globalmaxpool matches conv then relu then 
   for (Case c : kCases) {
     for (bool use_codes : {true, false}) {
       if (use_codes) c.in_channels = 4;
-      const Conv1dGeometry g = geometry(c);
+      const Conv1DGeometry g = geometry(c);
       const auto codes = random_codes(g.batch * g.length, 9);
       const auto x = random_values<T>(g.batch * g.in_channels * g.length, 10);
       const auto w = random_values<T>(g.out_channels * g.in_channels * g.kernel_size, 11);
