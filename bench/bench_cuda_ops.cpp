@@ -126,7 +126,7 @@ void BM_AdamUpdate(benchmark::State& state) {
     mm.push_back(&m[i]);
     vv.push_back(&v[i]);
   }
-  const AdamParams params{1e-3, 0.9, 0.999, 1e-7, 0.0, 1};
+  const AdamParams params{{1e-3, 0.9, 0.999, 1e-7, 0.0}, 1};
   time_loop(state, [&] {
     if (multi) {
       cuda::adam_update_multi(pp, gg, mm, vv, params);

@@ -21,6 +21,17 @@
 
 namespace strand::kernels {
 
+/// Adam's hyper-parameters, written once: optim's AdamOptions is this struct (these defaults
+/// are the user's), AdamUpdateOp carries it, and the CPU and CUDA launchers take it.
+/// eps defaults to 1e-7, Keras's default (see optim/adam.h for why).
+struct AdamHyperParameters {
+  double learning_rate = 1e-3;  ///< step size
+  double beta1 = 0.9;           ///< decay of the first moment
+  double beta2 = 0.999;         ///< decay of the second moment
+  double eps = 1e-7;            ///< added to the denominator
+  double weight_decay = 0.0;    ///< L2 penalty added to the gradient
+};
+
 /// `buffer` is unused when momentum == 0.
 template <typename T>
 STRAND_HOST_DEVICE inline void sgd_element(T& param, T grad, T* buffer, double lr, double momentum,

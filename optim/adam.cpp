@@ -14,11 +14,16 @@ Adam::Adam(std::vector<Var> parameters, AdamOptions options)
   STRAND_CHECK(options.eps > 0, "Adam: eps must be positive, got {}", options.eps);
 }
 
+AdamOptions Adam::current_hyper_parameters() const {
+  AdamOptions now = options_;
+  now.learning_rate = learning_rate();  // after any schedule
+  return now;
+}
+
 void Adam::update(size_t index, Var& parameter) {
   Tensor& exp_avg = buffer(index, "exp_avg");
   Tensor& exp_avg_sq = buffer(index, "exp_avg_sq");
-  AdamParams params{learning_rate(), options_.beta1,        options_.beta2,
-                    options_.eps,    options_.weight_decay, step_count()};
+  const AdamParams params{current_hyper_parameters(), step_count()};
   const Tensor grad = parameter.grad().contiguous();
   dispatch<AdamUpdateOp>(parameter.device(), parameter.mutable_value(), grad, exp_avg, exp_avg_sq,
                          params);
@@ -63,8 +68,7 @@ void Adam::update_all(const std::vector<size_t>& active) {
     values.push_back(&params[i].mutable_value());
     grads.push_back(&params[i].grad());
   }
-  const AdamParams hyper{learning_rate(), options_.beta1,        options_.beta2,
-                         options_.eps,    options_.weight_decay, step_count()};
+  const AdamParams hyper{current_hyper_parameters(), step_count()};
   dispatch<AdamScheduledUpdateOp>(device, values, grads, exp_avgs, exp_avg_sqs, hyper, schedule_);
 }
 

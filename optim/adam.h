@@ -6,18 +6,14 @@
 // jumping by a full learning rate. Pass 1e-8 to reproduce torch.optim.Adam exactly.
 #pragma once
 
+#include "kernels/optimizer_math.h"
 #include "optim/optimizer.h"
 
 namespace strand {
 
-/// Hyper-parameters of Adam (PyTorch's names and formula).
-struct AdamOptions {
-  double learning_rate = 1e-3;  ///< step size
-  double beta1 = 0.9;           ///< decay of the first moment
-  double beta2 = 0.999;         ///< decay of the second moment
-  double eps = 1e-7;            ///< added to the denominator (Keras default)
-  double weight_decay = 0.0;    ///< L2 penalty added to the gradient
-};
+/// Hyper-parameters of Adam (PyTorch's names and formula; eps defaults to Keras's 1e-7). One
+/// struct from here down to the kernels (kernels/optimizer_math.h).
+using AdamOptions = kernels::AdamHyperParameters;
 
 /// Adam with bias correction and optional L2 weight decay.
 class Adam : public Optimizer {
@@ -35,6 +31,9 @@ class Adam : public Optimizer {
   void on_state_loaded() override { schedule_ = Tensor(); }
 
  private:
+  // The options with the learning rate in force now (schedules change it).
+  AdamOptions current_hyper_parameters() const;
+
   AdamOptions options_;
   // float64 [learning rate, step] on the parameters' device, advanced by the update kernel
   // itself; made from the host values on first use and after load_state().

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/optimizer_math.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 
@@ -27,15 +28,11 @@ struct Conv1DParams {
   int64_t pad_right = 0;  ///< zeros after the input
 };
 
-/// Hyper-parameters of the fused optimizer updates (one struct so every backend sees the
-/// same fields).
+/// One fused Adam update: the hyper-parameters (learning_rate: the current one, after any
+/// schedule) and the step.
 struct AdamParams {
-  double lr;            ///< step size (AdamOptions::learning_rate)
-  double beta1;         ///< decay of the first moment
-  double beta2;         ///< decay of the second moment
-  double eps;           ///< added to the denominator
-  double weight_decay;  ///< L2 penalty added to the gradient
-  int64_t step;         ///< 1-based, for bias correction
+  kernels::AdamHyperParameters hyper;
+  int64_t step = 1;  ///< 1-based, for bias correction
 };
 /// Hyper-parameters of the fused SGD update.
 struct SGDParams {
@@ -153,8 +150,8 @@ STRAND_DECLARE_OP(AdamUpdateOp, "adam_update",
 /// `schedule` (float64 [lr, step], on the parameters' device) and the step advanced by the op
 /// itself: a CUDA graph that captured it replays later steps with the right bias correction
 /// and the learning rate the host last wrote into schedule[0]. params[i], grads[i],
-/// exp_avgs[i], exp_avg_sqs[i]: contiguous, one dtype and one device. AdamParams::lr and
-/// ::step are ignored.
+/// exp_avgs[i], exp_avg_sqs[i]: contiguous, one dtype and one device.
+/// AdamParams::hyper.learning_rate and ::step are ignored.
 STRAND_DECLARE_OP(AdamScheduledUpdateOp, "adam_scheduled_update",
                   void(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads,
                        const std::vector<Tensor*>& exp_avgs,

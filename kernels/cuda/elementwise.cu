@@ -303,16 +303,17 @@ void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, cons
 }
 
 void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
-                 void* exp_avg_sq, double lr, double beta1, double beta2, double eps,
-                 double weight_decay, int64_t step, cudaStream_t stream) {
+                 void* exp_avg_sq, const AdamHyperParameters& h, int64_t step,
+                 cudaStream_t stream) {
   if (n == 0) return;
-  const double bias1 = 1.0 - std::pow(beta1, static_cast<double>(step));
-  const double bias2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+  const double bias1 = 1.0 - std::pow(h.beta1, static_cast<double>(step));
+  const double bias2 = 1.0 - std::pow(h.beta2, static_cast<double>(step));
   dispatch_float(dtype, "adam_update", [&](auto tag) {
     using T = decltype(tag);
     adam_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(exp_avg),
-        static_cast<T*>(exp_avg_sq), lr / bias1, beta1, beta2, std::sqrt(bias2), eps, weight_decay);
+        static_cast<T*>(exp_avg_sq), h.learning_rate / bias1, h.beta1, h.beta2, std::sqrt(bias2),
+        h.eps, h.weight_decay);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
@@ -344,17 +345,17 @@ void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void*
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1, double beta2,
-                       double eps, double weight_decay, int64_t step, cudaStream_t stream) {
+void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameters& h, int64_t step,
+                       cudaStream_t stream) {
   if (args.count == 0) return;
   int64_t largest = 0;
   for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
   if (largest == 0) return;
-  const double bias1 = 1.0 - std::pow(beta1, static_cast<double>(step));
-  const double bias2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+  const double bias1 = 1.0 - std::pow(h.beta1, static_cast<double>(step));
+  const double bias2 = 1.0 - std::pow(h.beta2, static_cast<double>(step));
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
-  adam_multi_kernel<<<grid, kThreads, 0, stream>>>(args, lr / bias1, beta1, beta2, std::sqrt(bias2),
-                                                   eps, weight_decay);
+  adam_multi_kernel<<<grid, kThreads, 0, stream>>>(args, h.learning_rate / bias1, h.beta1, h.beta2,
+                                                   std::sqrt(bias2), h.eps, h.weight_decay);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
@@ -364,15 +365,14 @@ void adam_schedule_advance(double* schedule, cudaStream_t stream) {
 }
 
 void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
-                                 double beta1, double beta2, double eps, double weight_decay,
-                                 cudaStream_t stream) {
+                                 const AdamHyperParameters& h, cudaStream_t stream) {
   if (args.count == 0) return;
   int64_t largest = 0;
   for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
   if (largest == 0) return;
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
-  adam_multi_scheduled_kernel<<<grid, kThreads, 0, stream>>>(args, schedule, beta1, beta2, eps,
-                                                             weight_decay);
+  adam_multi_scheduled_kernel<<<grid, kThreads, 0, stream>>>(args, schedule, h.beta1, h.beta2,
+                                                             h.eps, h.weight_decay);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/dtype.h"
 #include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/optimizer_math.h"
 
 namespace strand::kernels::cuda {
 
@@ -105,8 +106,8 @@ void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, cons
 
 // ---- Optimizer updates (contiguous, in place; double arithmetic as on the CPU) ----------
 void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
-                 void* exp_avg_sq, double lr, double beta1, double beta2, double eps,
-                 double weight_decay, int64_t step, cudaStream_t stream);
+                 void* exp_avg_sq, const AdamHyperParameters& hyper, int64_t step,
+                 cudaStream_t stream);
 void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
                 double momentum, double dampening, double weight_decay, bool nesterov,
                 bool first_step, cudaStream_t stream);
@@ -124,13 +125,13 @@ struct MultiTensorAdamArgs {
   float* exp_avg_sq[kMultiTensorMax];
   int64_t numel[kMultiTensorMax];
 };
-void adam_update_multi(const MultiTensorAdamArgs& args, double lr, double beta1, double beta2,
-                       double eps, double weight_decay, int64_t step, cudaStream_t stream);
+void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameters& hyper,
+                       int64_t step, cudaStream_t stream);
 /// schedule: device float64 [lr, step]. advance adds 1 to the step; the update reads both, so
 /// a captured CUDA graph replays with the current values instead of frozen kernel arguments.
 void adam_schedule_advance(double* schedule, cudaStream_t stream);
+/// hyper.learning_rate is not used: the schedule holds the learning rate.
 void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
-                                 double beta1, double beta2, double eps, double weight_decay,
-                                 cudaStream_t stream);
+                                 const AdamHyperParameters& hyper, cudaStream_t stream);
 
 }  // namespace strand::kernels::cuda

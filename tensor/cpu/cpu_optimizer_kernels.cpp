@@ -18,8 +18,7 @@ void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor&
                      const AdamParams& p) {
   dispatch_floating(param.dtype(), "adam_update", [&]<typename T>() {
     kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(), exp_avg.data<T>(),
-                                 exp_avg_sq.data<T>(), p.lr, p.beta1, p.beta2, p.eps,
-                                 p.weight_decay, p.step);
+                                 exp_avg_sq.data<T>(), p.hyper, p.step);
   });
 }
 
@@ -31,7 +30,7 @@ void adam_scheduled_update_cpu(const std::vector<Tensor*>& params,
   double* lr_and_step = schedule.data<double>();  // [lr, step]
   lr_and_step[1] += 1.0;
   AdamParams now = p;
-  now.lr = lr_and_step[0];
+  now.hyper.learning_rate = lr_and_step[0];
   now.step = static_cast<int64_t>(lr_and_step[1]);
   for (size_t i = 0; i < params.size(); ++i) {
     adam_update_cpu(*params[i], *grads[i], *exp_avgs[i], *exp_avg_sqs[i], now);

@@ -200,8 +200,7 @@ void bce_backward_cuda(const Tensor& grad_out, const Tensor& logits, const Tenso
 void adam_cuda(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
                const AdamParams& p) {
   k::adam_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
-                 exp_avg.raw_data(), exp_avg_sq.raw_data(), p.lr, p.beta1, p.beta2, p.eps,
-                 p.weight_decay, p.step, stream_of(param));
+                 exp_avg.raw_data(), exp_avg_sq.raw_data(), p.hyper, p.step, stream_of(param));
 }
 
 void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p) {

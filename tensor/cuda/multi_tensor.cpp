@@ -66,8 +66,7 @@ void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tens
   if (params.empty()) return;
   const Device device = params[0]->device();
   for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
-    k::adam_update_multi(args, p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step,
-                         stream(device));
+    k::adam_update_multi(args, p.hyper, p.step, stream(device));
   });
 }
 
@@ -87,8 +86,7 @@ void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
   // Advance once before every block so that all of them see the same step.
   k::adam_schedule_advance(schedule.data<double>(), stream(device));
   for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
-    k::adam_update_multi_scheduled(args, schedule.data<double>(), p.beta1, p.beta2, p.eps,
-                                   p.weight_decay, stream(device));
+    k::adam_update_multi_scheduled(args, schedule.data<double>(), p.hyper, stream(device));
   });
 }
 

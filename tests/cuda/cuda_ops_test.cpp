@@ -176,7 +176,7 @@ TEST_CASE("cuda: fused Adam, SGD and RMSprop updates match the CPU step for step
     INFO("dtype " << dtype_name(dtype));
     for (double wd : {0.0, 0.01}) {
       run_update(dtype, 2, [&](std::vector<Tensor>& st, const Tensor& grad, int s) {
-        const AdamParams p{1e-2, 0.9, 0.999, 1e-7, wd, s};
+        const AdamParams p{{1e-2, 0.9, 0.999, 1e-7, wd}, s};
         dispatch<AdamUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], p);
       });
       for (bool nesterov : {false, true}) {
