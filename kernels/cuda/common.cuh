@@ -1,6 +1,6 @@
 // Device-side helpers shared by the .cu files: launch geometry, strided offsets, dtype
 // dispatch on the host. .cu files include no fmt-based strand header (nvcc rejects fmt's
-// constexpr code): errors go through the throw_* functions of cuda_check.h.
+// constexpr code): errors go through the throw_* functions of check.h.
 #pragma once
 
 #include <cuda_runtime.h>
