@@ -13,11 +13,7 @@
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define STRAND_HOST_DEVICE __host__ __device__
-#else
-#define STRAND_HOST_DEVICE
-#endif
+#include "kernels/host_device.h"
 
 namespace strand::kernels {
 

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "kernels/optimizer_math.h"
+#include "kernels/unary_math.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 
 namespace strand {
 
-enum class UnaryOpKind : uint8_t { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare };
+/// The unary kinds and their formulas are defined once, in kernels/unary_math.h.
+using UnaryOpKind = kernels::UnaryKind;
 /// kMaximum: max(a, b) (NaN when either is NaN). kGreater: 1 where a > b, else 0 (a metric,
 /// not differentiable: autograd never records it).
 enum class BinaryOpKind : uint8_t { kAdd, kSub, kMul, kDiv, kMaximum, kGreater };

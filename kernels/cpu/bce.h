@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/unary_math.h"
 
 namespace strand::kernels::cpu {
 
@@ -24,7 +25,7 @@ void bce_with_logits_backward(int64_t n, const T* grad_out, const T* logits, con
                               T* grad_logits) {
 #pragma omp parallel for schedule(static) if (n >= kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
-    grad_logits[i] = grad_out[i] * (sigmoid_scalar(logits[i]) - targets[i]);
+    grad_logits[i] = grad_out[i] * (sigmoid_of(logits[i]) - targets[i]);
   }
 }
 

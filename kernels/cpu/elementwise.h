@@ -47,12 +47,4 @@ void map_binary(int rank, const int64_t* shape, const T* a, const int64_t* a_str
                   });
 }
 
-template <typename T>
-T sigmoid_scalar(T x) {
-  // Two branches so exp never overflows.
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
-
 }  // namespace strand::kernels::cpu

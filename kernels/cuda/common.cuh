@@ -81,13 +81,6 @@ void dispatch_all(DType dtype, F&& f) {
   ::strand::cuda::throw_dtype_error("dtype dispatch", static_cast<int>(dtype));
 }
 
-template <typename T>
-__device__ __forceinline__ T sigmoid_of(T x) {
-  if (x >= T(0)) return T(1) / (T(1) + exp(-x));
-  const T e = exp(x);
-  return e / (T(1) + e);
-}
-
 /// Block-wide sum (blockDim.x a multiple of 32, at most 1024); the result is valid in thread 0.
 template <typename A>
 __device__ __forceinline__ A block_sum(A value) {

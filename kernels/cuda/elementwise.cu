@@ -42,45 +42,35 @@ __global__ void copy_kernel(Out* out, StrideSet os, const In* in, StrideSet is, 
 
 // ---- Unary / binary -----------------------------------------------------------------------
 
-template <typename T>
-__device__ __forceinline__ T apply_unary(Unary kind, T v, T scale, T shift) {
-  switch (kind) {
-    case Unary::kNeg:
-      return -v;
-    case Unary::kExp:
-      return exp(v);
-    case Unary::kLog:
-      return log(v);
-    case Unary::kSigmoid:
-      return sigmoid_of(v);
-    case Unary::kRelu:
-      return v > T(0) ? v : T(0);
-    case Unary::kTanh:
-      return tanh(v);
-    case Unary::kSqrt:
-      return sqrt(v);
-    case Unary::kSquare:
-      return v * v;
-    case Unary::kAffine:
-      return v * scale + shift;
-  }
-  return v;
-}
-
-template <typename T>
-__global__ void unary_kernel(Unary kind, const T* x, StrideSet xs, T* out, StrideSet os,
-                             IndexSpace space, int64_t n, bool contiguous, T scale, T shift) {
+// y = f(x) element by element; F: a functor T -> T (one kernel per unary kind and for affine,
+// so no per-element switch).
+template <typename T, typename F>
+__global__ void map_kernel(F f, const T* x, StrideSet xs, T* out, StrideSet os, IndexSpace space,
+                           int64_t n, bool contiguous) {
   STRAND_GRID_STRIDE_LOOP(i, n) {
     if (contiguous) {
-      out[i] = apply_unary(kind, x[i], scale, shift);
+      out[i] = f(x[i]);
     } else {
       const StrideSet* s[2] = {&xs, &os};
       int64_t off[2];
       strided_offsets<2>(i, space, s, off);
-      out[off[1]] = apply_unary(kind, x[off[0]], scale, shift);
+      out[off[1]] = f(x[off[0]]);
     }
   }
 }
+
+// The formula of kernels/unary_math.h for the kind K.
+template <typename T, UnaryKind K>
+struct UnaryFn {
+  __device__ T operator()(T v) const { return unary_of<K>(v); }
+};
+
+template <typename T>
+struct AffineFn {
+  T scale;
+  T shift;
+  __device__ T operator()(T v) const { return v * scale + shift; }
+};
 
 template <typename T>
 __device__ __forceinline__ T apply_binary(Binary kind, T a, T b) {
@@ -248,17 +238,33 @@ void copy_convert(DType out_dtype, void* out, const StrideSet& out_strides, DTyp
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void unary(DType dtype, Unary kind, const void* x, const StrideSet& x_strides, void* out,
-           const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
-           cudaStream_t stream) {
+void unary(DType dtype, UnaryKind kind, const void* x, const StrideSet& x_strides, void* out,
+           const StrideSet& out_strides, const IndexSpace& space, cudaStream_t stream) {
   const int64_t n = space.numel();
   if (n == 0) return;
   const bool contiguous = is_contiguous(space, x_strides) && is_contiguous(space, out_strides);
   dispatch_float(dtype, "unary", [&](auto tag) {
     using T = decltype(tag);
-    unary_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
-        kind, static_cast<const T*>(x), x_strides, static_cast<T*>(out), out_strides, space, n,
-        contiguous, static_cast<T>(scale), static_cast<T>(shift));
+    visit_unary(kind, [&](auto k) {
+      map_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+          UnaryFn<T, decltype(k)::value>{}, static_cast<const T*>(x), x_strides,
+          static_cast<T*>(out), out_strides, space, n, contiguous);
+    });
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void affine(DType dtype, const void* x, const StrideSet& x_strides, void* out,
+            const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
+            cudaStream_t stream) {
+  const int64_t n = space.numel();
+  if (n == 0) return;
+  const bool contiguous = is_contiguous(space, x_strides) && is_contiguous(space, out_strides);
+  dispatch_float(dtype, "affine", [&](auto tag) {
+    using T = decltype(tag);
+    map_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        AffineFn<T>{static_cast<T>(scale), static_cast<T>(shift)}, static_cast<const T*>(x),
+        x_strides, static_cast<T*>(out), out_strides, space, n, contiguous);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }

@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "kernels/cpu/conv1d_geometry.h"
 #include "kernels/optimizer_math.h"
+#include "kernels/unary_math.h"
 
 namespace strand::kernels::cuda {
 
@@ -41,11 +42,13 @@ void copy_convert(DType out_dtype, void* out, const StrideSet& out_strides, DTyp
                   cudaStream_t stream);
 
 // ---- Elementwise (float32 / float64) --------------------------------------------------
-enum class Unary : int { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare, kAffine };
-/// out = f(x); kAffine: x * scale + shift.
-void unary(DType dtype, Unary kind, const void* x, const StrideSet& x_strides, void* out,
-           const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
-           cudaStream_t stream);
+/// out = f(x), f the formula of `kind` in kernels/unary_math.h.
+void unary(DType dtype, UnaryKind kind, const void* x, const StrideSet& x_strides, void* out,
+           const StrideSet& out_strides, const IndexSpace& space, cudaStream_t stream);
+/// out = x * scale + shift.
+void affine(DType dtype, const void* x, const StrideSet& x_strides, void* out,
+            const StrideSet& out_strides, const IndexSpace& space, double scale, double shift,
+            cudaStream_t stream);
 enum class Binary : int {
   kAdd,
   kSub,

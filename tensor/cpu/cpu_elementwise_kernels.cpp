@@ -21,24 +21,9 @@ void unary_into(const Tensor& x, Tensor& out, F f) {
 
 void unary_cpu(UnaryOpKind kind, const Tensor& x, Tensor& out) {
   dispatch_floating(x.dtype(), "unary", [&]<typename T>() {
-    switch (kind) {
-      case UnaryOpKind::kNeg:
-        return unary_into<T>(x, out, [](T v) { return -v; });
-      case UnaryOpKind::kExp:
-        return unary_into<T>(x, out, [](T v) { return std::exp(v); });
-      case UnaryOpKind::kLog:
-        return unary_into<T>(x, out, [](T v) { return std::log(v); });
-      case UnaryOpKind::kSigmoid:
-        return unary_into<T>(x, out, [](T v) { return kernels::cpu::sigmoid_scalar(v); });
-      case UnaryOpKind::kRelu:
-        return unary_into<T>(x, out, [](T v) { return v > T(0) ? v : T(0); });
-      case UnaryOpKind::kTanh:
-        return unary_into<T>(x, out, [](T v) { return std::tanh(v); });
-      case UnaryOpKind::kSqrt:
-        return unary_into<T>(x, out, [](T v) { return std::sqrt(v); });
-      case UnaryOpKind::kSquare:
-        return unary_into<T>(x, out, [](T v) { return v * v; });
-    }
+    kernels::visit_unary(kind, [&](auto k) {
+      unary_into<T>(x, out, [](T v) { return kernels::unary_of<decltype(k)::value>(v); });
+    });
   });
 }
 

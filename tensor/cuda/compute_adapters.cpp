@@ -22,36 +22,14 @@ cudaStream_t stream_of(const Tensor& t) {
 
 // ---- Elementwise ------------------------------------------------------------------------
 
-k::Unary unary_kind(UnaryOpKind kind) {
-  switch (kind) {
-    case UnaryOpKind::kNeg:
-      return k::Unary::kNeg;
-    case UnaryOpKind::kExp:
-      return k::Unary::kExp;
-    case UnaryOpKind::kLog:
-      return k::Unary::kLog;
-    case UnaryOpKind::kSigmoid:
-      return k::Unary::kSigmoid;
-    case UnaryOpKind::kRelu:
-      return k::Unary::kRelu;
-    case UnaryOpKind::kTanh:
-      return k::Unary::kTanh;
-    case UnaryOpKind::kSqrt:
-      return k::Unary::kSqrt;
-    case UnaryOpKind::kSquare:
-      return k::Unary::kSquare;
-  }
-  throw Error("unary (CUDA): unknown kind");
-}
-
 void unary_cuda(UnaryOpKind kind, const Tensor& x, Tensor& out) {
-  k::unary(x.dtype(), unary_kind(kind), x.raw_data(), strides_of(x.strides()), out.raw_data(),
-           strides_of(out.strides()), space_of(out.shape(), "unary"), 0.0, 0.0, stream_of(x));
+  k::unary(x.dtype(), kind, x.raw_data(), strides_of(x.strides()), out.raw_data(),
+           strides_of(out.strides()), space_of(out.shape(), "unary"), stream_of(x));
 }
 
 void affine_cuda(const Tensor& x, double scale, double shift, Tensor& out) {
-  k::unary(x.dtype(), k::Unary::kAffine, x.raw_data(), strides_of(x.strides()), out.raw_data(),
-           strides_of(out.strides()), space_of(out.shape(), "affine"), scale, shift, stream_of(x));
+  k::affine(x.dtype(), x.raw_data(), strides_of(x.strides()), out.raw_data(),
+            strides_of(out.strides()), space_of(out.shape(), "affine"), scale, shift, stream_of(x));
 }
 
 void binary_into(k::Binary kind, const Tensor& a, const Tensor& b, Tensor& out) {
