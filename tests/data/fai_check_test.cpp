@@ -216,15 +216,26 @@ TEST_CASE("BGZF: a .fai or .gzi that does not match is found by reading through 
   CHECK(read_text(fa + ".gzi") == good_gzi);
 }
 
-TEST_CASE("a blank line where the index puts the last line's bases is found when opening") {
-  // The fuzz_fai reproducer: record x has a blank line before its last base.
-  TempDir dir;
-  const std::string fa = dir.write("x.fa", ">x\nACGTAC\n\nT\n>y\nTTTT\n");
-  dir.write("x.fa.fai", "x\t8\t3\t6\t7\ny\t4\t16\t4\t5\n");
+namespace {
+
+// Writes `name` and its .fai (the FASTA an hour older) and opens it refusing stale indexes.
+FastaReader open_with_index(const TempDir& dir, const std::string& name, const std::string& fasta,
+                            const std::string& fai) {
+  const std::string fa = dir.write(name, fasta);
+  dir.write(name + ".fai", fai);
   make_older(fa);
   FastaOptions strict;
   strict.stale_index = StaleIndexPolicy::kError;
-  CHECK_THROWS_WITH_AS(FastaReader(fa, strict),
+  return FastaReader(fa, strict);
+}
+
+}  // namespace
+
+TEST_CASE("a blank line where the index puts the last line's bases is found when opening") {
+  // The fuzz_fai reproducer: record x has a blank line before its last base.
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(open_with_index(dir, "x.fa", ">x\nACGTAC\n\nT\n>y\nTTTT\n",
+                                       "x\t8\t3\t6\t7\ny\t4\t16\t4\t5\n"),
                        doctest::Contains("x.fa.fai:1: record 'x' (length 8) should have a base at "
                                          "byte 10, where its last line starts"),
                        DataError);
@@ -234,12 +245,9 @@ TEST_CASE("a line the spot checks do not visit is checked by every read through 
   // Record x, 4 bases in lines of 5 bytes: its third line is one base short and its fourth one
   // long, so every line the opening checks visit (first, second to last, last) is in place.
   TempDir dir;
-  const std::string fa = dir.write("x.fa", ">x\nACGT\nACGT\nACG\nTTACG\nACGT\nAC\n");
-  dir.write("x.fa.fai", "x\t22\t3\t4\t5\n");
-  make_older(fa);
-  FastaOptions strict;
-  strict.stale_index = StaleIndexPolicy::kError;
-  const FastaReader reader(fa, strict);
+  const FastaReader reader =
+      open_with_index(dir, "x.fa", ">x\nACGT\nACGT\nACG\nTTACG\nACGT\nAC\n", "x\t22\t3\t4\t5\n");
+  const std::string fa = reader.path();
   CHECK(reader.fetch("x", 0, 8) == "ACGTACGT");
   CHECK(reader.fetch("x", 16, 22) == "ACGTAC");
   const std::string expected =
@@ -250,10 +258,8 @@ TEST_CASE("a line the spot checks do not visit is checked by every read through 
   std::vector<uint8_t> codes(4);
   CHECK_THROWS_AS(reader.fetch_codes("x", 10, 14, codes.data()), DataError);
   // A line that runs on past the line break the index expects is refused too.
-  const std::string long_line = dir.write("y.fa", ">y\nACGT\nACGTA\nCGT\nACGT\nAC\n");
-  dir.write("y.fa.fai", "y\t18\t3\t4\t5\n");
-  make_older(long_line);
-  const FastaReader reader_y(long_line, strict);
+  const FastaReader reader_y =
+      open_with_index(dir, "y.fa", ">y\nACGT\nACGTA\nCGT\nACGT\nAC\n", "y\t18\t3\t4\t5\n");
   CHECK(reader_y.fetch("y", 16, 18) == "AC");
   CHECK_THROWS_WITH_AS((void)reader_y.fetch("y", 2, 9),
                        doctest::Contains("byte 12 in record 'y' is 'A' where its index"),
