@@ -16,6 +16,7 @@
 #include "cli/train_command.h"
 #include "core/parse_number.h"
 #include "data/warnings.h"
+#include "layers/layer_catalog.h"
 
 namespace strand::cli {
 namespace {
@@ -233,6 +234,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   summary->add_option("--config", summary_config, "JSON config file")->check(CLI::ExistingFile);
   add_config_flags(summary, summary_overrides, summary_freeze);
 
+  // ---- layers ----
+  CLI::App* layers = app.add_subcommand(
+      "layers", "List the layer types a config's model can name, with their options");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -282,6 +287,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       run_inspect(resolve_config(inspect_config, inspect_overrides, inspect_freeze), out);
     } else if (*summary) {
       out << model_summary(resolve_config(summary_config, summary_overrides, summary_freeze));
+    } else if (*layers) {
+      out << layer_catalog_markdown();
     }
   } catch (const std::exception& error) {
     err << "error: " << error.what() << "\n";

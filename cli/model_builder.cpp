@@ -4,9 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/shape.h"
-#include "layers/activations.h"
-#include "layers/conv1d.h"
-#include "layers/dense.h"
+#include "layers/layer_catalog.h"
 #include "optim/adam.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"
@@ -17,29 +15,9 @@ namespace {
 std::string shape_text(const Shape& shape) { return fmt::format("({})", fmt::join(shape, ", ")); }
 
 std::shared_ptr<Layer> make_layer(const LayerSpec& spec, const Shape& input) {
-  if (spec.type == "Conv1D") {
-    // Base codes arrive as (L); anything else is (C, L).
-    const int64_t in_channels = input.size() == 1 ? 4 : input.at(0);
-    Conv1DOptions options;
-    options.stride = spec.stride;
-    options.dilation = spec.dilation;
-    options.padding = spec.padding == "same" ? Padding::kSame : Padding::kValid;
-    options.bias = spec.use_bias;
-    return std::make_shared<Conv1D>(in_channels, spec.filters, spec.kernel_size, options);
-  }
-  if (spec.type == "Dense") {
-    if (input.size() != 1) {
-      throw Error(fmt::format(
-          "expects a flat input (features), got {}: put GlobalMaxPool1D or Flatten before it",
-          shape_text(input)));
-    }
-    return std::make_shared<Dense>(input[0], spec.units, spec.use_bias);
-  }
-  if (spec.type == "ReLU") return std::make_shared<ReLU>();
-  if (spec.type == "Sigmoid") return std::make_shared<Sigmoid>();
-  if (spec.type == "GlobalMaxPool1D") return std::make_shared<GlobalMaxPool1D>();
-  if (spec.type == "Flatten") return std::make_shared<Flatten>();
-  throw Error(fmt::format("unknown layer type '{}'", spec.type));
+  const LayerType* type = find_layer_type(spec.type);
+  if (type == nullptr) throw Error(fmt::format("unknown layer type '{}'", spec.type));
+  return type->build(type->complete(spec.options), input);
 }
 
 }  // namespace

@@ -178,27 +178,44 @@ class DuplicateKeyCheck {
   std::vector<Frame> frames_;
 };
 
+// A model entry: "type" names a layer of the catalog, every other key one of its options.
 LayerSpec parse_layer(const json& value, const std::string& path) {
   ObjectReader reader(value, path);
+  std::vector<std::string> names;
+  for (const LayerType& type : layer_types()) names.push_back(type.name);
   LayerSpec layer;
-  reader.read_choice("type", layer.type,
-                     {"Conv1D", "Dense", "ReLU", "Sigmoid", "GlobalMaxPool1D", "Flatten"});
-  if (layer.type == "Conv1D") {
-    if (!reader.find("filters") || !reader.find("kernel_size")) {
-      throw ConfigError(fmt::format("{}: Conv1D needs 'filters' and 'kernel_size'", path));
+  reader.read_choice("type", layer.type, names);
+  const LayerType& type = *find_layer_type(layer.type);
+  LayerOptions given;
+  for (const LayerOption& option : type.options) {
+    if (!reader.find(option.name)) continue;
+    switch (option.kind) {
+      case LayerOption::Kind::kInt: {
+        int64_t number = 0;
+        reader.read(option.name, number);
+        given[option.name] = number;
+        break;
+      }
+      case LayerOption::Kind::kBool: {
+        bool flag = false;
+        reader.read(option.name, flag);
+        given[option.name] = flag;
+        break;
+      }
+      case LayerOption::Kind::kChoice: {
+        std::string word = std::get<std::string>(option.default_value);
+        reader.read_choice(option.name, word, option.choices);
+        given[option.name] = word;
+        break;
+      }
     }
-    reader.read("filters", layer.filters);
-    reader.read("kernel_size", layer.kernel_size);
-    reader.read_choice("padding", layer.padding, {"valid", "same"});
-    reader.read("stride", layer.stride);
-    reader.read("dilation", layer.dilation);
-    reader.read("use_bias", layer.use_bias);
-  } else if (layer.type == "Dense") {
-    if (!reader.find("units")) throw ConfigError(fmt::format("{}: Dense needs 'units'", path));
-    reader.read("units", layer.units);
-    reader.read("use_bias", layer.use_bias);
   }
-  reader.finish();
+  reader.finish();  // first: a misspelt option is named as such, not as a missing one
+  try {
+    layer.options = type.complete(std::move(given));
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("{}: {}", path, error.what()));
+  }
   return layer;
 }
 
@@ -348,14 +365,13 @@ void require_file(const std::string& path, const std::string& key) {
 
 RunConfig default_config() {
   RunConfig config;
-  LayerSpec conv;
-  conv.type = "Conv1D";
-  conv.filters = 16;
-  conv.kernel_size = 15;
-  LayerSpec dense;
-  dense.type = "Dense";
-  dense.units = 1;
-  config.model = {conv, {.type = "ReLU"}, {.type = "GlobalMaxPool1D"}, dense, {.type = "Sigmoid"}};
+  const auto layer = [](const std::string& type, LayerOptions options = {}) {
+    return LayerSpec{type, find_layer_type(type)->complete(std::move(options))};
+  };
+  // The DragoNN TAL1 reference model.
+  config.model = {layer("Conv1D", {{"filters", int64_t{16}}, {"kernel_size", int64_t{15}}}),
+                  layer("ReLU"), layer("GlobalMaxPool1D"), layer("Dense", {{"units", int64_t{1}}}),
+                  layer("Sigmoid")};
   return config;
 }
 
@@ -470,16 +486,9 @@ json to_json(const RunConfig& c) {
   for (const LayerSpec& layer : c.model) {
     json l;
     l["type"] = layer.type;
-    if (layer.type == "Conv1D") {
-      l["filters"] = layer.filters;
-      l["kernel_size"] = layer.kernel_size;
-      l["padding"] = layer.padding;
-      l["stride"] = layer.stride;
-      l["dilation"] = layer.dilation;
-      l["use_bias"] = layer.use_bias;
-    } else if (layer.type == "Dense") {
-      l["units"] = layer.units;
-      l["use_bias"] = layer.use_bias;
+    for (const auto& option : layer.options) {
+      json& slot = l[option.first];
+      std::visit([&slot](const auto& v) { slot = v; }, option.second);
     }
     model.push_back(l);
   }
@@ -555,14 +564,19 @@ void validate_numbers(const RunConfig& c) {
   }
   for (size_t i = 0; i < c.model.size(); ++i) {
     const LayerSpec& layer = c.model[i];
-    const std::string path = fmt::format("model[{}]", i);
-    if (layer.type == "Conv1D") {
-      require_in(path + ".filters", layer.filters, 1, kMaxWidth);
-      require_in(path + ".kernel_size", layer.kernel_size, 1, kMaxSequenceLength);
-      require_in(path + ".stride", layer.stride, 1, kMaxSequenceLength);
-      require_in(path + ".dilation", layer.dilation, 1, kMaxSequenceLength);
-    } else if (layer.type == "Dense") {
-      require_in(path + ".units", layer.units, 1, kMaxWidth);
+    const LayerType* type = find_layer_type(layer.type);
+    require(type != nullptr, fmt::format("model[{}].type", i),
+            fmt::format("'{}' is not a layer type", layer.type));
+    LayerOptions options;
+    try {
+      options = type->complete(layer.options);
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("model[{}]: {}", i, error.what()));
+    }
+    for (const LayerOption& option : type->options) {
+      if (option.kind != LayerOption::Kind::kInt) continue;
+      require_in(fmt::format("model[{}].{}", i, option.name), int_option(options, option.name),
+                 option.min, option.max);
     }
   }
   const OptimizerConfig& o = c.optimizer;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "layers/layer_catalog.h"
 
 namespace strand::cli {
 
@@ -51,16 +52,11 @@ struct DataConfig {
   FilesDataConfig files;
 };
 
-/// One layer of the model list. Only the fields of `type` are meaningful.
+/// One layer of the model list: a type of the layer catalog (layers/layer_catalog.h) and its
+/// options, complete (every default filled in).
 struct LayerSpec {
-  std::string type;         // Conv1D, Dense, ReLU, Sigmoid, GlobalMaxPool1D, Flatten
-  int64_t filters = 0;      // Conv1D
-  int64_t kernel_size = 0;  // Conv1D
-  std::string padding = "valid";
-  int64_t stride = 1;
-  int64_t dilation = 1;
-  int64_t units = 0;     // Dense
-  bool use_bias = true;  // Conv1D, Dense
+  std::string type;
+  LayerOptions options;
   bool operator==(const LayerSpec&) const = default;
 };
 
@@ -131,11 +127,10 @@ nlohmann::json to_json(const RunConfig& config);
 
 /// Upper bounds of config numbers. Each number is checked against its range so that no value
 /// wraps, overflows a cast or asks for an impossible allocation.
-inline constexpr int64_t kMaxSequenceLength = 10'000'000;  // window, jitter, length, kernel_size,
-                                                           // stride, dilation
+// window, jitter, length (layer options have their bounds in layers/layer_catalog.h)
+inline constexpr int64_t kMaxSequenceLength = 10'000'000;
 inline constexpr int64_t kMaxCount = 1'000'000'000;  // sequence counts, epochs, patience, steps
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
-inline constexpr int64_t kMaxWidth = 65536;  // Conv1D filters, Dense units
 inline constexpr int64_t kMaxPrefetch = 1024;
 inline constexpr int kMinThreadCap = 64;  // max_threads() is never below this
 

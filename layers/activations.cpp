@@ -2,6 +2,7 @@
 #include "layers/activations.h"
 
 #include "autograd/functions.h"
+#include "layers/layer_catalog.h"
 
 namespace strand {
 
@@ -20,5 +21,30 @@ Shape GlobalMaxPool1D::output_shape(const Shape& input) const {
 Var Flatten::forward(const Var& x) { return reshape(x, {x.size(0), -1}); }
 
 Shape Flatten::output_shape(const Shape& input) const { return {numel(input)}; }
+
+namespace {
+
+// A layer type without options.
+template <typename L>
+LayerType plain_layer_type(std::string name, std::string help) {
+  LayerType type;
+  type.name = std::move(name);
+  type.help = std::move(help);
+  type.build = [](const LayerOptions&, const Shape&) -> std::shared_ptr<Layer> {
+    return std::make_shared<L>();
+  };
+  return type;
+}
+
+}  // namespace
+
+LayerType relu_layer_type() { return plain_layer_type<ReLU>("ReLU", "max(x, 0)"); }
+LayerType sigmoid_layer_type() {
+  return plain_layer_type<Sigmoid>("Sigmoid", "1 / (1 + exp(-x)); training takes logits");
+}
+LayerType global_max_pool1d_layer_type() {
+  return plain_layer_type<GlobalMaxPool1D>("GlobalMaxPool1D", "(C, L) -> (C): max over positions");
+}
+LayerType flatten_layer_type() { return plain_layer_type<Flatten>("Flatten", "(C, L) -> (C * L)"); }
 
 }  // namespace strand

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/functions.h"
+#include "layers/layer_catalog.h"
 
 namespace strand {
 
@@ -75,6 +76,56 @@ Shape Conv1D::output_shape(const Shape& input) const {
 
 Var Conv1D::forward(const Var& x) {
   return conv1d(x, weight_, bias_, params_for_length(x.shape().back()));
+}
+
+LayerType conv1d_layer_type() {
+  using Kind = LayerOption::Kind;
+  LayerType type;
+  type.name = "Conv1D";
+  type.help = "1D convolution; on base codes (the model's input) a one-hot gather";
+  type.options = {
+      {.name = "filters",
+       .help = "output channels",
+       .required = true,
+       .min = 1,
+       .max = kMaxLayerWidth},
+      {.name = "kernel_size",
+       .help = "kernel width",
+       .required = true,
+       .min = 1,
+       .max = kMaxLayerSpan},
+      {.name = "padding",
+       .kind = Kind::kChoice,
+       .help = "valid: none; same: keep the length",
+       .default_value = std::string("valid"),
+       .choices = {"valid", "same"}},
+      {.name = "stride",
+       .help = "step between output positions",
+       .default_value = int64_t{1},
+       .min = 1,
+       .max = kMaxLayerSpan},
+      {.name = "dilation",
+       .help = "spacing between kernel taps",
+       .default_value = int64_t{1},
+       .min = 1,
+       .max = kMaxLayerSpan},
+      {.name = "use_bias",
+       .kind = Kind::kBool,
+       .help = "add a learned bias",
+       .default_value = true},
+  };
+  type.build = [](const LayerOptions& o, const Shape& input) -> std::shared_ptr<Layer> {
+    // Base codes arrive as (L); anything else is (C, L).
+    const int64_t in_channels = input.size() == 1 ? 4 : input.at(0);
+    Conv1DOptions options;
+    options.stride = int_option(o, "stride");
+    options.dilation = int_option(o, "dilation");
+    options.padding = choice_option(o, "padding") == "same" ? Padding::kSame : Padding::kValid;
+    options.bias = bool_option(o, "use_bias");
+    return std::make_shared<Conv1D>(in_channels, int_option(o, "filters"),
+                                    int_option(o, "kernel_size"), options);
+  };
+  return type;
 }
 
 }  // namespace strand

@@ -1,9 +1,12 @@
 // Dense layer.
 #include "layers/dense.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "autograd/functions.h"
+#include "layers/layer_catalog.h"
 
 namespace strand {
 
@@ -38,6 +41,31 @@ Var Dense::forward(const Var& x) {
                in_features_, x.value().describe());
   Var y = matmul(x, transpose(weight_, 0, 1));
   return bias_.defined() ? add(y, bias_) : y;
+}
+
+LayerType dense_layer_type() {
+  LayerType type;
+  type.name = "Dense";
+  type.help = "fully connected layer on flat features";
+  type.options = {
+      {.name = "units",
+       .help = "output features",
+       .required = true,
+       .min = 1,
+       .max = kMaxLayerWidth},
+      {.name = "use_bias",
+       .kind = LayerOption::Kind::kBool,
+       .help = "add a learned bias",
+       .default_value = true},
+  };
+  type.build = [](const LayerOptions& o, const Shape& input) -> std::shared_ptr<Layer> {
+    STRAND_CHECK(input.size() == 1,
+                 "expects a flat input (features), got ({}): put GlobalMaxPool1D or Flatten "
+                 "before it",
+                 fmt::join(input, ", "));
+    return std::make_shared<Dense>(input[0], int_option(o, "units"), bool_option(o, "use_bias"));
+  };
+  return type;
 }
 
 }  // namespace strand

@@ -61,7 +61,10 @@ void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bi
         const T* x_row = x + (b * g.in_channels + c) * g.length;
         for (int64_t k = 0; k < g.kernel_size; ++k) {
           const T weight = w[(o * g.in_channels + c) * g.kernel_size + k];
-          const auto [first, last] = valid_outputs(g, k);
+          // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
+          const ValidRange range = valid_outputs(g, k);
+          const int64_t first = range.first;
+          const int64_t last = range.last;
           const int64_t shift = k * g.dilation - g.pad_left;
           if (g.stride == 1) {
 #pragma omp simd
@@ -111,7 +114,10 @@ void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* 
         const T* go_row = grad_out + (b * g.out_channels + o) * g.out_length;
         for (int64_t k = 0; k < g.kernel_size; ++k) {
           const T weight = w[(o * g.in_channels + c) * g.kernel_size + k];
-          const auto [first, last] = valid_outputs(g, k);
+          // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
+          const ValidRange range = valid_outputs(g, k);
+          const int64_t first = range.first;
+          const int64_t last = range.last;
           const int64_t shift = k * g.dilation - g.pad_left;
           if (g.stride == 1) {
 #pragma omp simd
@@ -156,7 +162,10 @@ void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T*
   for (int64_t o = 0; o < g.out_channels; ++o) {
     for (int64_t c = 0; c < g.in_channels; ++c) {
       for (int64_t k = 0; k < g.kernel_size; ++k) {
-        const auto [first, last] = valid_outputs(g, k);
+        // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
+        const ValidRange range = valid_outputs(g, k);
+        const int64_t first = range.first;
+        const int64_t last = range.last;
         T total = T(0);
         for (int64_t b = 0; b < g.batch; ++b) {
           const T* go_row = grad_out + (b * g.out_channels + o) * g.out_length;

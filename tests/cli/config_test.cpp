@@ -56,6 +56,10 @@ TEST_CASE("unknown key is named by its JSON path with the allowed keys") {
   CHECK(parse_error(json{{"epoch", 3}}).find("epoch: unknown key") == 0);
   CHECK(parse_error(json{{"model", {{{"type", "Dense"}, {"units", 1}, {"unit", 2}}}}})
             .find("model[0].unit: unknown key") == 0);
+  // A misspelt required option of a layer is named as misspelt, not as missing.
+  CHECK(parse_error(json{{"model", {{{"type", "Conv1D"}, {"filters", 8}, {"kernal_size", 3}}}}})
+            .find("model[0].kernal_size: unknown key; expected one of type, filters, kernel_size, "
+                  "padding, stride, dilation, use_bias (did you mean 'kernel_size'?)") == 0);
 }
 
 TEST_CASE("wrong type and bad enum values name the key") {
@@ -118,7 +122,7 @@ TEST_CASE("impossible model is an error naming the layer before training") {
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
   // A kernel longer than the sequence is caught by the layer's own shape check.
   std::vector<LayerSpec> layers = default_config().model;
-  layers[0].kernel_size = 50;
+  layers[0].options["kernel_size"] = int64_t{50};
   CHECK_THROWS_WITH_AS(build_model(layers, 20), doctest::Contains("model[0] (Conv1D)"),
                        ConfigError);
 }

@@ -217,6 +217,14 @@ TEST_CASE("summary shows the reference model with 993 parameters") {
   CHECK(result.out.find("(None, 16, 486)") != std::string::npos);
 }
 
+TEST_CASE("layers prints the layer catalog's table") {
+  const auto listed = run({"layers"});
+  CHECK(listed.status == 0);
+  CHECK(listed.out == strand::layer_catalog_markdown());
+  CHECK(listed.out.find("| | `kernel_size` | integer | required | 1 to 10000000 |") !=
+        std::string::npos);
+}
+
 TEST_CASE("inspect reports counts and class balance") {
   const auto result = run({"inspect", "--n-pos", "100", "--n-neg", "300", "--length", "60",
                            "--validation", "40", "--test", "40"});
