@@ -31,8 +31,6 @@ std::shared_ptr<Sequential> build_model(const std::vector<LayerSpec>& layers, in
       std::shared_ptr<Layer> layer = make_layer(layers[i], shape);
       shape = layer->output_shape(shape);
       model->add(layer);
-    } catch (const ConfigError&) {
-      throw;  // already names the key
     } catch (const Error& error) {
       throw ConfigError(fmt::format("model[{}] ({}): {} (input {})", i, layers[i].type,
                                     error.what(), shape_text(shape)));

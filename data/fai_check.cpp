@@ -98,17 +98,14 @@ class Checker {
           "ends at byte {}: records must follow each other in file order",
           where, e.offset, excerpt(previous->name), fai_, previous->line, previous_end);
     }
-    // The last base: offset + ((length - 1) / bases) * width + (length - 1) % bases, formed
-    // only when it cannot overflow (the lengths are any int64 here).
-    const int64_t last_line = (e.length - 1) / e.line_bases;
-    int64_t last_line_start = 0;
-    int64_t last_base = 0;
-    if (__builtin_mul_overflow(last_line, e.line_width, &last_line_start) ||
-        __builtin_add_overflow(last_line_start, e.offset, &last_line_start) ||
-        __builtin_add_overflow(last_line_start, (e.length - 1) % e.line_bases, &last_base)) {
+    const std::optional<int64_t> last_base_offset = fai_base_offset(e, e.length - 1);
+    if (!last_base_offset) {
       return fmt::format("{} (length {}, {} bytes per line, at byte {}) does not fit any file",
                          where, e.length, e.line_width, e.offset);
     }
+    const int64_t last_base = *last_base_offset;
+    const int64_t last_line = (e.length - 1) / e.line_bases;
+    const int64_t last_line_start = last_base - (e.length - 1) % e.line_bases;
     // The header line right before the first base.
     std::string problem = check_header(e, where, previous_end);
     if (!problem.empty()) return problem;
@@ -268,6 +265,17 @@ std::string check_all(CachedBytes& bytes, const std::string& fasta, const std::s
 }
 
 }  // namespace
+
+std::optional<int64_t> fai_base_offset(const FaiEntry& e, int64_t i) {
+  if (i < 0 || e.line_bases <= 0 || e.line_width <= e.line_bases) return std::nullopt;
+  int64_t byte = 0;
+  if (__builtin_mul_overflow(i / e.line_bases, e.line_width, &byte) ||
+      __builtin_add_overflow(byte, e.offset, &byte) ||
+      __builtin_add_overflow(byte, i % e.line_bases, &byte)) {
+    return std::nullopt;
+  }
+  return byte;
+}
 
 std::string fai_mismatch(const std::string& fasta, const std::string& fai,
                          const std::vector<FaiEntry>& entries, const std::string& gzi) {

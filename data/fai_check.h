@@ -3,12 +3,20 @@
 // at both ends of each record, and nothing but blank space between and after records.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "data/fasta_index.h"
 
 namespace strand::data {
+
+/// The uncompressed byte offset of base `i` of the record `e` describes:
+/// offset + (i / line_bases) * line_width + i % line_bases. nullopt when the geometry is
+/// impossible (line_bases <= 0 or line_width <= line_bases), i is negative, or the offset
+/// overflows int64 (a .fai may hold any numbers).
+std::optional<int64_t> fai_base_offset(const FaiEntry& e, int64_t i);
 
 /// Why `entries` (read from `fai` by read_fai) do not describe `fasta`, as
 /// "FAI:LINE: record 'NAME' ..." (empty when they do). `gzi` is the .gzi of a BGZF FASTA

@@ -8,6 +8,7 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
+#include "data/fai_check.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -49,11 +50,8 @@ FastaReader::FastaReader(const std::string& path, const FastaOptions& options) :
   entries_ = read_fai(index_.fai);
   for (const FaiEntry& e : entries_) {
     // ensure_fasta_index checked the entries against the file; this guards the offset
-    // arithmetic of read_bases should the .fai have changed since.
-    int64_t last_byte = 0;
-    if (e.length <= 0 || e.line_bases <= 0 || e.line_width <= e.line_bases ||
-        __builtin_mul_overflow((e.length - 1) / e.line_bases, e.line_width, &last_byte) ||
-        __builtin_add_overflow(last_byte, e.offset, &last_byte)) {
+    // arithmetic of read_bases should the .fai have been rewritten since.
+    if (e.length <= 0 || !fai_base_offset(e, e.length - 1)) {
       throw DataError(fmt::format(
           "{}:{}: record '{}' has an impossible geometry (length {}, {} "
           "bases in lines of {} bytes, at byte {}); was the index "
@@ -110,10 +108,8 @@ int FastaReader::checked_contig(std::string_view contig, int64_t start, int64_t 
 
 const char* FastaReader::read_bases(int id, int64_t start, int64_t end) const {
   const FaiEntry& e = entries_[static_cast<size_t>(id)];
-  // Base i of the record is at byte offset + (i / bases) * width + i % bases.
-  const auto byte_of = [&e](int64_t i) {
-    return e.offset + (i / e.line_bases) * e.line_width + i % e.line_bases;
-  };
+  // Never nullopt: the constructor checked the record's last base.
+  const auto byte_of = [&e](int64_t i) { return *fai_base_offset(e, i); };
   const int64_t first = byte_of(start);
   const int64_t span = byte_of(end - 1) - first + 1;
   if (!bytes_->read(first, span, raw_)) {

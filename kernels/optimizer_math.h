@@ -43,7 +43,17 @@ STRAND_HOST_DEVICE inline void sgd_element(T& param, T grad, T* buffer, double l
   param = static_cast<T>(static_cast<double>(param) - lr * g);
 }
 
-/// step_size = lr / (1 - beta1^t); bias2_sqrt = sqrt(1 - beta2^t).
+/// Adam's bias corrections at the 1-based `step` (a double: the device schedule holds it so).
+struct AdamStepScale {
+  double step_size;   ///< lr / (1 - beta1^t)
+  double bias2_sqrt;  ///< sqrt(1 - beta2^t)
+};
+STRAND_HOST_DEVICE inline AdamStepScale adam_step_scale(double learning_rate, double beta1,
+                                                        double beta2, double step) {
+  return {learning_rate / (1.0 - std::pow(beta1, step)), std::sqrt(1.0 - std::pow(beta2, step))};
+}
+
+/// One element of Adam; step_size and bias2_sqrt from adam_step_scale.
 template <typename T>
 STRAND_HOST_DEVICE inline void adam_element(T& param, T grad, T& exp_avg, T& exp_avg_sq,
                                             double step_size, double beta1, double beta2,

@@ -159,9 +159,9 @@ __global__ void rmsprop_kernel(int64_t n, T* param, const T* grad, T* square_avg
 }
 
 // One block row (blockIdx.y) per tensor; blocks along x stride over its elements.
-__global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, double beta1,
-                                  double beta2, double bias2_sqrt, double eps,
-                                  double weight_decay) {
+__device__ __forceinline__ void adam_multi_tensor(const MultiTensorAdamArgs& args,
+                                                  AdamStepScale scale, double beta1, double beta2,
+                                                  double eps, double weight_decay) {
   const int t = blockIdx.y;
   const int64_t n = args.numel[t];
   float* param = args.param[t];
@@ -169,9 +169,14 @@ __global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, do
   float* m1 = args.exp_avg[t];
   float* m2 = args.exp_avg_sq[t];
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
-                 weight_decay);
+    adam_element(param[i], grad[i], m1[i], m2[i], scale.step_size, beta1, beta2, scale.bias2_sqrt,
+                 eps, weight_decay);
   }
+}
+
+__global__ void adam_multi_kernel(MultiTensorAdamArgs args, AdamStepScale scale, double beta1,
+                                  double beta2, double eps, double weight_decay) {
+  adam_multi_tensor(args, scale, beta1, beta2, eps, weight_decay);
 }
 
 // As adam_multi_kernel, with the learning rate and step read from the device schedule
@@ -179,23 +184,10 @@ __global__ void adam_multi_kernel(MultiTensorAdamArgs args, double step_size, do
 __global__ void adam_multi_scheduled_kernel(MultiTensorAdamArgs args, const double* schedule,
                                             double beta1, double beta2, double eps,
                                             double weight_decay) {
-  __shared__ double step_size, bias2_sqrt;
-  if (threadIdx.x == 0) {
-    const double step = schedule[1];
-    step_size = schedule[0] / (1.0 - pow(beta1, step));
-    bias2_sqrt = sqrt(1.0 - pow(beta2, step));
-  }
+  __shared__ AdamStepScale scale;
+  if (threadIdx.x == 0) scale = adam_step_scale(schedule[0], beta1, beta2, schedule[1]);
   __syncthreads();
-  const int t = blockIdx.y;
-  const int64_t n = args.numel[t];
-  float* param = args.param[t];
-  const float* grad = args.grad[t];
-  float* m1 = args.exp_avg[t];
-  float* m2 = args.exp_avg_sq[t];
-  STRAND_GRID_STRIDE_LOOP(i, n) {
-    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
-                 weight_decay);
-  }
+  adam_multi_tensor(args, scale, beta1, beta2, eps, weight_decay);
 }
 
 __global__ void adam_schedule_advance_kernel(double* schedule) { schedule[1] += 1.0; }
@@ -312,14 +304,14 @@ void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* ex
                  void* exp_avg_sq, const AdamHyperParameters& h, int64_t step,
                  cudaStream_t stream) {
   if (n == 0) return;
-  const double bias1 = 1.0 - std::pow(h.beta1, static_cast<double>(step));
-  const double bias2 = 1.0 - std::pow(h.beta2, static_cast<double>(step));
+  const AdamStepScale scale =
+      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step));
   dispatch_float(dtype, "adam_update", [&](auto tag) {
     using T = decltype(tag);
     adam_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(exp_avg),
-        static_cast<T*>(exp_avg_sq), h.learning_rate / bias1, h.beta1, h.beta2, std::sqrt(bias2),
-        h.eps, h.weight_decay);
+        static_cast<T*>(exp_avg_sq), scale.step_size, h.beta1, h.beta2, scale.bias2_sqrt, h.eps,
+        h.weight_decay);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
@@ -357,11 +349,10 @@ void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameter
   int64_t largest = 0;
   for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
   if (largest == 0) return;
-  const double bias1 = 1.0 - std::pow(h.beta1, static_cast<double>(step));
-  const double bias2 = 1.0 - std::pow(h.beta2, static_cast<double>(step));
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
-  adam_multi_kernel<<<grid, kThreads, 0, stream>>>(args, h.learning_rate / bias1, h.beta1, h.beta2,
-                                                   std::sqrt(bias2), h.eps, h.weight_decay);
+  adam_multi_kernel<<<grid, kThreads, 0, stream>>>(
+      args, adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step)), h.beta1,
+      h.beta2, h.eps, h.weight_decay);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 

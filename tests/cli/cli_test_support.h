@@ -75,6 +75,35 @@ inline int64_t count_lines(const std::string& text) {
   return n;
 }
 
+/// `args` followed by `more`.
+inline std::vector<std::string> with(std::vector<std::string> args,
+                                     const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+/// Column `column` of every data row of a CSV (the header skipped).
+inline std::vector<std::string> csv_column(const std::string& text, size_t column) {
+  std::vector<std::string> values;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string field;
+    for (size_t i = 0; i <= column; ++i) std::getline(fields, field, ',');
+    values.push_back(field);
+  }
+  return values;
+}
+
+/// A small simulated records dataset (`strand simulate`) under dir/sim.
+inline void simulate_small_dataset(const TempDir& dir) {
+  REQUIRE(run({"simulate", "--n-pos", "100", "--n-neg", "100", "--length", "60", "--validation",
+               "40", "--test", "40", "--out", dir.str("sim")})
+              .status == 0);
+}
+
 /// Flags for a tiny simulated run that trains in well under a second.
 inline std::vector<std::string> tiny_run(const TempDir& dir, const std::string& name,
                                          int epochs = 3) {

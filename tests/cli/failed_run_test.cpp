@@ -21,9 +21,7 @@ using testing::TempDir;
 // with a second target column, which the one-output reference model cannot fit. That mismatch
 // is found only once the data is built, after the run directory exists.
 void simulate(const TempDir& dir) {
-  REQUIRE(run({"simulate", "--n-pos", "100", "--n-neg", "100", "--length", "60", "--validation",
-               "40", "--test", "40", "--out", dir.str("sim")})
-              .status == 0);
+  testing::simulate_small_dataset(dir);
   std::istringstream in(read_text(dir.path() / "sim" / "train.tsv"));
   std::string line, two;
   while (std::getline(in, line)) two += line + "\t" + line.substr(line.rfind('\t') + 1) + "\n";

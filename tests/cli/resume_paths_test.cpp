@@ -38,9 +38,7 @@ std::string normal(const std::string& path) {
 TEST_CASE("a run started with relative paths resumes from another directory") {
   TempDir dir("relative");
   std::filesystem::create_directories(dir.path() / "elsewhere");
-  REQUIRE(run({"simulate", "--n-pos", "100", "--n-neg", "100", "--length", "60", "--validation",
-               "40", "--test", "40", "--out", dir.str("sim")})
-              .status == 0);
+  testing::simulate_small_dataset(dir);
   {
     WorkingDirectory here(dir.path());
     const auto started = run({"train",

@@ -15,30 +15,12 @@ namespace {
 
 using nlohmann::json;
 using testing::count_lines;
+using testing::csv_column;
 using testing::read_text;
 using testing::run;
 using testing::TempDir;
 using testing::tiny_run;
-
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
-// Column `column` of every data row of a CSV.
-std::vector<std::string> csv_column(const std::string& text, size_t column) {
-  std::vector<std::string> values;
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string field;
-    for (size_t i = 0; i <= column; ++i) std::getline(fields, field, ',');
-    values.push_back(field);
-  }
-  return values;
-}
+using testing::with;
 
 TEST_CASE("run directory holds config metrics steps tensorboard checkpoints and report") {
   TempDir dir("rundir");

@@ -17,13 +17,6 @@ using testing::read_text;
 using testing::run;
 using testing::TempDir;
 
-// Records data written by `strand simulate` under dir/sim.
-void simulate(const TempDir& dir) {
-  REQUIRE(run({"simulate", "--n-pos", "100", "--n-neg", "100", "--length", "60", "--validation",
-               "40", "--test", "40", "--out", dir.str("sim")})
-              .status == 0);
-}
-
 std::vector<std::string> train_without_validation(const TempDir& dir, const std::string& name) {
   return {"train",
           "--format",
@@ -50,7 +43,7 @@ std::vector<std::string> train_without_validation(const TempDir& dir, const std:
 
 TEST_CASE("inspect needs no validation file") {
   TempDir dir("inspect-novalid");
-  simulate(dir);
+  testing::simulate_small_dataset(dir);
   const auto result = run({"inspect", "--format", "records", "--fasta", dir.str("sim/train.fa"),
                            "--intervals", dir.str("sim/train.tsv")});
   REQUIRE_MESSAGE(result.status == 0, result.err);
@@ -60,7 +53,7 @@ TEST_CASE("inspect needs no validation file") {
 
 TEST_CASE("training with --no-early-stopping needs no validation file") {
   TempDir dir("train-novalid");
-  simulate(dir);
+  testing::simulate_small_dataset(dir);
   auto args = train_without_validation(dir, "r");
   args.push_back("--no-early-stopping");
   const auto result = run(args);
@@ -88,7 +81,7 @@ TEST_CASE("training with --no-early-stopping needs no validation file") {
 
 TEST_CASE("early stopping on a validation metric still requires a validation file") {
   TempDir dir("es-novalid");
-  simulate(dir);
+  testing::simulate_small_dataset(dir);
   const auto result = run(train_without_validation(dir, "r"));
   CHECK(result.status == 1);
   CHECK(result.err.find("error: data.valid_intervals: a validation file is required: early "

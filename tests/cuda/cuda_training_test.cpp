@@ -57,19 +57,25 @@ std::vector<Batch> random_batches(int count, int64_t batch, int64_t length) {
 }
 
 // Trains on `device`; returns the loss of every step.
+// One training step on the logits (the model's last layer is its Sigmoid), as fit() runs it;
+// returns the loss where the model lives. x, y: on the model's device.
+Tensor train_step(Sequential& model, Optimizer& optimizer, const Tensor& x, const Tensor& y,
+                  GradReset reset = GradReset::kDrop) {
+  optimizer.zero_grad(reset);
+  const Var loss = BinaryCrossEntropy()(model.forward_layers(Var(x), model.size() - 1), Var(y));
+  loss.backward();
+  optimizer.step();
+  return loss.value();
+}
+
 std::vector<double> train(Device device, const std::vector<Batch>& batches) {
   Sequential model = reference_model(0);
   model.to(device);
   Adam optimizer(model.trainable_parameters(), AdamOptions{.learning_rate = 1e-2});
-  const BinaryCrossEntropy loss_fn;
   std::vector<double> losses;
   for (const Batch& batch : batches) {
-    optimizer.zero_grad();
-    const Var logits = model.forward_layers(Var(batch.codes.to(device)), model.size() - 1);
-    const Var loss = loss_fn(logits, Var(batch.labels.to(device)));
-    loss.backward();
-    optimizer.step();
-    losses.push_back(loss.value().item());
+    losses.push_back(
+        train_step(model, optimizer, batch.codes.to(device), batch.labels.to(device)).item());
   }
   return losses;
 }
@@ -172,13 +178,8 @@ TEST_CASE("cuda: a captured training step replays like eager steps") {
   const SGDOptions options{.learning_rate = 0.05, .momentum = 0.9};
   SGD graph_opt(graph_model.trainable_parameters(), options);
   SGD eager_opt(eager_model.trainable_parameters(), options);
-  const BinaryCrossEntropy loss_fn;
-  const auto step = [&](Sequential& model, Optimizer& opt, const Tensor& x, const Tensor& y) {
-    opt.zero_grad();
-    const Var loss = loss_fn(model.forward_layers(Var(x), model.size() - 1), Var(y));
-    loss.backward();
-    opt.step();
-    return loss.value();
+  const auto step = [](Sequential& model, Optimizer& opt, const Tensor& x, const Tensor& y) {
+    return train_step(model, opt, x, y);
   };
   Tensor x = gpu(batches[0].codes), y = gpu(batches[0].labels);
   Tensor loss_out = Tensor::zeros({}, DType::kFloat32, Device::cuda());
@@ -209,15 +210,10 @@ TEST_CASE("cuda: Adam in a CUDA graph follows its step count and learning-rate c
   const AdamOptions options{.learning_rate = 1e-2};
   Adam graph_opt(graph_model.trainable_parameters(), options);
   Adam cpu_opt(cpu_model.trainable_parameters(), options);
-  const BinaryCrossEntropy loss_fn;
   // The whole step, as fit's graph path runs it: gradients zeroed in place (the step frees
   // nothing it did not allocate), inputs in fixed device buffers.
-  const auto step = [&](Sequential& model, Optimizer& opt, const Tensor& x, const Tensor& y) {
-    opt.zero_grad(GradReset::kZeroInPlace);
-    const Var loss = loss_fn(model.forward_layers(Var(x), model.size() - 1), Var(y));
-    loss.backward();
-    opt.step();
-    return loss.value();
+  const auto step = [](Sequential& model, Optimizer& opt, const Tensor& x, const Tensor& y) {
+    return train_step(model, opt, x, y, GradReset::kZeroInPlace);
   };
   Tensor x = gpu(batches[0].codes), y = gpu(batches[0].labels);
   Tensor loss_out = Tensor::zeros({}, DType::kFloat32, Device::cuda());
