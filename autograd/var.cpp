@@ -3,9 +3,9 @@
 
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autograd/grad_mode.h"
-#include "tensor/ops.h"
 
 namespace strand {
 
@@ -86,6 +86,7 @@ void Var::backward(const Tensor& grad_output) const {
 
   // Kahn's order: a Var runs once every use has delivered its gradient.
   std::unordered_map<VarImpl*, Tensor> incoming;
+  std::unordered_set<VarImpl*> owned_sums;  // Vars whose incoming sum is a buffer of our own
   incoming[impl_.get()] = grad_output;
   std::deque<VarImpl*> ready = {impl_.get()};
   while (!ready.empty()) {
@@ -98,7 +99,7 @@ void Var::backward(const Tensor& grad_output) const {
       // it never aliases an op's buffer; in place, so a step captured into a CUDA graph
       // neither allocates nor frees a gradient), then announce that the gradient is final.
       if (var->grad.defined()) {
-        ops::add_(var->grad, grad);
+        var->grad.add_(grad);
       } else {
         var->grad = grad.clone();
       }
@@ -123,7 +124,14 @@ void Var::backward(const Tensor& grad_output) const {
                      "backward of '{}': gradient {} for input {} of shape {}", node.op_name,
                      input_grad.describe(), i, shape_to_string(input->value.shape()));
         Tensor& slot = incoming[input];
-        slot = slot.defined() ? ops::add(slot, input_grad) : std::move(input_grad);
+        if (!slot.defined()) {
+          slot = std::move(input_grad);
+        } else {
+          // A second use's gradient: sum into a buffer of our own (the first may alias an
+          // op's saved tensor), made on the first merge and reused for later ones.
+          if (owned_sums.insert(input).second) slot = slot.clone();
+          slot.add_(input_grad);
+        }
       }
       if (--pending_uses[input] == 0) {
         if (!incoming[input].defined()) {

@@ -8,13 +8,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/sequential.h"
-#include "tensor/conv_geometry.h"
+#include "ops/reduction.h"
 #include "tensor/generator.h"
 
 namespace {

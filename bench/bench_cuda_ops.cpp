@@ -8,18 +8,16 @@
 #ifdef STRAND_WITH_CUDA
 #include <chrono>
 
-#include "kernels/cuda/conv_select.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/losses.h"
 #include "layers/sequential.h"
+#include "ops/optimizer_updates.h"
 #include "optim/adam.h"
+#include "tensor/cuda/conv_engine.h"
 #include "tensor/cuda/device.h"
 #include "tensor/cuda/graph.h"
-#include "tensor/cuda/multi_tensor.h"
-#include "tensor/op_declarations.h"
-#include "tensor/ops.h"
 
 namespace {
 

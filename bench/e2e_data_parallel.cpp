@@ -25,7 +25,6 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "dist/mirrored_strategy.h"
 #include "dist/mpi_communicator.h"
 #include "dist/strategy.h"
@@ -33,6 +32,7 @@
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/sequential.h"
+#include "ops/loss.h"
 #include "optim/sgd.h"
 
 namespace {

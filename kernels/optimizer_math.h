@@ -64,7 +64,7 @@ STRAND_HOST_DEVICE inline void adam_element(T& param, T grad, T& exp_avg, T& exp
   const double v = beta2 * static_cast<double>(exp_avg_sq) + (1.0 - beta2) * g * g;
   exp_avg = static_cast<T>(m);
   exp_avg_sq = static_cast<T>(v);
-  param = static_cast<T>(p - step_size * m / (sqrt(v) / bias2_sqrt + eps));
+  param = static_cast<T>(p - step_size * m / (std::sqrt(v) / bias2_sqrt + eps));
 }
 
 /// `grad_avg` is used only when centered, `buffer` only when momentum > 0.
@@ -82,7 +82,7 @@ STRAND_HOST_DEVICE inline void rmsprop_element(T& param, T grad, T& square_avg, 
     *grad_avg = static_cast<T>(avg);
     variance = sq - avg * avg;
   }
-  const double denom = sqrt(variance) + eps;
+  const double denom = std::sqrt(variance) + eps;
   if (momentum > 0.0) {
     const double b = momentum * static_cast<double>(*buffer) + g / denom;
     *buffer = static_cast<T>(b);

@@ -1,8 +1,10 @@
 // Parameter-free layers.
 #include "layers/activations.h"
 
-#include "autograd/functions.h"
 #include "layers/layer_catalog.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
+#include "ops/shape.h"
 
 namespace strand {
 

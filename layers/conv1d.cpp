@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-#include "autograd/functions.h"
 #include "layers/layer_catalog.h"
 
 namespace strand {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "layers/layer.h"
-#include "tensor/op_declarations.h"
+#include "ops/conv1d.h"
 
 namespace strand {
 

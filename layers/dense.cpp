@@ -5,8 +5,10 @@
 
 #include <cmath>
 
-#include "autograd/functions.h"
 #include "layers/layer_catalog.h"
+#include "ops/elementwise.h"
+#include "ops/matmul.h"
+#include "ops/shape.h"
 
 namespace strand {
 

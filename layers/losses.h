@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "autograd/functions.h"
+#include "ops/loss.h"
 
 namespace strand {
 

@@ -1,7 +1,6 @@
 // Sequential container, its fusion of Conv1D+ReLU+GlobalMaxPool1D, and summary().
 #include "layers/sequential.h"
 
-#include "autograd/functions.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 

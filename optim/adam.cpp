@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "tensor/op_declarations.h"
+#include "ops/optimizer_updates.h"
 
 namespace strand {
 
@@ -24,9 +24,7 @@ void Adam::update(size_t index, Var& parameter) {
   Tensor& exp_avg = buffer(index, "exp_avg");
   Tensor& exp_avg_sq = buffer(index, "exp_avg_sq");
   const AdamParams params{current_hyper_parameters(), step_count()};
-  const Tensor grad = parameter.grad().contiguous();
-  dispatch<AdamUpdateOp>(parameter.device(), parameter.mutable_value(), grad, exp_avg, exp_avg_sq,
-                         params);
+  ops::adam_update(parameter.mutable_value(), parameter.grad(), exp_avg, exp_avg_sq, params);
 }
 
 namespace {
@@ -69,7 +67,7 @@ void Adam::update_all(const std::vector<size_t>& active) {
     grads.push_back(&params[i].grad());
   }
   const AdamParams hyper{current_hyper_parameters(), step_count()};
-  dispatch<AdamScheduledUpdateOp>(device, values, grads, exp_avgs, exp_avg_sqs, hyper, schedule_);
+  ops::adam_scheduled_update(values, grads, exp_avgs, exp_avg_sqs, hyper, schedule_);
 }
 
 void Adam::on_learning_rate_changed() {

@@ -1,7 +1,7 @@
 // RMSprop update through the registered fused kernel.
 #include "optim/rmsprop.h"
 
-#include "tensor/op_declarations.h"
+#include "ops/optimizer_updates.h"
 
 namespace strand {
 
@@ -18,9 +18,8 @@ void RMSprop::update(size_t index, Var& parameter) {
   Tensor& momentum = options_.momentum > 0 ? buffer(index, "momentum_buffer") : none_momentum;
   RMSpropParams params{learning_rate(),       options_.alpha,    options_.eps,
                        options_.weight_decay, options_.momentum, options_.centered};
-  const Tensor grad = parameter.grad().contiguous();
-  dispatch<RMSpropUpdateOp>(parameter.device(), parameter.mutable_value(), grad, square_avg,
-                            grad_avg, momentum, params);
+  ops::rmsprop_update(parameter.mutable_value(), parameter.grad(), square_avg, grad_avg, momentum,
+                      params);
 }
 
 }  // namespace strand

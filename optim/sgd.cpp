@@ -1,7 +1,7 @@
 // SGD update through the registered fused kernel.
 #include "optim/sgd.h"
 
-#include "tensor/op_declarations.h"
+#include "ops/optimizer_updates.h"
 
 namespace strand {
 
@@ -19,8 +19,7 @@ void SGD::update(size_t index, Var& parameter) {
   Tensor& momentum = options_.momentum != 0.0 ? buffer(index, key) : no_buffer;
   SGDParams params{learning_rate(),       options_.momentum, options_.dampening,
                    options_.weight_decay, options_.nesterov, first_step};
-  const Tensor grad = parameter.grad().contiguous();
-  dispatch<SGDUpdateOp>(parameter.device(), parameter.mutable_value(), grad, momentum, params);
+  ops::sgd_update(parameter.mutable_value(), parameter.grad(), momentum, params);
 }
 
 }  // namespace strand

@@ -5,8 +5,8 @@
 
 namespace strand {
 
-// Defined by each compiled backend (tensor/cpu/register_cpu_kernels.cpp, and the CUDA
-// backend when built with it).
+// The primitive ops' kernels of each compiled backend (tensor/cpu/primitive_kernels.cpp,
+// tensor/cuda/register_kernels.cpp).
 void register_cpu_kernels();
 #ifdef STRAND_WITH_CUDA
 void register_cuda_kernels();

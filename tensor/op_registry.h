@@ -14,8 +14,9 @@
 
 namespace strand {
 
-/// Registers the built-in kernels of every compiled backend, once. Dispatch calls it, so
-/// users never need to.
+/// Registers the kernels of the primitive ops (tensor/primitive_ops.h) of every compiled
+/// backend, once. Dispatch calls it, so users never need to; the op families in ops/ register
+/// themselves (STRAND_REGISTER_KERNELS below).
 void ensure_builtin_kernels_registered();
 
 /// Remembers (op name, device) pairs as kernels register, for listings and tests.
@@ -68,6 +69,21 @@ class OpKernels {
     static constexpr const char* kName = name; \
     using Fn = __VA_ARGS__;                    \
   }
+
+/// Registers kernels at static initialisation, from the file that defines them:
+///
+///   STRAND_REGISTER_KERNELS(elementwise_cpu) {
+///     OpKernels<UnaryOp>::register_kernel(DeviceType::kCPU, unary_cpu);
+///   }
+///
+/// Each ops/ file registers its family this way, so adding a family edits no central list. A
+/// static libstrand links an ops/ file (and so its registrar) with the functions it defines;
+/// code outside the file reaches an op through those functions, never through dispatch<> alone.
+#define STRAND_REGISTER_KERNELS(name)                                     \
+  static void strand_register_##name##_kernels();                         \
+  [[maybe_unused]] static const bool strand_##name##_kernels_registered = \
+      (strand_register_##name##_kernels(), true);                         \
+  static void strand_register_##name##_kernels()
 
 /// Runs op `Op`'s kernel for `device` with `args`.
 template <typename Op, typename... Args>

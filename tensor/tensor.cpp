@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tensor/op_declarations.h"
+#include "tensor/primitive_ops.h"
 
 namespace strand {
 
@@ -232,6 +232,19 @@ Tensor& Tensor::copy_(const Tensor& source) {
   // Cross-device copies run on the accelerator's kernel, which knows both sides.
   const Device kernel_device = device().is_cpu() ? source.device() : device();
   dispatch<CopyOp>(kernel_device, *this, source);
+  return *this;
+}
+
+Tensor& Tensor::add_(const Tensor& addend) {
+  STRAND_CHECK(defined() && addend.defined(), "add_: undefined tensor");
+  STRAND_CHECK(shape_ == addend.shape_, "add_: shape mismatch: {} and {}", describe(),
+               addend.describe());
+  STRAND_CHECK(dtype_ == addend.dtype_ && is_floating(dtype_),
+               "add_: expected two float tensors of one dtype, got {} and {}", describe(),
+               addend.describe());
+  STRAND_CHECK(device() == addend.device(), "add_: tensors are on different devices: {} and {}",
+               describe(), addend.describe());
+  dispatch<AccumulateOp>(device(), *this, addend);
   return *this;
 }
 

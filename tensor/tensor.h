@@ -118,6 +118,9 @@ class Tensor {
   Tensor to(DType dtype) const;
   /// Copies `source` (same shape, any dtype/strides/device) into this tensor in place.
   Tensor& copy_(const Tensor& source);
+  /// Adds `addend` (same shape, float dtype and device; any strides) in place: how gradients
+  /// and metrics accumulate without allocating.
+  Tensor& add_(const Tensor& addend);
   /// Sets every element to `value`, in place.
   Tensor& fill_(double value);
   /// Sets every element to zero, in place.

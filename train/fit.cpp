@@ -7,10 +7,11 @@
 #include <functional>
 #include <optional>
 
-#include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "layers/activations.h"
-#include "tensor/ops.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
+#include "tensor/primitive_ops.h"
 #include "train/metrics.h"
 #include "train/training_accuracy.h"
 #include "train/training_batch.h"

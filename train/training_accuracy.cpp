@@ -1,7 +1,8 @@
 // Training accuracy accumulated on the device.
 #include "train/training_accuracy.h"
 
-#include "tensor/ops.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
 
 namespace strand::train {
 
@@ -22,8 +23,8 @@ void TrainingAccuracy::add(const Tensor& outputs, const TrainingBatch& batch) {
                                 ops::affine(ops::mul(predicted, labels), 2.0, 0.0));
   Tensor correct = ops::sum(ops::mul(agree, mask)).to(DType::kFloat64);
   Tensor counted = ops::sum(mask).to(DType::kFloat64);
-  ops::add_(correct_, correct);
-  ops::add_(counted_, counted);
+  correct_.add_(correct);
+  counted_.add_(counted);
 }
 
 std::pair<double, double> TrainingAccuracy::totals() const {

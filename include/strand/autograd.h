@@ -1,9 +1,9 @@
-// Umbrella header: Var, the differentiable ops, grad mode and gradcheck.
+// Umbrella header: Var, grad mode, gradcheck and every op family (<strand/ops.h>).
 //   #include <strand/autograd.h>
 #pragma once
 
-#include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
 #include "autograd/var.h"
+#include "strand/ops.h"
 #include "strand/tensor.h"

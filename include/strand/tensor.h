@@ -1,4 +1,5 @@
-// Umbrella header: tensors, devices, dtypes, the op registry and the non-autograd ops.
+// Umbrella header: tensors, devices, dtypes, the op registry, the primitive ops and the
+// argument checks ops share. The ops themselves: <strand/ops.h>.
 //   #include <strand/tensor.h>
 #pragma once
 
@@ -7,8 +8,8 @@
 #include "core/dtype_dispatch.h"
 #include "core/error.h"
 #include "core/shape.h"
+#include "tensor/argument_checks.h"
 #include "tensor/generator.h"
-#include "tensor/op_declarations.h"
 #include "tensor/op_registry.h"
-#include "tensor/ops.h"
+#include "tensor/primitive_ops.h"
 #include "tensor/tensor.h"

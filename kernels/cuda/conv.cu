@@ -1,5 +1,5 @@
 // CUDA kernels for Conv1D (strand's own; cuDNN is the alternative, chosen per shape in
-// tensor/cuda/conv_adapters.cpp), the one-hot gather Conv1D and the fused
+// ops/conv1d.cpp and tensor/cuda/conv_engine.cpp), the one-hot gather Conv1D and the fused
 // Conv1D+ReLU+GlobalMaxPool.
 // Geometry and contracts: kernels/cpu/conv1d_geometry.h, kernels/cpu/conv1d_onehot.h.
 #include <cfloat>

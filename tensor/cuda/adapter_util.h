@@ -1,9 +1,10 @@
-// Internal helpers of the CUDA Tensor adapters: Tensor -> IndexSpace/StrideSet, and the
-// per-family registration functions called by register_cuda_kernels().
+// Helpers of the CUDA Tensor adapters (tensor/cuda and the CUDA sections of ops/): Tensor ->
+// IndexSpace/StrideSet, optional pointers, a tensor's stream.
 #pragma once
 
 #include "kernels/cuda/kernels.h"
 #include "kernels/cuda/stream.h"
+#include "tensor/cuda/device.h"
 #include "tensor/tensor.h"
 
 namespace strand::cuda {
@@ -32,8 +33,14 @@ const T* optional_ptr(const Tensor& t) {
 }
 inline void* optional_mut(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
 
+/// The stream of the (current, checked) device `t` lives on.
+inline cudaStream_t stream_of(const Tensor& t) {
+  require_device(t.device());
+  return stream(t.device());
+}
+
+/// The primitive ops' CUDA kernels (memory_adapters.cpp), registered by
+/// register_cuda_kernels().
 void register_cuda_memory_kernels();
-void register_cuda_compute_kernels();
-void register_cuda_conv_kernels();
 
 }  // namespace strand::cuda

@@ -1,5 +1,6 @@
-// CUDA fill and copy: device-to-device copies with dtype conversion and any strides, and the
-// host<->device copies (Tensor::to / copy_ dispatch CopyOp on the CUDA side for them).
+// CUDA kernels of the primitive ops: fill, accumulate, copy: device-to-device copies with dtype
+// conversion and any strides, and the host<->device copies (Tensor::to / copy_ dispatch CopyOp on
+// the CUDA side for them).
 #include <deque>
 #include <functional>
 #include <memory>
@@ -10,7 +11,7 @@
 #include "tensor/cuda/adapter_util.h"
 #include "tensor/cuda/allocator.h"
 #include "tensor/cuda/device.h"
-#include "tensor/op_declarations.h"
+#include "tensor/primitive_ops.h"
 
 namespace strand::cuda {
 namespace {
@@ -167,11 +168,20 @@ void copy_cuda(Tensor& out, const Tensor& source) {
                out.describe());
 }
 
+void accumulate_cuda(Tensor& accumulator, const Tensor& addend) {
+  require_device(accumulator.device());
+  k::binary(accumulator.dtype(), k::Binary::kAdd, accumulator.raw_data(),
+            strides_of(accumulator.strides()), addend.raw_data(), strides_of(addend.strides()),
+            accumulator.raw_data(), strides_of(accumulator.strides()),
+            space_of(accumulator.shape(), "accumulate"), stream(accumulator.device()));
+}
+
 }  // namespace
 
 void register_cuda_memory_kernels() {
   OpKernels<FillOp>::register_kernel(DeviceType::kCUDA, fill_cuda);
   OpKernels<CopyOp>::register_kernel(DeviceType::kCUDA, copy_cuda);
+  OpKernels<AccumulateOp>::register_kernel(DeviceType::kCUDA, accumulate_cuda);
   OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCUDA, start_host_read_cuda);
 }
 

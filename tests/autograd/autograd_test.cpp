@@ -2,8 +2,9 @@
 // hooks, and error messages.
 #include <doctest/doctest.h>
 
-#include "autograd/functions.h"
 #include "autograd/grad_mode.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
 #include "test_helpers.h"
 
 namespace strand {

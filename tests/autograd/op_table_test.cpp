@@ -16,10 +16,14 @@
 #include <string_view>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "autograd/gradcheck.h"
 #include "core/splitmix64.h"
-#include "tensor/ops.h"
+#include "ops/conv1d.h"
+#include "ops/elementwise.h"
+#include "ops/loss.h"
+#include "ops/matmul.h"
+#include "ops/reduction.h"
+#include "ops/shape.h"
 #include "test_helpers.h"
 #include "tests/cuda/cuda_test_support.h"
 

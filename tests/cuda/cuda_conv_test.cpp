@@ -6,9 +6,9 @@
 #include <doctest/doctest.h>
 
 #include "cuda_test_support.h"
-#include "tensor/op_declarations.h"
+#include "ops/conv1d.h"
+#include "tensor/cuda/conv_engine.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/conv_select.h"
 #endif
 
 using namespace strand;

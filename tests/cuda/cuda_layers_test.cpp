@@ -7,12 +7,12 @@
 #include <functional>
 #include <string>
 
-#include "autograd/functions.h"
 #include "cuda_test_support.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/sequential.h"
+#include "ops/loss.h"
 
 using namespace strand;
 using namespace strand::testing;

@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include "cuda_test_support.h"
-#include "tensor/op_declarations.h"
+#include "ops/loss.h"
+#include "ops/matmul.h"
+#include "ops/optimizer_updates.h"
+#include "ops/reduction.h"
 
 using namespace strand;
 using namespace strand::testing;
@@ -55,8 +58,8 @@ TEST_CASE("cuda: binary ops broadcast like the CPU") {
     // In-place accumulation (the gradient accumulator path).
     Tensor acc_gpu = gpu(b);
     Tensor acc_cpu = b.clone();
-    ops::add_(acc_gpu, gpu(a.reshape({6, 9}).slice(0, 0, 5)));
-    ops::add_(acc_cpu, a.reshape({6, 9}).slice(0, 0, 5));
+    acc_gpu.add_(gpu(a.reshape({6, 9}).slice(0, 0, 5)));
+    acc_cpu.add_(a.reshape({6, 9}).slice(0, 0, 5));
     check_close(acc_gpu, acc_cpu, tolerance_for(dtype), "add_");
   }
 }

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tensor/ops.h"
+#include "ops/elementwise.h"
 #include "test_helpers.h"
 #ifdef STRAND_WITH_CUDA
 #include "tensor/cuda/device.h"

@@ -2,24 +2,23 @@
 // training run (GPU losses vs CPU losses), the multi-tensor Adam, and CUDA graph capture/replay.
 #include <doctest/doctest.h>
 
-#include "autograd/functions.h"
 #include "cuda_test_support.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/losses.h"
 #include "layers/sequential.h"
+#include "ops/optimizer_updates.h"
+#include "ops/reduction.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
-#include "tensor/op_declarations.h"
-#include "tensor/ops.h"
+#include "tensor/primitive_ops.h"
 #ifdef STRAND_WITH_CUDA
 #include <cuda_runtime_api.h>
 
 #include "tensor/cuda/allocator.h"
 #include "tensor/cuda/device.h"
 #include "tensor/cuda/graph.h"
-#include "tensor/cuda/multi_tensor.h"
 #endif
 
 using namespace strand;

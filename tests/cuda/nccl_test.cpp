@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "dist/single_process_communicator.h"
+#include "ops/matmul.h"
 #include "tests/cuda/cuda_test_support.h"
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
 #include "dist/nccl_communicator.h"

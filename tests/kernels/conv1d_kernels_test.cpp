@@ -6,7 +6,7 @@
 
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
-#include "tensor/conv_geometry.h"
+#include "ops/conv1d.h"
 #include "test_helpers.h"
 
 namespace strand {

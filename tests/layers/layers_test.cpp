@@ -2,7 +2,6 @@
 // errors that name the layer.
 #include <doctest/doctest.h>
 
-#include "autograd/functions.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"

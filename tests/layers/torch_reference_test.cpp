@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"

@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/sequential.h"
+#include "ops/elementwise.h"
+#include "ops/loss.h"
+#include "ops/matmul.h"
+#include "ops/reduction.h"
+#include "ops/shape.h"
 #include "optim/adam.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"

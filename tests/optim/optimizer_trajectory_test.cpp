@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "autograd/functions.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/sequential.h"
+#include "ops/loss.h"
 #include "optim/adam.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"

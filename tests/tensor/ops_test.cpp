@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "kernels/cpu/matmul.h"
-#include "tensor/ops.h"
+#include "ops/elementwise.h"
+#include "ops/matmul.h"
+#include "ops/reduction.h"
 #include "test_helpers.h"
 
 namespace strand {

@@ -1,8 +1,12 @@
 // Tensor creation, views, copies and the errors they raise.
 #include <doctest/doctest.h>
 
+#include "ops/conv1d.h"
+#include "ops/elementwise.h"
+#include "ops/matmul.h"
+#include "ops/reduction.h"
+#include "ops/shape.h"
 #include "tensor/op_registry.h"
-#include "tensor/ops.h"
 #include "tensor/tensor.h"
 #include "test_helpers.h"
 

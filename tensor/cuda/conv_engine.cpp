@@ -1,5 +1,5 @@
-// CUDA Tensor adapters for Conv1D: dense (strand's kernels or cuDNN, chosen per shape; see
-// conv_select.h), the one-hot gather Conv1D and the fused Conv1D+ReLU+GlobalMaxPool.
+// The dense Conv1D engine of the CUDA backend: cuDNN plans per shape, and the timed choice
+// between them and strand's own kernels (conv_engine.h).
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -8,13 +8,13 @@
 #include <string>
 #include <tuple>
 
+#include "tensor/cuda/conv_engine.h"
+
 #include "kernels/cuda/check.h"
-#include "kernels/cuda/conv_select.h"
-#include "tensor/conv_geometry.h"
-#include "tensor/cuda/adapter_util.h"
+#include "kernels/cuda/stream.h"
 #include "tensor/cuda/device.h"
 #include "tensor/determinism.h"
-#include "tensor/op_declarations.h"
+#include "tensor/tensor.h"
 
 #ifdef STRAND_WITH_CUDNN
 #include <cudnn.h>
@@ -23,10 +23,7 @@
 namespace strand::cuda {
 namespace {
 
-namespace k = kernels::cuda;
 using kernels::Conv1DGeometry;
-
-enum class ConvPass { kForward = 0, kBackwardInput = 1, kBackwardWeight = 2 };
 const char* pass_name(ConvPass pass) {
   switch (pass) {
     case ConvPass::kForward:
@@ -222,14 +219,13 @@ CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
 }
 #endif
 
-bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, const Conv1DParams& p) {
+bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, bool symmetric_padding) {
 #ifdef STRAND_WITH_CUDNN
   constexpr int64_t kIntMax = 1 << 30;
-  return dtype == DType::kFloat32 && p.pad_left == p.pad_right && g.out_length > 0 &&
-         g.batch < kIntMax && g.length < kIntMax && g.in_channels < kIntMax &&
-         g.out_channels < kIntMax;
+  return dtype == DType::kFloat32 && symmetric_padding && g.out_length > 0 && g.batch < kIntMax &&
+         g.length < kIntMax && g.in_channels < kIntMax && g.out_channels < kIntMax;
 #else
-  (void)g, (void)dtype, (void)p;
+  (void)g, (void)dtype, (void)symmetric_padding;
   return false;
 #endif
 }
@@ -243,11 +239,13 @@ struct ScopedEvent {
   cudaEvent_t event = nullptr;
 };
 
+}  // namespace
+
 // Runs `own` or `library` per the policy and the remembered (or now measured) choice.
-template <typename Own, typename Library>
-void run_selected(ConvPass pass, const Conv1DGeometry& g, DType dtype, const Conv1DParams& p,
-                  Device device, Own&& own, Library&& library) {
-  if (!cudnn_can_run(g, dtype, p)) return own();
+void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_padding, DType dtype,
+                    Device device, const std::function<void()>& own,
+                    const std::function<void()>& library) {
+  if (!cudnn_can_run(g, dtype, symmetric_padding)) return own();
   SelectionState& state = selection();
   const std::string key = shape_key(pass, g, dtype);
   ConvAlgorithm policy;
@@ -266,7 +264,7 @@ void run_selected(ConvPass pass, const Conv1DGeometry& g, DType dtype, const Con
   if (deterministic()) return own();
   const cudaStream_t s = stream(device);
   const ScopedEvent start, stop;  // destroyed on every exit, a throwing run included
-  const auto time = [&](auto&& run) {
+  const auto time = [&](const std::function<void()>& run) {
     run();  // warm-up (and cuDNN's heuristics)
     STRAND_CUDA_CHECK(cudaEventRecord(start.event, s));
     for (int i = 0; i < 3; ++i) run();
@@ -290,116 +288,35 @@ void run_selected(ConvPass pass, const Conv1DGeometry& g, DType dtype, const Con
   state.choices[key] = choice;
 }
 
-// ---- Adapters ---------------------------------------------------------------------------------
-
-void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
-                 Tensor& out) {
-  const Device device = out.device();
-  require_device(device);
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor xc = x.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  const cudaStream_t s = stream(device);
-  run_selected(
-      ConvPass::kForward, g, x.dtype(), params, device,
-      [&] {
-        k::conv1d_forward(x.dtype(), g, xc.raw_data(), wc.raw_data(), optional_mut(bc),
-                          out.raw_data(), s);
-      },
-      [&] {
+void cudnn_conv_forward(const Conv1DGeometry& g, Device device, const void* x, const void* w,
+                        void* y) {
 #ifdef STRAND_WITH_CUDNN
-        cudnn_plan(g, device).forward(xc.raw_data(), wc.raw_data(), out.raw_data());
-        k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
-                            out.raw_data(), s);
+  cudnn_plan(g, device).forward(x, w, y);
+#else
+  (void)g, (void)device, (void)x, (void)w, (void)y;
+  throw Error("conv1d (CUDA): this build of strand has no cuDNN");
 #endif
-      });
 }
 
-void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
-                                Tensor& grad_x) {
-  const Device device = grad_x.device();
-  require_device(device);
-  const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
-  const Tensor go = grad_out.contiguous(), wc = w.contiguous();
-  const cudaStream_t s = stream(device);
-  run_selected(
-      ConvPass::kBackwardInput, g, w.dtype(), params, device,
-      [&] {
-        k::conv1d_backward_input(w.dtype(), g, go.raw_data(), wc.raw_data(), grad_x.raw_data(), s);
-      },
-      [&] {
+void cudnn_conv_backward_input(const Conv1DGeometry& g, Device device, const void* grad_y,
+                               const void* w, void* grad_x) {
 #ifdef STRAND_WITH_CUDNN
-        cudnn_plan(g, device).backward_input(go.raw_data(), wc.raw_data(), grad_x.raw_data());
+  cudnn_plan(g, device).backward_input(grad_y, w, grad_x);
+#else
+  (void)g, (void)device, (void)grad_y, (void)w, (void)grad_x;
+  throw Error("conv1d_backward_input (CUDA): this build of strand has no cuDNN");
 #endif
-      });
 }
 
-void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
-                                 const Conv1DParams& params, Tensor& grad_w) {
-  const Device device = grad_w.device();
-  require_device(device);
-  const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
-  const Tensor go = grad_out.contiguous(), xc = x.contiguous();
-  const cudaStream_t s = stream(device);
-  run_selected(
-      ConvPass::kBackwardWeight, g, x.dtype(), params, device,
-      [&] {
-        k::conv1d_backward_weight(x.dtype(), g, go.raw_data(), xc.raw_data(), grad_w.raw_data(), s);
-      },
-      [&] {
+void cudnn_conv_backward_weight(const Conv1DGeometry& g, Device device, const void* grad_y,
+                                const void* x, void* grad_w) {
 #ifdef STRAND_WITH_CUDNN
-        cudnn_plan(g, device).backward_weight(go.raw_data(), xc.raw_data(), grad_w.raw_data());
+  cudnn_plan(g, device).backward_weight(grad_y, x, grad_w);
+#else
+  (void)g, (void)device, (void)grad_y, (void)x, (void)grad_w;
+  throw Error("conv1d_backward_weight (CUDA): this build of strand has no cuDNN");
 #endif
-      });
 }
-
-void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                        const Conv1DParams& params, Tensor& out) {
-  require_device(out.device());
-  const auto g = conv_geometry(codes.shape(), w.shape(), params);
-  const Tensor cc = codes.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
-                           out.raw_data(), stream(out.device()));
-}
-
-void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
-                                        const Conv1DParams& params, Tensor& grad_w) {
-  require_device(grad_w.device());
-  const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
-  const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
-  k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
-                                   grad_w.raw_data(), stream(grad_w.device()));
-}
-
-void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
-                          const Conv1DParams& params, Tensor& out, Tensor& argmax) {
-  require_device(out.device());
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor xc = x.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  const bool codes = x.dtype() == DType::kUInt8;
-  k::conv1d_relu_max(w.dtype(), g, codes ? xc.data<uint8_t>() : nullptr,
-                     codes ? nullptr : xc.raw_data(), wc.raw_data(), optional_mut(bc),
-                     out.raw_data(), argmax.data<int64_t>(), stream(out.device()));
-}
-
-void conv1d_relu_max_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                                   const Tensor& out, const Tensor& argmax,
-                                   const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
-                                   Tensor& grad_bias) {
-  require_device(grad_w.device());
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
-  const Tensor oc = out.contiguous(), ac = argmax.contiguous();
-  const bool codes = x.dtype() == DType::kUInt8;
-  k::conv1d_relu_max_backward(w.dtype(), g, go.raw_data(), codes ? xc.data<uint8_t>() : nullptr,
-                              codes ? nullptr : xc.raw_data(), wc.raw_data(), oc.raw_data(),
-                              ac.data<int64_t>(), codes ? nullptr : optional_mut(grad_x),
-                              grad_w.raw_data(), optional_mut(grad_bias), stream(grad_w.device()));
-}
-
-}  // namespace
 
 void set_conv_algorithm(ConvAlgorithm algorithm) {
   SelectionState& state = selection();
@@ -428,18 +345,6 @@ std::vector<ConvChoice> conv_choices() {
   std::vector<ConvChoice> out;
   for (const auto& [key, choice] : state.choices) out.push_back(choice);
   return out;
-}
-
-void register_cuda_conv_kernels() {
-  constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<Conv1DOp>::register_kernel(kCuda, conv1d_cuda);
-  OpKernels<Conv1DBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
-  OpKernels<Conv1DBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
-  OpKernels<Conv1DOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
-  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(kCuda,
-                                                           conv1d_onehot_backward_weight_cuda);
-  OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
-  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
 }
 
 }  // namespace strand::cuda

@@ -1,4 +1,6 @@
-// Choosing between strand's own CUDA Conv1D kernels and cuDNN, per shape.
+// The dense Conv1D engine of the CUDA backend: cuDNN plans, and the choice between strand's own
+// kernels and cuDNN per shape. The Conv1D adapters (ops/conv1d.cpp) run every dense pass
+// through run_dense_conv.
 //
 // Policy kAuto (the default; STRAND_CUDA_CONV=auto|own|cudnn overrides it at start-up): the
 // first call of a dense Conv1D op (forward, backward-input or backward-weight) with a new
@@ -12,10 +14,33 @@
 // kernels (cuDNN has no gather convolution).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/device.h"
+#include "core/dtype.h"
+#include "kernels/cpu/conv1d_geometry.h"
+
 namespace strand::cuda {
+
+enum class ConvPass { kForward = 0, kBackwardInput = 1, kBackwardWeight = 2 };
+
+/// Runs one dense Conv1D pass of geometry `g` on `device`: `own` (strand's kernel) or `library`
+/// (cuDNN through the plan of this shape) per the policy below, timing both on the first call
+/// of a shape under kAuto. `symmetric_padding`: pad_left == pad_right (cuDNN needs it).
+void run_dense_conv(ConvPass pass, const kernels::Conv1DGeometry& g, bool symmetric_padding,
+                    DType dtype, Device device, const std::function<void()>& own,
+                    const std::function<void()>& library);
+
+/// The three passes through cuDNN's plan for `g` (float32, contiguous, on `device`'s stream).
+/// Throw strand::Error in a build without cuDNN. The forward pass adds no bias.
+void cudnn_conv_forward(const kernels::Conv1DGeometry& g, Device device, const void* x,
+                        const void* w, void* y);
+void cudnn_conv_backward_input(const kernels::Conv1DGeometry& g, Device device, const void* grad_y,
+                               const void* w, void* grad_x);
+void cudnn_conv_backward_weight(const kernels::Conv1DGeometry& g, Device device, const void* grad_y,
+                                const void* x, void* grad_w);
 
 enum class ConvAlgorithm { kAuto, kOwn, kCudnn };
 

@@ -1,18 +1,56 @@
-// Differentiable shape ops and matmul.
-#include "autograd/functions.h"
-#include "tensor/ops.h"
+// Shape ops: argument checks, the copies concat needs, and the differentiable functions with
+// their gradient rules.
+#include "ops/shape.h"
+
+#include "tensor/argument_checks.h"
 
 namespace strand {
 
-Var matmul(const Var& a, const Var& b) {
-  const Tensor av = a.value(), bv = b.value();
-  const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
-  return make_result(ops::matmul(av, bv), "matmul", {a, b}, [=](const Tensor& g) {
-    // dA = G @ B^T, dB = A^T @ G (transposed views; the kernel reads strides)
-    return std::vector<Tensor>{a_grad ? ops::matmul(g, bv.transpose(0, 1)) : Tensor(),
-                               b_grad ? ops::matmul(av.transpose(0, 1), g) : Tensor()};
-  });
+// ---- On tensors ------------------------------------------------------------------------------
+namespace ops {
+
+Tensor concat(const std::vector<Tensor>& tensors, int64_t dim) {
+  STRAND_CHECK(!tensors.empty(), "concat: no tensors");
+  const Tensor& first = tensors.front();
+  dim = normalize_dim(dim, first.dim(), "concat");
+  Shape shape = first.shape();
+  shape[dim] = 0;
+  for (const Tensor& t : tensors) {
+    check_same_dtype("concat", first, t);
+    check_same_device("concat", first, t);
+    STRAND_CHECK(t.dim() == first.dim(), "concat: ranks differ: {} and {}", first.describe(),
+                 t.describe());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      STRAND_CHECK(d == dim || t.shape()[d] == first.shape()[d],
+                   "concat along {}: {} and {} differ in dimension {}", dim, first.describe(),
+                   t.describe(), d);
+    }
+    shape[dim] += t.shape()[dim];
+  }
+  Tensor out = Tensor::empty(shape, first.dtype(), first.device());
+  int64_t start = 0;
+  for (const Tensor& t : tensors) {
+    Tensor part = out.slice(dim, start, start + t.shape()[dim]);
+    part.copy_(t);
+    start += t.shape()[dim];
+  }
+  return out;
 }
+
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
+  dim = normalize_dim(dim, x.dim(), "chunk");
+  STRAND_CHECK(chunks > 0 && x.shape()[dim] % chunks == 0,
+               "chunk: dimension {} of {} (extent {}) does not split into {} equal parts", dim,
+               x.describe(), x.shape()[dim], chunks);
+  const int64_t step = x.shape()[dim] / chunks;
+  std::vector<Tensor> parts;
+  for (int64_t i = 0; i < chunks; ++i) parts.push_back(x.slice(dim, i * step, (i + 1) * step));
+  return parts;
+}
+
+}  // namespace ops
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
 
 Var reshape(const Var& x, Shape shape) {
   const Shape original = x.shape();

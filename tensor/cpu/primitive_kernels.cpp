@@ -1,8 +1,8 @@
-// CPU kernels for fill and copy (with dtype conversion, any strides).
+// CPU kernels of the primitive ops: fill, copy (with dtype conversion), accumulate (any
+// strides) and the host read, which on the CPU is a plain copy.
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/elementwise.h"
-#include "tensor/cpu/cpu_kernel_registration.h"
-#include "tensor/op_declarations.h"
+#include "tensor/primitive_ops.h"
 
 namespace strand {
 namespace {
@@ -29,6 +29,16 @@ void copy_cpu(Tensor& out, const Tensor& source) {
   });
 }
 
+void accumulate_cpu(Tensor& accumulator, const Tensor& addend) {
+  dispatch_floating(accumulator.dtype(), "accumulate", [&]<typename T>() {
+    T* out = accumulator.data<T>();
+    kernels::cpu::map_binary(static_cast<int>(accumulator.dim()), accumulator.shape().data(), out,
+                             accumulator.strides().data(), addend.data<T>(),
+                             addend.strides().data(), out, accumulator.strides().data(),
+                             [](T sum, T value) { return sum + value; });
+  });
+}
+
 std::function<Tensor()> start_host_read_cpu(const Tensor& source) {
   Tensor copy = source.contiguous().clone();
   return [copy] { return copy; };
@@ -36,10 +46,13 @@ std::function<Tensor()> start_host_read_cpu(const Tensor& source) {
 
 }  // namespace
 
-void register_cpu_memory_kernels() {
+// Called once by ensure_builtin_kernels_registered(): the op families in ops/ register their
+// own kernels at static initialisation.
+void register_cpu_kernels() {
   OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCPU, start_host_read_cpu);
   OpKernels<FillOp>::register_kernel(DeviceType::kCPU, fill_cpu);
   OpKernels<CopyOp>::register_kernel(DeviceType::kCPU, copy_cpu);
+  OpKernels<AccumulateOp>::register_kernel(DeviceType::kCPU, accumulate_cpu);
 }
 
 }  // namespace strand

@@ -1,0 +1,383 @@
+// Conv1D: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
+// the differentiable functions with their gradient rules.
+#include "ops/conv1d.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/conv1d.h"
+#include "kernels/cpu/conv1d_onehot.h"
+#include "ops/reduction.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/conv_engine.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+namespace {
+// Checks x (B, C, L) or codes (B, L), w (O, C, K), bias (O); returns the output length.
+int64_t check_conv_args(const char* op, const Tensor& x, const Tensor& w, const Tensor& bias,
+                        const Conv1DParams& p) {
+  check_defined(op, x);
+  check_floating(op, w);
+  check_rank(op, "weight (O, C, K)", w, 3);
+  check_same_device(op, x, w);
+  STRAND_CHECK(p.stride >= 1 && p.dilation >= 1 && p.pad_left >= 0 && p.pad_right >= 0,
+               "{}: stride and dilation must be >= 1 and padding >= 0", op);
+  if (x.dtype() == DType::kUInt8) {
+    check_rank(op, "base codes (B, L)", x, 2);
+    STRAND_CHECK(w.size(1) == 4,
+                 "{}: base codes are one-hot with 4 channels but the weight is {} (expected "
+                 "(O, 4, K))",
+                 op, w.describe());
+  } else {
+    check_floating(op, x);
+    check_rank(op, "input (B, C, L)", x, 3);
+    check_same_dtype(op, x, w);
+    STRAND_CHECK(x.size(1) == w.size(1),
+                 "{}: input {} has {} channels but the weight {} expects {}", op, x.describe(),
+                 x.size(1), w.describe(), w.size(1));
+  }
+  if (bias.defined()) {
+    check_same_dtype(op, bias, w);
+    check_same_device(op, bias, w);
+    STRAND_CHECK(bias.dim() == 1 && bias.size(0) == w.size(0),
+                 "{}: bias {} does not match {} filters", op, bias.describe(), w.size(0));
+  }
+  const int64_t out_length = conv1d_out_length(x.shape().back(), w.size(2), p);
+  STRAND_CHECK(out_length > 0,
+               "{}: input length {} is shorter than the kernel's receptive field ({} taps, "
+               "dilation {}, padding {}+{})",
+               op, x.shape().back(), w.size(2), p.dilation, p.pad_left, p.pad_right);
+  return out_length;
+}
+}  // namespace
+
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params) {
+  const int64_t out_length = check_conv_args("conv1d", x, w, bias, params);
+  Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
+  if (x.dtype() == DType::kUInt8) {
+    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out);
+  } else {
+    dispatch<Conv1DOp>(x.device(), x, w, bias, params, out);
+  }
+  return out;
+}
+
+Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shape& input_shape,
+                             const Conv1DParams& params) {
+  Tensor grad_x = Tensor::empty(input_shape, w.dtype(), w.device());
+  dispatch<Conv1DBackwardInputOp>(w.device(), grad_out, w, params, grad_x);
+  return grad_x;
+}
+
+Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
+                              const Conv1DParams& params) {
+  Tensor grad_w = Tensor::empty(weight_shape, grad_out.dtype(), grad_out.device());
+  if (x.dtype() == DType::kUInt8) {
+    dispatch<Conv1DOneHotBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
+  } else {
+    dispatch<Conv1DBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
+  }
+  return grad_w;
+}
+
+std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                          const Conv1DParams& params) {
+  check_conv_args("conv1d_relu_max", x, w, bias, params);
+  Tensor out = Tensor::empty({x.size(0), w.size(0)}, w.dtype(), w.device());
+  Tensor argmax = Tensor::empty({x.size(0), w.size(0)}, DType::kInt64, w.device());
+  dispatch<Conv1DReluMaxOp>(x.device(), x, w, bias, params, out, argmax);
+  return {out, argmax};
+}
+
+Tensor one_hot(const Tensor& codes, DType dtype) {
+  check_rank("one_hot", "base codes (B, L)", codes, 2);
+  STRAND_CHECK(codes.dtype() == DType::kUInt8, "one_hot: expected uint8 base codes, got {}",
+               codes.describe());
+  const Tensor host = codes.to(Device::cpu()).contiguous();
+  Tensor out = Tensor::empty({codes.size(0), 4, codes.size(1)}, dtype);
+  dispatch_floating(dtype, "one_hot", [&]<typename T>() {
+    kernels::cpu::one_hot_from_codes<T>(codes.size(0), codes.size(1), host.data<uint8_t>(),
+                                        out.data<T>());
+  });
+  return out.to(codes.device());
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/conv1d{,_onehot}.h --------------------------------
+namespace {
+
+namespace cpu = kernels::cpu;
+namespace cpu = kernels::cpu;
+
+template <typename T>
+const T* optional_data(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+void conv1d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                Tensor& out) {
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  dispatch_floating(x.dtype(), "conv1d", [&]<typename T>() {
+    cpu::conv1d_forward<T>(g, xc.data<T>(), wc.data<T>(), optional_data<T>(bias.contiguous()),
+                           out.data<T>());
+  });
+}
+
+void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
+                               Tensor& grad_x) {
+  const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), wc = w.contiguous();
+  dispatch_floating(w.dtype(), "conv1d_backward_input", [&]<typename T>() {
+    cpu::conv1d_backward_input<T>(g, go.data<T>(), wc.data<T>(), grad_x.data<T>());
+  });
+}
+
+void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const Conv1DParams& params,
+                                Tensor& grad_w) {
+  const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous();
+  dispatch_floating(x.dtype(), "conv1d_backward_weight", [&]<typename T>() {
+    cpu::conv1d_backward_weight<T>(g, go.data<T>(), xc.data<T>(), grad_w.data<T>());
+  });
+}
+
+void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
+                       const Conv1DParams& params, Tensor& out) {
+  const auto g = conv_geometry(codes.shape(), w.shape(), params);
+  const Tensor cc = codes.contiguous(), wc = w.contiguous();
+  dispatch_floating(w.dtype(), "conv1d_onehot", [&]<typename T>() {
+    cpu::conv1d_onehot_forward<T>(g, cc.data<uint8_t>(), wc.data<T>(),
+                                  optional_data<T>(bias.contiguous()), out.data<T>());
+  });
+}
+
+void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& codes,
+                                       const Conv1DParams& params, Tensor& grad_w) {
+  const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
+  dispatch_floating(grad_w.dtype(), "conv1d_onehot_backward_weight", [&]<typename T>() {
+    cpu::conv1d_onehot_backward_weight<T>(g, go.data<T>(), cc.data<uint8_t>(), grad_w.data<T>());
+  });
+}
+
+void conv1d_relu_max_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
+                         const Conv1DParams& params, Tensor& out, Tensor& argmax) {
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  dispatch_floating(w.dtype(), "conv1d_relu_max", [&]<typename T>() {
+    const T* b = optional_data<T>(bias.contiguous());
+    if (x.dtype() == DType::kUInt8) {
+      cpu::conv1d_relu_max_onehot<T>(g, xc.data<uint8_t>(), wc.data<T>(), b, out.data<T>(),
+                                     argmax.data<int64_t>());
+    } else {
+      cpu::conv1d_relu_max_dense<T>(g, xc.data<T>(), wc.data<T>(), b, out.data<T>(),
+                                    argmax.data<int64_t>());
+    }
+  });
+}
+
+void conv1d_relu_max_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                                  const Tensor& out, const Tensor& argmax,
+                                  const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
+                                  Tensor& grad_bias) {
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
+  const bool codes = x.dtype() == DType::kUInt8;
+  dispatch_floating(w.dtype(), "conv1d_relu_max_backward", [&]<typename T>() {
+    cpu::conv1d_relu_max_backward<T>(
+        g, go.data<T>(), codes ? xc.data<uint8_t>() : nullptr, codes ? nullptr : xc.data<T>(),
+        wc.data<T>(), out.data<T>(), argmax.data<int64_t>(),
+        grad_x.defined() ? grad_x.data<T>() : nullptr, grad_w.data<T>(),
+        grad_bias.defined() ? grad_bias.data<T>() : nullptr);
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(conv1d_cpu) {
+  OpKernels<Conv1DOp>::register_kernel(DeviceType::kCPU, conv1d_cpu);
+  OpKernels<Conv1DBackwardInputOp>::register_kernel(DeviceType::kCPU, conv1d_backward_input_cpu);
+  OpKernels<Conv1DBackwardWeightOp>::register_kernel(DeviceType::kCPU, conv1d_backward_weight_cpu);
+  OpKernels<Conv1DOneHotOp>::register_kernel(DeviceType::kCPU, conv1d_onehot_cpu);
+  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(DeviceType::kCPU,
+                                                           conv1d_onehot_backward_weight_cpu);
+  OpKernels<Conv1DReluMaxOp>::register_kernel(DeviceType::kCPU, conv1d_relu_max_cpu);
+  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
+                                                      conv1d_relu_max_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/conv.cu and the cuDNN engine --------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::ConvPass;
+using cuda::optional_mut;
+using cuda::require_device;
+using cuda::stream;
+
+void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                 Tensor& out) {
+  const Device device = out.device();
+  require_device(device);
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const cudaStream_t s = stream(device);
+  cuda::run_dense_conv(
+      ConvPass::kForward, g, params.pad_left == params.pad_right, x.dtype(), device,
+      [&] {
+        k::conv1d_forward(x.dtype(), g, xc.raw_data(), wc.raw_data(), optional_mut(bc),
+                          out.raw_data(), s);
+      },
+      [&] {
+        cuda::cudnn_conv_forward(g, device, xc.raw_data(), wc.raw_data(), out.raw_data());
+        k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
+                            out.raw_data(), s);
+      });
+}
+
+void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
+                                Tensor& grad_x) {
+  const Device device = grad_x.device();
+  require_device(device);
+  const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), wc = w.contiguous();
+  const cudaStream_t s = stream(device);
+  cuda::run_dense_conv(
+      ConvPass::kBackwardInput, g, params.pad_left == params.pad_right, w.dtype(), device,
+      [&] {
+        k::conv1d_backward_input(w.dtype(), g, go.raw_data(), wc.raw_data(), grad_x.raw_data(), s);
+      },
+      [&] {
+        cuda::cudnn_conv_backward_input(g, device, go.raw_data(), wc.raw_data(), grad_x.raw_data());
+      });
+}
+
+void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
+                                 const Conv1DParams& params, Tensor& grad_w) {
+  const Device device = grad_w.device();
+  require_device(device);
+  const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous();
+  const cudaStream_t s = stream(device);
+  cuda::run_dense_conv(
+      ConvPass::kBackwardWeight, g, params.pad_left == params.pad_right, x.dtype(), device,
+      [&] {
+        k::conv1d_backward_weight(x.dtype(), g, go.raw_data(), xc.raw_data(), grad_w.raw_data(), s);
+      },
+      [&] {
+        cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), xc.raw_data(),
+                                         grad_w.raw_data());
+      });
+}
+
+void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
+                        const Conv1DParams& params, Tensor& out) {
+  require_device(out.device());
+  const auto g = conv_geometry(codes.shape(), w.shape(), params);
+  const Tensor cc = codes.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
+                           out.raw_data(), stream(out.device()));
+}
+
+void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
+                                        const Conv1DParams& params, Tensor& grad_w) {
+  require_device(grad_w.device());
+  const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
+  const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
+  k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
+                                   grad_w.raw_data(), stream(grad_w.device()));
+}
+
+void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
+                          const Conv1DParams& params, Tensor& out, Tensor& argmax) {
+  require_device(out.device());
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const bool codes = x.dtype() == DType::kUInt8;
+  k::conv1d_relu_max(w.dtype(), g, codes ? xc.data<uint8_t>() : nullptr,
+                     codes ? nullptr : xc.raw_data(), wc.raw_data(), optional_mut(bc),
+                     out.raw_data(), argmax.data<int64_t>(), stream(out.device()));
+}
+
+void conv1d_relu_max_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                                   const Tensor& out, const Tensor& argmax,
+                                   const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
+                                   Tensor& grad_bias) {
+  require_device(grad_w.device());
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
+  const Tensor oc = out.contiguous(), ac = argmax.contiguous();
+  const bool codes = x.dtype() == DType::kUInt8;
+  k::conv1d_relu_max_backward(w.dtype(), g, go.raw_data(), codes ? xc.data<uint8_t>() : nullptr,
+                              codes ? nullptr : xc.raw_data(), wc.raw_data(), oc.raw_data(),
+                              ac.data<int64_t>(), codes ? nullptr : optional_mut(grad_x),
+                              grad_w.raw_data(), optional_mut(grad_bias), stream(grad_w.device()));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(conv1d_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<Conv1DOp>::register_kernel(kCuda, conv1d_cuda);
+  OpKernels<Conv1DBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
+  OpKernels<Conv1DBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
+  OpKernels<Conv1DOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
+  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(kCuda,
+                                                           conv1d_onehot_backward_weight_cuda);
+  OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
+  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  const Tensor xv = x.value(), wv = w.value();
+  const bool has_bias = bias.defined();
+  const bool x_grad = x.requires_grad();
+  Tensor out = ops::conv1d(xv, wv, has_bias ? bias.value() : Tensor(), params);
+  std::vector<Var> inputs = {x, w};
+  if (has_bias) inputs.push_back(bias);
+  return make_result(out, "conv1d", inputs, [=](const Tensor& g) {
+    std::vector<Tensor> grads = {
+        x_grad ? ops::conv1d_backward_input(g, wv, xv.shape(), params) : Tensor(),
+        ops::conv1d_backward_weight(g, xv, wv.shape(), params)};
+    if (has_bias) grads.push_back(ops::sum(g, {0, 2}));  // bias: (O)
+    return grads;
+  });
+}
+
+Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  const Tensor xv = x.value(), wv = w.value();
+  const bool has_bias = bias.defined();
+  const bool x_grad = x.requires_grad();
+  auto [out, argmax] = ops::conv1d_relu_max(xv, wv, has_bias ? bias.value() : Tensor(), params);
+  std::vector<Var> inputs = {x, w};
+  if (has_bias) inputs.push_back(bias);
+  return make_result(
+      out, "conv1d_relu_max", inputs, [=, out = out, argmax = argmax](const Tensor& g) {
+        Tensor grad_x = x_grad ? Tensor::empty(xv.shape(), wv.dtype(), wv.device()) : Tensor();
+        Tensor grad_w = Tensor::empty(wv.shape(), wv.dtype(), wv.device());
+        Tensor grad_bias =
+            has_bias ? Tensor::empty({wv.size(0)}, wv.dtype(), wv.device()) : Tensor();
+        dispatch<Conv1DReluMaxBackwardOp>(wv.device(), g, xv, wv, out, argmax, params, grad_x,
+                                          grad_w, grad_bias);
+        std::vector<Tensor> grads = {grad_x, grad_w};
+        if (has_bias) grads.push_back(grad_bias);
+        return grads;
+      });
+}
+
+}  // namespace strand

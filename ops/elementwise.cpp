@@ -1,0 +1,342 @@
+// Elementwise ops: argument checks and dispatch, the CPU and CUDA adapters with their
+// registration, and the differentiable functions with their gradient rules.
+#include "ops/elementwise.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/elementwise.h"
+#include "ops/reduction.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+Tensor unary(UnaryOpKind kind, const Tensor& x) {
+  check_floating("unary", x);
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dispatch<UnaryOp>(x.device(), kind, x, out);
+  return out;
+}
+Tensor neg(const Tensor& x) { return unary(UnaryOpKind::kNeg, x); }
+Tensor exp(const Tensor& x) { return unary(UnaryOpKind::kExp, x); }
+Tensor log(const Tensor& x) { return unary(UnaryOpKind::kLog, x); }
+Tensor sigmoid(const Tensor& x) { return unary(UnaryOpKind::kSigmoid, x); }
+Tensor relu(const Tensor& x) { return unary(UnaryOpKind::kRelu, x); }
+Tensor tanh(const Tensor& x) { return unary(UnaryOpKind::kTanh, x); }
+Tensor sqrt(const Tensor& x) { return unary(UnaryOpKind::kSqrt, x); }
+Tensor square(const Tensor& x) { return unary(UnaryOpKind::kSquare, x); }
+
+namespace {
+const char* binary_name(BinaryOpKind kind) {
+  switch (kind) {
+    case BinaryOpKind::kAdd:
+      return "add";
+    case BinaryOpKind::kSub:
+      return "sub";
+    case BinaryOpKind::kMul:
+      return "mul";
+    case BinaryOpKind::kDiv:
+      return "div";
+    case BinaryOpKind::kMaximum:
+      return "maximum";
+    case BinaryOpKind::kGreater:
+      return "greater";
+  }
+  return "binary";
+}
+}  // namespace
+
+Tensor binary(BinaryOpKind kind, const Tensor& a, const Tensor& b) {
+  const char* op = binary_name(kind);
+  check_floating(op, a);
+  check_floating(op, b);
+  check_same_dtype(op, a, b);
+  check_same_device(op, a, b);
+  Tensor out = Tensor::empty(broadcast_shapes(a.shape(), b.shape(), op), a.dtype(), a.device());
+  dispatch<BinaryOp>(a.device(), kind, a, b, out);
+  return out;
+}
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kAdd, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kSub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kMul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kDiv, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kMaximum, a, b); }
+Tensor greater(const Tensor& a, const Tensor& b) { return binary(BinaryOpKind::kGreater, a, b); }
+
+Tensor affine(const Tensor& x, double scale, double shift) {
+  check_floating("affine", x);
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dispatch<AffineOp>(x.device(), x, scale, shift, out);
+  return out;
+}
+
+Tensor relu_backward(const Tensor& grad_out, const Tensor& x) {
+  check_same_shape("relu_backward", grad_out, x);
+  Tensor grad_in = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dispatch<ReluBackwardOp>(x.device(), grad_out, x, grad_in);
+  return grad_in;
+}
+
+Tensor sigmoid_backward(const Tensor& grad_out, const Tensor& y) {
+  check_same_shape("sigmoid_backward", grad_out, y);
+  Tensor grad_in = Tensor::empty(y.shape(), y.dtype(), y.device());
+  dispatch<SigmoidBackwardOp>(y.device(), grad_out, y, grad_in);
+  return grad_in;
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/elementwise.h -------------------------------------
+namespace {
+
+using kernels::cpu::map_binary;
+using kernels::cpu::map_unary;
+
+template <typename T, typename F>
+void unary_into(const Tensor& x, Tensor& out, F f) {
+  map_unary(static_cast<int>(x.dim()), x.shape().data(), x.data<T>(), x.strides().data(),
+            out.data<T>(), out.strides().data(), f);
+}
+
+void unary_cpu(UnaryOpKind kind, const Tensor& x, Tensor& out) {
+  dispatch_floating(x.dtype(), "unary", [&]<typename T>() {
+    kernels::visit_unary(kind, [&](auto k) {
+      unary_into<T>(x, out, [](T v) { return kernels::unary_of<decltype(k)::value>(v); });
+    });
+  });
+}
+
+void binary_cpu(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
+  const Tensor a_view = a.expand(out.shape());
+  const Tensor b_view = b.expand(out.shape());
+  dispatch_floating(out.dtype(), "binary", [&]<typename T>() {
+    auto run = [&](auto f) {
+      map_binary(static_cast<int>(out.dim()), out.shape().data(), a_view.data<T>(),
+                 a_view.strides().data(), b_view.data<T>(), b_view.strides().data(), out.data<T>(),
+                 out.strides().data(), f);
+    };
+    switch (kind) {
+      case BinaryOpKind::kAdd:
+        return run([](T l, T r) { return l + r; });
+      case BinaryOpKind::kSub:
+        return run([](T l, T r) { return l - r; });
+      case BinaryOpKind::kMul:
+        return run([](T l, T r) { return l * r; });
+      case BinaryOpKind::kDiv:
+        return run([](T l, T r) { return l / r; });
+      case BinaryOpKind::kMaximum:
+        return run([](T l, T r) { return (l != l || r != r) ? l + r : (l > r ? l : r); });
+      case BinaryOpKind::kGreater:
+        return run([](T l, T r) { return l > r ? T(1) : T(0); });
+    }
+  });
+}
+
+void affine_cpu(const Tensor& x, double scale, double shift, Tensor& out) {
+  dispatch_floating(x.dtype(), "affine", [&]<typename T>() {
+    const T s = static_cast<T>(scale);
+    const T c = static_cast<T>(shift);
+    unary_into<T>(x, out, [s, c](T v) { return v * s + c; });
+  });
+}
+
+void relu_backward_cpu(const Tensor& grad_out, const Tensor& x, Tensor& grad_in) {
+  dispatch_floating(x.dtype(), "relu_backward", [&]<typename T>() {
+    map_binary(static_cast<int>(x.dim()), x.shape().data(), grad_out.data<T>(),
+               grad_out.strides().data(), x.data<T>(), x.strides().data(), grad_in.data<T>(),
+               grad_in.strides().data(), [](T g, T v) { return v > T(0) ? g : T(0); });
+  });
+}
+
+void sigmoid_backward_cpu(const Tensor& grad_out, const Tensor& y, Tensor& grad_in) {
+  dispatch_floating(y.dtype(), "sigmoid_backward", [&]<typename T>() {
+    map_binary(static_cast<int>(y.dim()), y.shape().data(), grad_out.data<T>(),
+               grad_out.strides().data(), y.data<T>(), y.strides().data(), grad_in.data<T>(),
+               grad_in.strides().data(), [](T g, T s) { return g * s * (T(1) - s); });
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(elementwise_cpu) {
+  OpKernels<UnaryOp>::register_kernel(DeviceType::kCPU, unary_cpu);
+  OpKernels<BinaryOp>::register_kernel(DeviceType::kCPU, binary_cpu);
+  OpKernels<AffineOp>::register_kernel(DeviceType::kCPU, affine_cpu);
+  OpKernels<ReluBackwardOp>::register_kernel(DeviceType::kCPU, relu_backward_cpu);
+  OpKernels<SigmoidBackwardOp>::register_kernel(DeviceType::kCPU, sigmoid_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::space_of;
+using cuda::stream_of;
+using cuda::strides_of;
+
+void unary_cuda(UnaryOpKind kind, const Tensor& x, Tensor& out) {
+  k::unary(x.dtype(), kind, x.raw_data(), strides_of(x.strides()), out.raw_data(),
+           strides_of(out.strides()), space_of(out.shape(), "unary"), stream_of(x));
+}
+
+void affine_cuda(const Tensor& x, double scale, double shift, Tensor& out) {
+  k::affine(x.dtype(), x.raw_data(), strides_of(x.strides()), out.raw_data(),
+            strides_of(out.strides()), space_of(out.shape(), "affine"), scale, shift, stream_of(x));
+}
+
+void binary_into(k::Binary kind, const Tensor& a, const Tensor& b, Tensor& out) {
+  const Tensor av = a.expand(out.shape());
+  const Tensor bv = b.expand(out.shape());
+  k::binary(out.dtype(), kind, av.raw_data(), strides_of(av.strides()), bv.raw_data(),
+            strides_of(bv.strides()), out.raw_data(), strides_of(out.strides()),
+            space_of(out.shape(), "binary"), stream_of(out));
+}
+
+void binary_cuda(BinaryOpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
+  k::Binary mapped = k::Binary::kAdd;
+  switch (kind) {
+    case BinaryOpKind::kAdd:
+      mapped = k::Binary::kAdd;
+      break;
+    case BinaryOpKind::kSub:
+      mapped = k::Binary::kSub;
+      break;
+    case BinaryOpKind::kMul:
+      mapped = k::Binary::kMul;
+      break;
+    case BinaryOpKind::kDiv:
+      mapped = k::Binary::kDiv;
+      break;
+    case BinaryOpKind::kMaximum:
+      mapped = k::Binary::kMaximum;
+      break;
+    case BinaryOpKind::kGreater:
+      mapped = k::Binary::kGreater;
+      break;
+  }
+  binary_into(mapped, a, b, out);
+}
+
+void relu_backward_cuda(const Tensor& grad_out, const Tensor& x, Tensor& grad_in) {
+  binary_into(k::Binary::kReluBackward, grad_out, x, grad_in);
+}
+
+void sigmoid_backward_cuda(const Tensor& grad_out, const Tensor& y, Tensor& grad_in) {
+  binary_into(k::Binary::kSigmoidBackward, grad_out, y, grad_in);
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(elementwise_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<UnaryOp>::register_kernel(kCuda, unary_cuda);
+  OpKernels<BinaryOp>::register_kernel(kCuda, binary_cuda);
+  OpKernels<AffineOp>::register_kernel(kCuda, affine_cuda);
+  OpKernels<ReluBackwardOp>::register_kernel(kCuda, relu_backward_cuda);
+  OpKernels<SigmoidBackwardOp>::register_kernel(kCuda, sigmoid_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+Var add(const Var& a, const Var& b) {
+  const Shape a_shape = a.shape(), b_shape = b.shape();
+  return make_result(ops::add(a.value(), b.value()), "add", {a, b}, [=](const Tensor& g) {
+    return std::vector<Tensor>{ops::sum_to_shape(g, a_shape), ops::sum_to_shape(g, b_shape)};
+  });
+}
+
+Var sub(const Var& a, const Var& b) {
+  const Shape a_shape = a.shape(), b_shape = b.shape();
+  return make_result(ops::sub(a.value(), b.value()), "sub", {a, b}, [=](const Tensor& g) {
+    return std::vector<Tensor>{ops::sum_to_shape(g, a_shape),
+                               ops::sum_to_shape(ops::neg(g), b_shape)};
+  });
+}
+
+Var mul(const Var& a, const Var& b) {
+  const Tensor av = a.value(), bv = b.value();
+  const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
+  return make_result(ops::mul(av, bv), "mul", {a, b}, [=](const Tensor& g) {
+    return std::vector<Tensor>{a_grad ? ops::sum_to_shape(ops::mul(g, bv), av.shape()) : Tensor(),
+                               b_grad ? ops::sum_to_shape(ops::mul(g, av), bv.shape()) : Tensor()};
+  });
+}
+
+Var div(const Var& a, const Var& b) {
+  const Tensor av = a.value(), bv = b.value();
+  const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
+  return make_result(ops::div(av, bv), "div", {a, b}, [=](const Tensor& g) {
+    Tensor grad_a, grad_b;
+    if (a_grad) grad_a = ops::sum_to_shape(ops::div(g, bv), av.shape());
+    if (b_grad) {
+      // d(a/b)/db = -a / b^2
+      grad_b = ops::sum_to_shape(ops::neg(ops::div(ops::mul(g, av), ops::square(bv))), bv.shape());
+    }
+    return std::vector<Tensor>{grad_a, grad_b};
+  });
+}
+
+Var affine(const Var& x, double scale, double shift) {
+  return make_result(ops::affine(x.value(), scale, shift), "affine", {x}, [=](const Tensor& g) {
+    return std::vector<Tensor>{ops::affine(g, scale, 0.0)};
+  });
+}
+
+Var neg(const Var& x) { return affine(x, -1.0, 0.0); }
+
+Var exp(const Var& x) {
+  Tensor y = ops::exp(x.value());
+  return make_result(y, "exp", {x},
+                     [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
+}
+
+Var log(const Var& x) {
+  const Tensor xv = x.value();
+  return make_result(ops::log(xv), "log", {x},
+                     [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
+}
+
+Var sigmoid(const Var& x) {
+  Tensor y = ops::sigmoid(x.value());
+  return make_result(y, "sigmoid", {x}, [y](const Tensor& g) {
+    return std::vector<Tensor>{ops::sigmoid_backward(g, y)};
+  });
+}
+
+Var relu(const Var& x) {
+  const Tensor xv = x.value();
+  return make_result(ops::relu(xv), "relu", {x}, [xv](const Tensor& g) {
+    return std::vector<Tensor>{ops::relu_backward(g, xv)};
+  });
+}
+
+Var tanh(const Var& x) {
+  Tensor y = ops::tanh(x.value());
+  return make_result(y, "tanh", {x}, [y](const Tensor& g) {
+    // 1 - y^2
+    return std::vector<Tensor>{ops::mul(g, ops::affine(ops::square(y), -1.0, 1.0))};
+  });
+}
+
+Var sqrt(const Var& x) {
+  Tensor y = ops::sqrt(x.value());
+  return make_result(y, "sqrt", {x}, [y](const Tensor& g) {
+    return std::vector<Tensor>{ops::div(g, ops::affine(y, 2.0, 0.0))};
+  });
+}
+
+Var square(const Var& x) {
+  const Tensor xv = x.value();
+  return make_result(ops::square(xv), "square", {x}, [xv](const Tensor& g) {
+    return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
+  });
+}
+
+}  // namespace strand

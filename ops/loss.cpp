@@ -1,0 +1,139 @@
+// Losses: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
+// the differentiable functions with their gradient rules.
+#include "ops/loss.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/bce.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+Tensor bce_with_logits(const Tensor& logits, const Tensor& targets) {
+  check_floating("bce_with_logits", logits);
+  check_floating("bce_with_logits", targets);
+  check_same_shape("bce_with_logits", logits, targets);
+  check_same_dtype("bce_with_logits", logits, targets);
+  check_same_device("bce_with_logits", logits, targets);
+  Tensor out = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
+  dispatch<BceWithLogitsOp>(logits.device(), logits, targets, out);
+  return out;
+}
+
+Tensor bce_with_logits_backward(const Tensor& grad_out, const Tensor& logits,
+                                const Tensor& targets) {
+  Tensor grad = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
+  dispatch<BceWithLogitsBackwardOp>(logits.device(), grad_out, logits, targets, grad);
+  return grad;
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/bce.h ---------------------------------------------
+namespace {
+
+void bce_with_logits_cpu(const Tensor& logits, const Tensor& targets, Tensor& out) {
+  const Tensor x = logits.contiguous(), y = targets.contiguous();
+  dispatch_floating(x.dtype(), "bce_with_logits", [&]<typename T>() {
+    kernels::cpu::bce_with_logits_forward<T>(x.numel(), x.data<T>(), y.data<T>(), out.data<T>());
+  });
+}
+
+void bce_with_logits_backward_cpu(const Tensor& grad_out, const Tensor& logits,
+                                  const Tensor& targets, Tensor& grad_logits) {
+  const Tensor g = grad_out.contiguous(), x = logits.contiguous(), y = targets.contiguous();
+  dispatch_floating(x.dtype(), "bce_with_logits_backward", [&]<typename T>() {
+    kernels::cpu::bce_with_logits_backward<T>(x.numel(), g.data<T>(), x.data<T>(), y.data<T>(),
+                                              grad_logits.data<T>());
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(loss_cpu) {
+  OpKernels<BceWithLogitsOp>::register_kernel(DeviceType::kCPU, bce_with_logits_cpu);
+  OpKernels<BceWithLogitsBackwardOp>::register_kernel(DeviceType::kCPU,
+                                                      bce_with_logits_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::stream_of;
+
+void bce_cuda(const Tensor& logits, const Tensor& targets, Tensor& out) {
+  const Tensor x = logits.contiguous(), y = targets.contiguous();
+  k::bce_with_logits_forward(x.dtype(), x.numel(), x.raw_data(), y.raw_data(), out.raw_data(),
+                             stream_of(x));
+}
+
+void bce_backward_cuda(const Tensor& grad_out, const Tensor& logits, const Tensor& targets,
+                       Tensor& grad) {
+  const Tensor g = grad_out.contiguous(), x = logits.contiguous(), y = targets.contiguous();
+  k::bce_with_logits_backward(x.dtype(), x.numel(), g.raw_data(), x.raw_data(), y.raw_data(),
+                              grad.raw_data(), stream_of(x));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(loss_cuda) {
+  OpKernels<BceWithLogitsOp>::register_kernel(DeviceType::kCUDA, bce_cuda);
+  OpKernels<BceWithLogitsBackwardOp>::register_kernel(DeviceType::kCUDA, bce_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+Var bce_with_logits(const Var& logits, const Var& targets) {
+  STRAND_CHECK(logits.shape() == targets.shape(),
+               "bce_with_logits: logits {} and targets {} differ in shape",
+               logits.value().describe(), targets.value().describe());
+  const Tensor x = logits.value(), y = targets.value();
+  const Tensor elementwise = ops::bce_with_logits(x, y);
+  const double scale = 1.0 / static_cast<double>(x.numel());
+  return make_result(ops::mean(elementwise), "bce_with_logits", {logits}, [=](const Tensor& g) {
+    // g is a scalar; spread it evenly over the elements.
+    const Tensor spread = ops::affine(g.reshape({1}).expand(x.shape()), scale, 0.0);
+    return std::vector<Tensor>{ops::bce_with_logits_backward(spread, x, y)};
+  });
+}
+
+Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights) {
+  STRAND_CHECK(weights.shape() == logits.shape(),
+               "bce_with_logits: weights {} do not match logits {}", weights.describe(),
+               logits.value().describe());
+  const Tensor x = logits.value(), y = targets.value();
+  const Tensor w = weights.to(x.dtype());
+  // The normaliser stays a device tensor (no item(): that would synchronise a GPU step). An
+  // all-masked batch has no valid label: max(sum(w), 1e-12) makes its loss and gradient zero,
+  // not NaN.
+  const Tensor denominator =
+      ops::maximum(ops::sum(w), Tensor::full({}, 1e-12, x.dtype(), x.device()));
+  const Tensor weighted = ops::mul(ops::bce_with_logits(x, y), w);
+  return make_result(ops::div(ops::sum(weighted), denominator), "bce_with_logits_weighted",
+                     {logits}, [=](const Tensor& g) {
+                       // g: () -> (B, T) of g * w / sum(w)
+                       const Tensor per_unit_weight = ops::div(g, denominator);
+                       const Tensor spread = ops::mul(per_unit_weight, w);
+                       return std::vector<Tensor>{ops::bce_with_logits_backward(spread, x, y)};
+                     });
+}
+
+Var mse(const Var& prediction, const Var& target) {
+  STRAND_CHECK(prediction.shape() == target.shape(),
+               "mse: prediction {} and target {} differ in shape", prediction.value().describe(),
+               target.value().describe());
+  return mean(square(prediction - target));
+}
+
+}  // namespace strand

@@ -1,0 +1,267 @@
+// The fused optimizer updates: argument checks and dispatch, and the CPU and CUDA adapters with
+// their registration.
+#include "ops/optimizer_updates.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/optimizer_updates.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include <functional>
+
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks and dispatch --------------------------------------------------------
+namespace ops {
+namespace {
+// A state buffer of `param`: defined when `needed`, and then of its shape, dtype and device.
+void check_state(const char* op, const Tensor& param, const Tensor& state, const char* name,
+                 bool needed) {
+  if (!needed) return;
+  STRAND_CHECK(state.defined(), "{}: the {} buffer is undefined", op, name);
+  STRAND_CHECK(state.shape() == param.shape() && state.dtype() == param.dtype() &&
+                   state.device() == param.device() && state.is_contiguous(),
+               "{}: the {} buffer {} does not match the parameter {}", op, name, state.describe(),
+               param.describe());
+}
+
+void check_param_and_grad(const char* op, const Tensor& param, const Tensor& grad) {
+  check_floating(op, param);
+  STRAND_CHECK(param.is_contiguous(), "{}: the parameter {} is not contiguous", op,
+               param.describe());
+  check_defined(op, grad);
+  check_same_shape(op, param, grad);
+  check_same_dtype(op, param, grad);
+  check_same_device(op, param, grad);
+}
+}  // namespace
+
+void adam_update(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                 const AdamParams& params) {
+  check_param_and_grad("adam_update", param, grad);
+  check_state("adam_update", param, exp_avg, "exp_avg", true);
+  check_state("adam_update", param, exp_avg_sq, "exp_avg_sq", true);
+  dispatch<AdamUpdateOp>(param.device(), param, grad.contiguous(), exp_avg, exp_avg_sq, params);
+}
+
+void adam_scheduled_update(const std::vector<Tensor*>& params,
+                           const std::vector<const Tensor*>& grads,
+                           const std::vector<Tensor*>& exp_avgs,
+                           const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& hyper,
+                           Tensor& schedule) {
+  const size_t n = params.size();
+  STRAND_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n,
+               "adam_scheduled_update: {} params but {} grads, {} exp_avg, {} exp_avg_sq", n,
+               grads.size(), exp_avgs.size(), exp_avg_sqs.size());
+  STRAND_CHECK(n > 0, "adam_scheduled_update: no parameters");
+  const Device device = params[0]->device();
+  STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
+                   schedule.numel() == 2 && schedule.is_contiguous(),
+               "adam_scheduled_update: schedule must be a contiguous float64 [lr, step] on {}, "
+               "got {}",
+               device.to_string(), schedule.describe());
+  for (size_t i = 0; i < n; ++i) {
+    check_param_and_grad("adam_scheduled_update", *params[i], *grads[i]);
+    STRAND_CHECK(params[i]->device() == device && grads[i]->is_contiguous(),
+                 "adam_scheduled_update: parameter {} ({}) must be on {} with a contiguous "
+                 "gradient",
+                 i, params[i]->describe(), device.to_string());
+    check_state("adam_scheduled_update", *params[i], *exp_avgs[i], "exp_avg", true);
+    check_state("adam_scheduled_update", *params[i], *exp_avg_sqs[i], "exp_avg_sq", true);
+  }
+  dispatch<AdamScheduledUpdateOp>(device, params, grads, exp_avgs, exp_avg_sqs, hyper, schedule);
+}
+
+void sgd_update(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                const SGDParams& params) {
+  check_param_and_grad("sgd_update", param, grad);
+  check_state("sgd_update", param, momentum_buffer, "momentum", params.momentum != 0.0);
+  dispatch<SGDUpdateOp>(param.device(), param, grad.contiguous(), momentum_buffer, params);
+}
+
+void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                    Tensor& momentum_buffer, const RMSpropParams& params) {
+  check_param_and_grad("rmsprop_update", param, grad);
+  check_state("rmsprop_update", param, square_avg, "square_avg", true);
+  check_state("rmsprop_update", param, grad_avg, "grad_avg", params.centered);
+  check_state("rmsprop_update", param, momentum_buffer, "momentum", params.momentum > 0);
+  dispatch<RMSpropUpdateOp>(param.device(), param, grad.contiguous(), square_avg, grad_avg,
+                            momentum_buffer, params);
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/optimizer_updates.h -------------------------------
+namespace {
+
+template <typename T>
+T* optional_data(Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                     const AdamParams& p) {
+  dispatch_floating(param.dtype(), "adam_update", [&]<typename T>() {
+    kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(), exp_avg.data<T>(),
+                                 exp_avg_sq.data<T>(), p.hyper, p.step);
+  });
+}
+
+void adam_scheduled_update_cpu(const std::vector<Tensor*>& params,
+                               const std::vector<const Tensor*>& grads,
+                               const std::vector<Tensor*>& exp_avgs,
+                               const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                               Tensor& schedule) {
+  double* lr_and_step = schedule.data<double>();  // [lr, step]
+  lr_and_step[1] += 1.0;
+  AdamParams now = p;
+  now.hyper.learning_rate = lr_and_step[0];
+  now.step = static_cast<int64_t>(lr_and_step[1]);
+  for (size_t i = 0; i < params.size(); ++i) {
+    adam_update_cpu(*params[i], *grads[i], *exp_avgs[i], *exp_avg_sqs[i], now);
+  }
+}
+
+void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                    const SGDParams& p) {
+  dispatch_floating(param.dtype(), "sgd_update", [&]<typename T>() {
+    kernels::cpu::sgd_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
+                                optional_data<T>(momentum_buffer), p.lr, p.momentum, p.dampening,
+                                p.weight_decay, p.nesterov, p.first_step);
+  });
+}
+
+void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                        Tensor& momentum_buffer, const RMSpropParams& p) {
+  dispatch_floating(param.dtype(), "rmsprop_update", [&]<typename T>() {
+    kernels::cpu::rmsprop_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
+                                    square_avg.data<T>(), optional_data<T>(grad_avg),
+                                    optional_data<T>(momentum_buffer), p.lr, p.alpha, p.eps,
+                                    p.weight_decay, p.momentum, p.centered);
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(optimizer_updates_cpu) {
+  OpKernels<AdamUpdateOp>::register_kernel(DeviceType::kCPU, adam_update_cpu);
+  OpKernels<AdamScheduledUpdateOp>::register_kernel(DeviceType::kCPU, adam_scheduled_update_cpu);
+  OpKernels<SGDUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
+  OpKernels<RMSpropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace cuda {
+namespace {
+
+namespace k = kernels::cuda;
+
+void adam_cuda(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+               const AdamParams& p) {
+  k::adam_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
+                 exp_avg.raw_data(), exp_avg_sq.raw_data(), p.hyper, p.step, stream_of(param));
+}
+
+void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p) {
+  k::sgd_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
+                optional_mut(momentum_buffer), p.lr, p.momentum, p.dampening, p.weight_decay,
+                p.nesterov, p.first_step, stream_of(param));
+}
+
+void rmsprop_cuda(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                  Tensor& momentum_buffer, const RMSpropParams& p) {
+  k::rmsprop_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
+                    square_avg.raw_data(), optional_mut(grad_avg), optional_mut(momentum_buffer),
+                    p.lr, p.alpha, p.eps, p.weight_decay, p.momentum, p.centered, stream_of(param));
+}
+
+// Checks the four lists and calls `launch` once per packed block of up to kMultiTensorMax
+// parameters. Returns the device they live on.
+Device for_each_block(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads,
+                      const std::vector<Tensor*>& exp_avgs, const std::vector<Tensor*>& exp_avg_sqs,
+                      const std::function<void(const k::MultiTensorAdamArgs&)>& launch) {
+  const size_t n = params.size();
+  STRAND_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n,
+               "adam_update_multi: {} params but {} grads, {} exp_avg, {} exp_avg_sq", n,
+               grads.size(), exp_avgs.size(), exp_avg_sqs.size());
+  STRAND_CHECK(n > 0, "adam_update_multi: no parameters");
+  const Device device = params[0]->device();
+  require_device(device);
+  k::MultiTensorAdamArgs args;
+  for (size_t i = 0; i < n; ++i) {
+    for (const Tensor* t :
+         {static_cast<const Tensor*>(params[i]), grads[i], static_cast<const Tensor*>(exp_avgs[i]),
+          static_cast<const Tensor*>(exp_avg_sqs[i])}) {
+      STRAND_CHECK(t->device() == device && t->dtype() == DType::kFloat32 && t->is_contiguous() &&
+                       t->numel() == params[i]->numel(),
+                   "adam_update_multi: tensor {} of parameter {} must be contiguous float32 on {} "
+                   "with {} elements",
+                   t->describe(), i, device.to_string(), params[i]->numel());
+    }
+    const int slot = args.count++;
+    args.param[slot] = params[i]->data<float>();
+    args.grad[slot] = grads[i]->data<float>();
+    args.exp_avg[slot] = exp_avgs[i]->data<float>();
+    args.exp_avg_sq[slot] = exp_avg_sqs[i]->data<float>();
+    args.numel[slot] = params[i]->numel();
+    if (args.count == k::kMultiTensorMax) {
+      launch(args);
+      args.count = 0;
+    }
+  }
+  if (args.count > 0) launch(args);
+  return device;
+}
+
+}  // namespace
+
+void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tensor*>& grads,
+                       std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
+                       const AdamParams& p) {
+  if (params.empty()) return;
+  const Device device = params[0]->device();
+  for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
+    k::adam_update_multi(args, p.hyper, p.step, stream(device));
+  });
+}
+
+// The CUDA kernel of AdamScheduledUpdateOp: advances schedule[1] once, then updates every
+// parameter with the learning rate and bias correction read from the schedule on the device.
+namespace {
+void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
+                                 const std::vector<const Tensor*>& grads,
+                                 const std::vector<Tensor*>& exp_avgs,
+                                 const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
+                                 Tensor& schedule) {
+  if (params.empty()) return;
+  const Device device = params[0]->device();
+  STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
+                   schedule.numel() == 2 && schedule.is_contiguous(),
+               "adam_update_multi_scheduled: schedule must be a contiguous float64 [lr, step] on "
+               "{}, got {}",
+               device.to_string(), schedule.describe());
+  require_device(device);
+  // Advance once before every block so that all of them see the same step.
+  k::adam_schedule_advance(schedule.data<double>(), stream(device));
+  for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
+    k::adam_update_multi_scheduled(args, schedule.data<double>(), p.hyper, stream(device));
+  });
+}
+}  // namespace
+
+}  // namespace cuda
+
+STRAND_REGISTER_KERNELS(optimizer_updates_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<AdamUpdateOp>::register_kernel(kCuda, cuda::adam_cuda);
+  OpKernels<AdamScheduledUpdateOp>::register_kernel(kCuda, cuda::adam_update_multi_scheduled);
+  OpKernels<SGDUpdateOp>::register_kernel(kCuda, cuda::sgd_cuda);
+  OpKernels<RMSpropUpdateOp>::register_kernel(kCuda, cuda::rmsprop_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+}  // namespace strand

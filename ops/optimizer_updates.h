@@ -1,0 +1,95 @@
+// The fused optimizer updates: one Adam, SGD (momentum, Nesterov) or RMSprop step of a
+// parameter in place, and Adam over many parameters at once with its schedule on the device
+// (what a captured CUDA graph replays). optim/ calls these; the formulas are written once in
+// kernels/optimizer_math.h for host and device, the loops in kernels/cpu/optimizer_updates.h and
+// kernels/cuda/elementwise.cu. Updates are not differentiable.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/optimizer_math.h"
+#include "tensor/op_registry.h"
+#include "tensor/tensor.h"
+
+namespace strand {
+
+/// One fused Adam update: the hyper-parameters (learning_rate: the current one, after any
+/// schedule) and the step.
+struct AdamParams {
+  kernels::AdamHyperParameters hyper;
+  int64_t step = 1;  ///< 1-based, for bias correction
+};
+/// Hyper-parameters of the fused SGD update.
+struct SGDParams {
+  double lr;            ///< step size (SGDOptions::learning_rate)
+  double momentum;      ///< momentum factor (0: plain SGD)
+  double dampening;     ///< dampening of the momentum
+  double weight_decay;  ///< L2 penalty added to the gradient
+  bool nesterov;        ///< as in SGDOptions
+  bool first_step;      ///< momentum buffer starts as the gradient (PyTorch semantics)
+};
+/// Hyper-parameters of the fused RMSprop update.
+struct RMSpropParams {
+  double lr;            ///< step size (RMSpropOptions::learning_rate)
+  double alpha;         ///< decay of the squared-gradient average
+  double eps;           ///< added to the denominator
+  double weight_decay;  ///< L2 penalty added to the gradient
+  double momentum;      ///< momentum factor
+  bool centered;        ///< as in RMSpropOptions
+};
+
+// ---- The ops and their kernel signatures (in place on contiguous tensors of one shape) ---
+STRAND_DECLARE_OP(AdamUpdateOp, "adam_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                       const AdamParams& params));
+/// Adam over many parameters at once, with the learning rate and step count read from
+/// `schedule` (float64 [lr, step], on the parameters' device) and the step advanced by the op
+/// itself: a CUDA graph that captured it replays later steps with the right bias correction
+/// and the learning rate the host last wrote into schedule[0]. params[i], grads[i],
+/// exp_avgs[i], exp_avg_sqs[i]: contiguous, one dtype and one device.
+/// AdamParams::hyper.learning_rate and ::step are ignored.
+STRAND_DECLARE_OP(AdamScheduledUpdateOp, "adam_scheduled_update",
+                  void(const std::vector<Tensor*>& params, const std::vector<const Tensor*>& grads,
+                       const std::vector<Tensor*>& exp_avgs,
+                       const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& params_in,
+                       Tensor& schedule));
+STRAND_DECLARE_OP(SGDUpdateOp, "sgd_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                       const SGDParams& params));
+STRAND_DECLARE_OP(RMSpropUpdateOp, "rmsprop_update",
+                  void(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                       Tensor& momentum_buffer, const RMSpropParams& params));
+
+// ---- On tensors -------------------------------------------------------------------------
+// param: contiguous; grad: param's shape, any layout; state buffers: contiguous, param's
+// shape, dtype and device (an optional buffer may be undefined where its option is off).
+namespace ops {
+void adam_update(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                 const AdamParams& params);
+/// AdamScheduledUpdateOp over the lists (of one length, one device, float32 and contiguous
+/// on CUDA); `schedule`: float64 [lr, step] on that device.
+void adam_scheduled_update(const std::vector<Tensor*>& params,
+                           const std::vector<const Tensor*>& grads,
+                           const std::vector<Tensor*>& exp_avgs,
+                           const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& hyper,
+                           Tensor& schedule);
+/// momentum_buffer: undefined when params.momentum is 0.
+void sgd_update(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
+                const SGDParams& params);
+/// grad_avg: undefined unless centered; momentum_buffer: undefined when momentum is 0.
+void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
+                    Tensor& momentum_buffer, const RMSpropParams& params);
+}  // namespace ops
+
+#ifdef STRAND_WITH_CUDA
+namespace cuda {
+/// Adam over many float32 CUDA parameters in as few launches as possible (up to
+/// kernels::cuda::kMultiTensorMax per launch), with p.hyper and p.step from the host.
+void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tensor*>& grads,
+                       std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
+                       const AdamParams& p);
+}  // namespace cuda
+#endif
+
+}  // namespace strand

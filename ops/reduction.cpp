@@ -1,0 +1,259 @@
+// Reductions: argument checks and dispatch, the CPU and CUDA adapters with their
+// registration, and the differentiable functions with their gradient rules.
+#include "ops/reduction.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/reduce.h"
+#include "ops/elementwise.h"
+#include "tensor/argument_checks.h"
+#include "tensor/reduction_layout.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+namespace {
+std::vector<int64_t> normalize_dims(std::vector<int64_t> dims, int64_t rank, const char* op) {
+  if (dims.empty()) {
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  }
+  for (int64_t& d : dims) d = normalize_dim(d, rank, op);
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+Shape reduced_shape(const Shape& shape, const std::vector<int64_t>& dims, bool keepdim) {
+  Shape out;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (!reduced) {
+      out.push_back(shape[d]);
+    } else if (keepdim) {
+      out.push_back(1);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+Tensor sum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  check_floating("sum", x);
+  dims = normalize_dims(std::move(dims), x.dim(), "sum");
+  Tensor out = Tensor::empty(reduced_shape(x.shape(), dims, true), x.dtype(), x.device());
+  dispatch<SumOp>(x.device(), x, dims, out);
+  return keepdim ? out : out.reshape(reduced_shape(x.shape(), dims, false));
+}
+
+Tensor mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  dims = normalize_dims(std::move(dims), x.dim(), "mean");
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x.shape()[d];
+  return affine(sum(x, dims, keepdim), 1.0 / static_cast<double>(count), 0.0);
+}
+
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  check_floating("max", x);
+  dim = normalize_dim(dim, x.dim(), "max");
+  STRAND_CHECK(x.shape()[dim] > 0, "max: dimension {} of {} is empty", dim, x.describe());
+  Shape kept = x.shape();
+  kept[dim] = 1;
+  Tensor values = Tensor::empty(kept, x.dtype(), x.device());
+  Tensor indices = Tensor::empty(kept, DType::kInt64, x.device());
+  dispatch<MaxOp>(x.device(), x, dim, values, indices);
+  if (!keepdim) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  return {values, indices};
+}
+
+Tensor max_backward(const Tensor& grad_out, const Tensor& indices, int64_t dim,
+                    const Shape& input_shape) {
+  dim = normalize_dim(dim, static_cast<int64_t>(input_shape.size()), "max_backward");
+  Shape kept = input_shape;
+  kept[dim] = 1;
+  Tensor grad_in = Tensor::zeros(input_shape, grad_out.dtype(), grad_out.device());
+  dispatch<MaxBackwardOp>(grad_out.device(), grad_out.reshape(kept), indices.reshape(kept), dim,
+                          grad_in);
+  return grad_in;
+}
+
+Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (shape[d - lead] == 1 && grad.shape()[d] != 1)) dims.push_back(d);
+  }
+  return sum(grad, dims, true).reshape(shape);
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/reduce.h ------------------------------------------
+namespace {
+
+void sum_cpu(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
+  const ReductionLayout l = reduction_layout(x, dims);
+  dispatch_floating(x.dtype(), "sum", [&]<typename T>() {
+    kernels::cpu::sum_reduce<T>(static_cast<int>(l.outer_shape.size()), l.outer_shape.data(),
+                                l.outer_strides.data(), static_cast<int>(l.inner_shape.size()),
+                                l.inner_shape.data(), l.inner_strides.data(), x.data<T>(),
+                                out.data<T>());
+  });
+}
+
+// Element offsets into x of the first element of every line along `dim`, in row-major order
+// of the other dimensions.
+std::vector<int64_t> line_offsets(const Tensor& x, int64_t dim) {
+  Shape other_shape = x.shape();
+  other_shape[dim] = 1;
+  std::vector<int64_t> offsets(static_cast<size_t>(numel(other_shape)));
+  for (size_t line = 0; line < offsets.size(); ++line) {
+    int64_t rest = static_cast<int64_t>(line);
+    int64_t offset = 0;
+    for (int64_t d = x.dim() - 1; d >= 0; --d) {
+      offset += (rest % other_shape[d]) * x.strides()[d];
+      rest /= other_shape[d];
+    }
+    offsets[line] = offset;
+  }
+  return offsets;
+}
+
+void max_cpu(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
+  const std::vector<int64_t> offsets = line_offsets(x, dim);
+  dispatch_floating(x.dtype(), "max", [&]<typename T>() {
+    kernels::cpu::max_reduce<T>(static_cast<int64_t>(offsets.size()), offsets.data(),
+                                x.shape()[dim], x.strides()[dim], x.data<T>(), values.data<T>(),
+                                indices.data<int64_t>());
+  });
+}
+
+void max_backward_cpu(const Tensor& grad_out, const Tensor& indices, int64_t dim, Tensor& grad_in) {
+  const std::vector<int64_t> offsets = line_offsets(grad_in, dim);
+  const Tensor grad = grad_out.contiguous();
+  const Tensor index = indices.contiguous();
+  dispatch_floating(grad_in.dtype(), "max_backward", [&]<typename T>() {
+    const T* g = grad.data<T>();
+    const int64_t* idx = index.data<int64_t>();
+    T* gi = grad_in.data<T>();
+    const int64_t stride = grad_in.strides()[dim];
+    for (size_t line = 0; line < offsets.size(); ++line) {
+      gi[offsets[line] + idx[line] * stride] += g[line];
+    }
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(reduction_cpu) {
+  OpKernels<SumOp>::register_kernel(DeviceType::kCPU, sum_cpu);
+  OpKernels<MaxOp>::register_kernel(DeviceType::kCPU, max_cpu);
+  OpKernels<MaxBackwardOp>::register_kernel(DeviceType::kCPU, max_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/reduce.cu ---------------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::space_of;
+using cuda::stream_of;
+using cuda::strides_of;
+
+void sum_cuda(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
+  const ReductionLayout l = reduction_layout(x, dims);
+  k::sum(x.dtype(), x.raw_data(), space_of(l.outer_shape, "sum"), strides_of(l.outer_strides),
+         space_of(l.inner_shape, "sum"), strides_of(l.inner_strides), out.raw_data(), stream_of(x));
+}
+
+void max_cuda(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
+  Shape other = x.shape();
+  other[dim] = 1;
+  k::max(x.dtype(), x.raw_data(), space_of(other, "max"), strides_of(x.strides()), x.shape()[dim],
+         x.strides()[dim], values.raw_data(), indices.data<int64_t>(), stream_of(x));
+}
+
+void max_backward_cuda(const Tensor& grad_out, const Tensor& indices, int64_t dim,
+                       Tensor& grad_in) {
+  Shape other = grad_in.shape();
+  other[dim] = 1;
+  const Tensor grad = grad_out.contiguous();
+  const Tensor index = indices.contiguous();
+  k::max_backward(grad_in.dtype(), grad.raw_data(), index.data<int64_t>(),
+                  space_of(other, "max_backward"), strides_of(grad_in.strides()),
+                  grad_in.strides()[dim], grad_in.raw_data(), stream_of(grad_in));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(reduction_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<SumOp>::register_kernel(kCuda, sum_cuda);
+  OpKernels<MaxOp>::register_kernel(kCuda, max_cuda);
+  OpKernels<MaxBackwardOp>::register_kernel(kCuda, max_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+namespace {
+// The reduced gradient reshaped so it broadcasts against the input (reduced dims as 1).
+Tensor keepdim_view(const Tensor& g, const Shape& input_shape, std::vector<int64_t> dims) {
+  const int64_t rank = static_cast<int64_t>(input_shape.size());
+  if (dims.empty()) {
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  }
+  Shape kept = input_shape;
+  for (int64_t d : dims) kept[normalize_dim(d, rank, "sum")] = 1;
+  return g.reshape(kept);
+}
+}  // namespace
+
+Var sum(const Var& x, std::vector<int64_t> dims, bool keepdim) {
+  const Shape shape = x.shape();
+  return make_result(ops::sum(x.value(), dims, keepdim), "sum", {x}, [=](const Tensor& g) {
+    return std::vector<Tensor>{keepdim_view(g, shape, dims).expand(shape).contiguous()};
+  });
+}
+
+Var mean(const Var& x, std::vector<int64_t> dims, bool keepdim) {
+  const Shape shape = x.shape();
+  int64_t count = 1;
+  if (dims.empty()) {
+    count = numel(shape);
+  } else {
+    for (int64_t d : dims)
+      count *= shape[normalize_dim(d, static_cast<int64_t>(shape.size()), "mean")];
+  }
+  const double scale = 1.0 / static_cast<double>(count);
+  return make_result(ops::mean(x.value(), dims, keepdim), "mean", {x}, [=](const Tensor& g) {
+    return std::vector<Tensor>{ops::affine(keepdim_view(g, shape, dims).expand(shape), scale, 0.0)};
+  });
+}
+
+std::pair<Var, Tensor> max(const Var& x, int64_t dim, bool keepdim) {
+  const Shape shape = x.shape();
+  auto [values, indices] = ops::max(x.value(), dim, keepdim);
+  Var result = make_result(values, "max", {x}, [=, idx = indices](const Tensor& g) {
+    return std::vector<Tensor>{ops::max_backward(g, idx, dim, shape)};
+  });
+  return {result, indices};
+}
+
+Var global_max_pool1d(const Var& x) {
+  STRAND_CHECK(x.dim() == 3, "global_max_pool1d: expected (B, C, L), got {}", x.value().describe());
+  return max(x, 2, false).first;
+}
+
+}  // namespace strand
