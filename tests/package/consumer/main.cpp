@@ -1,6 +1,6 @@
-// A consumer of strand: the umbrella headers, a tiny model over DNA base codes, one training
-// step. Returns non-zero when the step does not change the parameters or the loss is not
-// finite.
+// A consumer of strand: the umbrella headers, namespaced headers, a tiny model over DNA base codes,
+// one training step. Returns non-zero when the step does not change the parameters or the loss is
+// not finite.
 #include <strand/autograd.h>
 #include <strand/layers.h>
 #include <strand/optim.h>
@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <vector>
+
+#include <strand/layers/conv1d.h>  // a namespaced header of one folder
+#include <strand/ops/conv1d.h>
 
 #include "tensor/tensor.h"  // the repo-root include layout works as well
 
@@ -41,5 +44,6 @@ int main() {
   std::printf("strand consumer: %lld parameters, loss %.4f, step %lld\n",
               static_cast<long long>(model.parameter_count()), value,
               static_cast<long long>(optimizer.step_count()));
-  return std::isfinite(value) && before != after ? 0 : 1;
+  const bool geometry_ok = conv1d_out_length(32, 5, Conv1DParams{}) == 28;  // ops/conv1d.h
+  return std::isfinite(value) && before != after && geometry_ok ? 0 : 1;
 }
