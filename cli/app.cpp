@@ -196,6 +196,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* layers = app.add_subcommand(
       "layers", "List the layer types a config's model can name, with their options");
 
+  // ---- config-keys ----
+  CLI::App* keys = app.add_subcommand(
+      "config-keys", "List the keys of a train config with their defaults, ranges and flags");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -246,6 +250,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       out << model_summary(resolve_config(summary_config, summary_overrides));
     } else if (*layers) {
       out << layer_catalog_markdown();
+    } else if (*keys) {
+      out << config_keys_markdown();
     }
   } catch (const std::exception& error) {
     err << "error: " << error.what() << "\n";

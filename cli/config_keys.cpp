@@ -1,4 +1,4 @@
-// The config key table.
+// The config key table and its Markdown form.
 #include "cli/config_keys.h"
 
 #include <fmt/format.h>
@@ -402,6 +402,94 @@ nlohmann::json value_json(const ConfigValue& value) {
         }
       },
       value);
+}
+
+namespace {
+
+std::string kind_text(const ConfigKey& key) {
+  switch (key.kind()) {
+    case ConfigKind::kInt:
+      return "integer";
+    case ConfigKind::kUnsigned:
+      return "integer >= 0";
+    case ConfigKind::kReal:
+      return "number";
+    case ConfigKind::kFlag:
+      return "true/false";
+    case ConfigKind::kWord:
+      return "word";
+    case ConfigKind::kText:
+      return "text";
+    case ConfigKind::kFile:
+      return "file";
+    case ConfigKind::kDirectory:
+      return "directory";
+    case ConfigKind::kLayerIndices:
+      return "layer indices";
+    case ConfigKind::kLayers:
+      return "layers";
+  }
+  return "";
+}
+
+// A value as a config file writes it; the model as its layer types.
+std::string value_text(const ConfigValue& value) {
+  if (const auto* layers = std::get_if<std::vector<LayerSpec>>(&value)) {
+    std::vector<std::string> types;
+    for (const LayerSpec& layer : *layers) types.push_back(layer.type);
+    return fmt::format("{}", fmt::join(types, ", "));
+  }
+  return value_json(value).dump();
+}
+
+std::string range_text(const ValueRange& range, const std::string& note) {
+  std::string text;
+  if (const auto* ints = std::get_if<IntRange>(&range)) {
+    text = ints->up_to_thread_cap
+               ? fmt::format("{} to max({}, 4 x hardware threads)", ints->lo, kMinThreadCap)
+               : fmt::format("{} to {}", ints->lo, ints->hi);
+  } else if (const auto* reals = std::get_if<RealRange>(&range)) {
+    text = fmt::format("{}{}, {}{}", reals->lo_open ? "(" : "[", reals->lo, reals->hi,
+                       reals->hi_open ? ")" : "]");
+  }
+  if (!note.empty()) text += fmt::format(" ({})", note);
+  return text;
+}
+
+}  // namespace
+
+std::string config_keys_markdown() {
+  const RunConfig defaults = default_config();
+  std::string text =
+      "| key | kind | default | values | when | flag | meaning |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const ConfigKey& key : config_keys()) {
+    std::string default_text = fmt::format("`{}`", value_text(key.field.get(defaults)));
+    std::string values = key.kind() == ConfigKind::kWord
+                             ? fmt::format("{}", fmt::join(key.choices, ", "))
+                             : range_text(key.range, key.range_note);
+    for (const KeyVariant& variant : key.variants) {
+      if (variant.default_value) {
+        default_text +=
+            fmt::format("; {}: `{}`", variant.value, value_text(*variant.default_value));
+      }
+      if (!std::holds_alternative<std::monostate>(variant.range)) {
+        values +=
+            fmt::format("; {}: {}", variant.value, range_text(variant.range, variant.range_note));
+      }
+    }
+    const std::string when =
+        key.only_when.key.empty()
+            ? ""
+            : fmt::format("{} = {}", key.only_when.key, fmt::join(key.only_when.values, " or "));
+    std::string flag = key.flag.empty() ? "" : fmt::format("`{}`", key.flag);
+    if (key.kind() == ConfigKind::kFlag && !key.flag.empty()) {
+      flag += fmt::format(" (sets {})", key.switch_value());
+    }
+    text += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", key.key, kind_text(key),
+                        default_text, values, when, flag, key.help);
+  }
+  return text;
 }
 
 }  // namespace strand::cli

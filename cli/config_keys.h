@@ -1,8 +1,8 @@
 // The config keys of a `strand train` run, each declared once in one table: its JSON path, the
 // RunConfig field it maps to (whose C++ type fixes its kind and whose initialiser is its
 // default), its range or words, the data source or optimizer it belongs to, its command-line
-// flag and its help. Parsing, range checks, to_json (--print-config, config.json) and the flags
-// all come from it, so adding a key touches the struct
+// flag and its help. Parsing, range checks, to_json (--print-config, config.json), the flags,
+// `strand config-keys` and docs/config.md all come from it, so adding a key touches the struct
 // field and one row of config_keys() (cli/config_keys.cpp). The `model` list is one row whose
 // layers come from the layer catalog (layers/layer_catalog.h).
 #pragma once
@@ -164,5 +164,9 @@ std::string word_of(const RunConfig& config, const std::string& path);
 
 /// A key's value as config.json writes it.
 nlohmann::json value_json(const ConfigValue& value);
+
+/// The table as Markdown (key, kind, default, values, when, flag, meaning): what
+/// `strand config-keys` prints and docs/config.md holds (a test keeps them equal).
+std::string config_keys_markdown();
 
 }  // namespace strand::cli

@@ -1,10 +1,12 @@
 // The config key table: well formed, every key read and written at its own field, every flag
-// setting its own key.
+// setting its own key, and docs/config.md equal to `strand config-keys`.
 #include "cli/config_keys.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -179,6 +181,19 @@ TEST_CASE("--format sets the window default of the format it names") {
                          "--window", "50", "--print-config"});
   REQUIRE_MESSAGE(same.status == 0, same.err);
   CHECK(json::parse(same.out)["data"]["window"] == 50);
+}
+
+TEST_CASE("config-keys prints the table and docs/config.md holds it") {
+  const auto listed = run({"config-keys"});
+  CHECK(listed.status == 0);
+  CHECK(listed.out == config_keys_markdown());
+  CHECK(listed.out.find("| `data.jitter` | integer | `0` | 0 to 10000000 | data.source = files | "
+                        "`--jitter` |") != std::string::npos);
+  std::ifstream in(strand::testing::source_dir() + "/docs/config.md");
+  REQUIRE(in);
+  const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO("regenerate the table with `strand config-keys`");
+  CHECK(docs.find(config_keys_markdown()) != std::string::npos);
 }
 
 }  // namespace
