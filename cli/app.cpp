@@ -5,16 +5,16 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <iostream>
-#include <sstream>
 
+#include "cli/config_keys.h"
 #include "cli/inspect_command.h"
 #include "cli/predict_command.h"
 #include "cli/run_config.h"
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
-#include "core/parse_number.h"
 #include "data/warnings.h"
 #include "layers/layer_catalog.h"
 
@@ -28,112 +28,70 @@ CLI::Option* optional_flag(CLI::App* app, const std::string& name, std::optional
       name, [&target](const T& value) { target = value; }, help);
 }
 
-CLI::Option* switch_flag(CLI::App* app, const std::string& name, std::optional<bool>& target,
-                         bool value, const std::string& help) {
-  return app->add_flag_function(
-      name, [&target, value](int64_t) { target = value; }, help);
+// A flag setting `key` to the value it reads as a T.
+template <typename T>
+CLI::Option* key_flag(CLI::App* app, const ConfigKey& key, ConfigOverrides& overrides) {
+  return app->add_option_function<T>(
+      key.flag, [&overrides, &key](const T& value) { overrides.set(key.key, value); });
 }
 
-std::vector<int64_t> parse_index_list(const std::string& text) {
-  std::vector<int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    const std::optional<int64_t> index = parse_int64(item);
-    if (!index) {
-      throw ConfigError(
-          fmt::format("--freeze: '{}' is not a layer index (e.g. --freeze 0,3)", item));
-    }
-    out.push_back(*index);
+// "Learning rate (config: optimizer.learning_rate)", with the words of a word key, the value
+// of a switch and what changing a data source or optimizer does.
+std::string flag_help(const ConfigKey& key) {
+  std::string help = key.help;
+  if (key.kind() == ConfigKind::kWord) {
+    help += fmt::format("; one of {}", fmt::join(key.choices, ", "));
   }
-  return out;
+  std::string config = key.key;
+  if (key.kind() == ConfigKind::kFlag) config += fmt::format(" = {}", key.switch_value());
+  if (key.selects_section()) config += "; a change resets the other " + key.section() + " keys";
+  return fmt::format("{} (config: {})", help, config);
 }
 
-void add_config_flags(CLI::App* app, ConfigOverrides& o, std::string& freeze_text) {
-  optional_flag(app, "--epochs", o.epochs, "Maximum epochs (config: epochs)");
-  optional_flag(app, "--batch-size", o.batch_size, "Batch size (config: batch_size)");
-  optional_flag(app, "--lr", o.learning_rate, "Learning rate (config: optimizer.learning_rate)");
-  optional_flag(app, "--optimizer", o.optimizer,
-                "adam, sgd or rmsprop (config: optimizer.name; resets its other options)");
-  optional_flag(app, "--loss", o.loss, "binary_crossentropy or mse (config: loss)");
-  optional_flag(app, "--seed", o.seed, "Seed of data, initialisation and shuffling (config: seed)");
-  optional_flag(app, "--threads", o.threads,
-                "CPU threads, 0 = OMP_NUM_THREADS or all cores (config: threads)");
-  optional_flag(app, "--output-dir", o.output_dir,
-                "Parent of the run directory (config: output_dir)");
-  optional_flag(app, "--device", o.device,
-                "cpu or cuda[:N]; cuda fails clearly where unsupported (config: device)");
-  optional_flag(app, "--patience", o.patience,
-                "Early-stopping patience in epochs (config: early_stopping.patience)");
-  switch_flag(app, "--deterministic", o.deterministic, true,
-              "Bit-identical repeats on one device: no timed kernel choices, deterministic "
-              "cuDNN algorithms (config: deterministic)");
-  switch_flag(app, "--no-early-stopping", o.early_stopping, false,
-              "Train all epochs (config: early_stopping.enabled = false)");
-  optional_flag(app, "--tensorboard-every", o.tensorboard_every_steps,
-                "Step scalars every N steps, 0 = epoch scalars only (config: "
-                "tensorboard_every_steps)");
-  optional_flag(app, "--init-weights", o.init_weights,
-                "Start from this checkpoint's weights, fine-tuning (config: init_weights)");
-  app->add_option("--freeze", freeze_text,
-                  "Comma-separated layer indices not to train, e.g. 0,3 (config: freeze)");
-  const std::string files = "Files data";
-  optional_flag(app, "--fasta", o.fasta, "Training FASTA (config: data.fasta)")->group(files);
-  optional_flag(app, "--intervals", o.intervals,
-                "Training intervals (bed/narrowpeak/dream) or, for records, the NAME<TAB>LABEL "
-                "TSV (config: data.intervals)")
-      ->group(files);
-  optional_flag(app, "--valid-fasta", o.valid_fasta,
-                "Validation FASTA, default --fasta (config: data.valid_fasta)")
-      ->group(files);
-  optional_flag(app, "--valid-intervals", o.valid_intervals,
-                "Validation intervals/labels; needed only when early stopping monitors a val_ "
-                "metric (config: data.valid_intervals)")
-      ->group(files);
-  optional_flag(app, "--test-fasta", o.test_fasta,
-                "Test FASTA, default --fasta (config: data.test_fasta)")
-      ->group(files);
-  optional_flag(app, "--test-intervals", o.test_intervals,
-                "Test intervals/labels (config: data.test_intervals)")
-      ->group(files);
-  optional_flag(app, "--format", o.format,
-                "bed, narrowpeak, dream or records (config: data.format)")
-      ->group(files);
-  optional_flag(app, "--window", o.window,
-                "Bases per sample; records: 0 = their common length (config: data.window)")
-      ->group(files);
-  optional_flag(app, "--jitter", o.jitter, "Random shift of training windows (config: data.jitter)")
-      ->group(files);
-  optional_flag(app, "--rc", o.rc_probability,
-                "Reverse-complement probability in training (config: data.rc_probability)")
-      ->group(files);
-  switch_flag(app, "--balanced", o.balanced, true,
-              "Half positives per training batch (config: data.balanced)")
-      ->group(files);
-  switch_flag(app, "--streaming", o.streaming, true,
-              "Read windows from the FASTA per sample (config: data.streaming)")
-      ->group(files);
-  optional_flag(app, "--loader-threads", o.loader_threads,
-                "Data loader threads (config: data.loader_threads)")
-      ->group(files);
-  const std::string sim = "Simulated data";
-  optional_flag(app, "--motif", o.motif, "Motif name (config: data.motif)")->group(sim);
-  optional_flag(app, "--n-pos", o.n_pos, "Sequences with the motif (config: data.n_pos)")
-      ->group(sim);
-  optional_flag(app, "--n-neg", o.n_neg, "Background sequences (config: data.n_neg)")->group(sim);
-  optional_flag(app, "--length", o.length, "Sequence length (config: data.length)")->group(sim);
-  optional_flag(app, "--gc-fraction", o.gc_fraction, "Background GC (config: data.gc_fraction)")
-      ->group(sim);
-  optional_flag(app, "--validation", o.validation, "Validation sequences (config: data.validation)")
-      ->group(sim);
-  optional_flag(app, "--test", o.test, "Test sequences (config: data.test)")->group(sim);
+// The flags of one data source or optimizer are listed together: "Files data".
+std::string flag_group(const ConfigKey& key) {
+  if (key.only_when.values.size() != 1) return "";
+  std::string group = key.only_when.values.front() + " " + key.section();
+  group[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(group[0])));
+  return group;
 }
 
-RunConfig resolve_config(const std::string& config_file, ConfigOverrides overrides,
-                         const std::string& freeze_text) {
+// A flag for every key of the config key table that has one.
+void add_config_flags(CLI::App* app, ConfigOverrides& overrides) {
+  for (const ConfigKey& key : config_keys()) {
+    if (key.flag.empty()) continue;
+    CLI::Option* option = nullptr;
+    switch (key.kind()) {
+      case ConfigKind::kFlag:
+        option = app->add_flag_function(
+            key.flag, [&overrides, &key](int64_t) { overrides.set(key.key, key.switch_value()); });
+        break;
+      case ConfigKind::kInt:
+        option = key_flag<int64_t>(app, key, overrides);
+        break;
+      case ConfigKind::kUnsigned:
+        option = key_flag<uint64_t>(app, key, overrides);
+        break;
+      case ConfigKind::kReal:
+        option = key_flag<double>(app, key, overrides);
+        break;
+      case ConfigKind::kWord:
+      case ConfigKind::kText:
+      case ConfigKind::kFile:
+      case ConfigKind::kDirectory:
+      case ConfigKind::kLayerIndices:  // the text "0,3", read by apply_overrides
+        option = key_flag<std::string>(app, key, overrides);
+        break;
+      case ConfigKind::kLayers:
+        throw Error(fmt::format("{}: a list of layers has no flag", key.key));
+    }
+    option->description(flag_help(key));
+    if (const std::string group = flag_group(key); !group.empty()) option->group(group);
+  }
+}
+
+RunConfig resolve_config(const std::string& config_file, const ConfigOverrides& overrides) {
   RunConfig config = config_file.empty() ? default_config() : load_config_file(config_file);
-  if (!freeze_text.empty()) overrides.freeze = parse_index_list(freeze_text);
   apply_overrides(config, overrides);
   return config;
 }
@@ -156,12 +114,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // ---- train ----
   CLI::App* train = app.add_subcommand("train", kTrainHelp);
-  std::string train_config, train_freeze, resume_dir;
+  std::string train_config, resume_dir;
   ConfigOverrides train_overrides;
   TrainOptions train_options;
   bool print_config = false;
   train->add_option("--config", train_config, "JSON config file")->check(CLI::ExistingFile);
-  add_config_flags(train, train_overrides, train_freeze);
+  add_config_flags(train, train_overrides);
   train->add_option("--run-name", train_options.run_name,
                     "Run directory name (default: date-time + seed)");
   train->add_option("--resume", resume_dir,
@@ -222,21 +180,25 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // ---- inspect ----
   CLI::App* inspect = app.add_subcommand(
       "inspect", "Dataset statistics per split: count, mean label, GC, N fraction, lengths");
-  std::string inspect_config, inspect_freeze;
+  std::string inspect_config;
   ConfigOverrides inspect_overrides;
   inspect->add_option("--config", inspect_config, "JSON config file")->check(CLI::ExistingFile);
-  add_config_flags(inspect, inspect_overrides, inspect_freeze);
+  add_config_flags(inspect, inspect_overrides);
 
   // ---- summary ----
   CLI::App* summary = app.add_subcommand("summary", "Print the model table of a config");
-  std::string summary_config, summary_freeze;
+  std::string summary_config;
   ConfigOverrides summary_overrides;
   summary->add_option("--config", summary_config, "JSON config file")->check(CLI::ExistingFile);
-  add_config_flags(summary, summary_overrides, summary_freeze);
+  add_config_flags(summary, summary_overrides);
 
   // ---- layers ----
   CLI::App* layers = app.add_subcommand(
       "layers", "List the layer types a config's model can name, with their options");
+
+  // ---- config-keys ----
+  CLI::App* keys = app.add_subcommand(
+      "config-keys", "List the keys of a train config with their defaults, ranges and flags");
 
   try {
     app.parse(argc, argv);
@@ -256,9 +218,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*train) {
       train_options.interactive = &out == &std::cout && isatty(STDOUT_FILENO);
       if (!resume_dir.empty()) {
-        std::vector<std::string> keys = train_overrides.keys();
-        if (!train_freeze.empty()) keys.push_back("freeze");
-        for (const std::string& key : keys) {
+        for (const std::string& key : train_overrides.keys()) {
           if (key != "epochs" && key != "threads") {
             throw ConfigError(fmt::format(
                 "--resume continues the run's own config.json; {} cannot change (only --epochs "
@@ -269,11 +229,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         if (!train_config.empty() || !train_options.run_name.empty()) {
           throw ConfigError("--resume takes neither --config nor --run-name");
         }
-        const TrainResult result = resume_train(resume_dir, train_overrides.epochs,
-                                                train_overrides.threads, train_options, out);
+        const TrainResult result =
+            resume_train(resume_dir, train_overrides.int_value("epochs"),
+                         train_overrides.int_value("threads"), train_options, out);
         return result.exit_code;
       }
-      const RunConfig config = resolve_config(train_config, train_overrides, train_freeze);
+      const RunConfig config = resolve_config(train_config, train_overrides);
       if (print_config) {
         out << to_json(config).dump(2) << "\n";
         return 0;
@@ -284,11 +245,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*inspect) {
-      run_inspect(resolve_config(inspect_config, inspect_overrides, inspect_freeze), out);
+      run_inspect(resolve_config(inspect_config, inspect_overrides), out);
     } else if (*summary) {
-      out << model_summary(resolve_config(summary_config, summary_overrides, summary_freeze));
+      out << model_summary(resolve_config(summary_config, summary_overrides));
     } else if (*layers) {
       out << layer_catalog_markdown();
+    } else if (*keys) {
+      out << config_keys_markdown();
     }
   } catch (const std::exception& error) {
     err << "error: " << error.what() << "\n";

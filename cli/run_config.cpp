@@ -1,6 +1,5 @@
 // RunConfig parsing, strict key/type checking, resolution back to JSON, and value validation.
 #include "cli/run_config.h"
-#include "cli/edit_distance.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +10,10 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/config_keys.h"
+#include "cli/edit_distance.h"
 #include "core/device.h"
+#include "core/parse_number.h"
 #ifdef STRAND_WITH_CUDA
 #include "tensor/cuda/device.h"
 #endif
@@ -219,124 +221,136 @@ LayerSpec parse_layer(const json& value, const std::string& path) {
   return layer;
 }
 
-DataConfig parse_data(const json& value) {
-  ObjectReader reader(value, "data");
-  DataConfig data;
-  reader.read_choice("source", data.source, {"simulated", "files"});
-  if (data.source == "simulated") {
-    SimulatedDataConfig& s = data.simulated;
-    reader.read("motif", s.motif);
-    reader.read("motif_file", s.motif_file);
-    reader.read("n_pos", s.n_pos);
-    reader.read("n_neg", s.n_neg);
-    reader.read("length", s.length);
-    reader.read("gc_fraction", s.gc_fraction);
-    reader.read("validation", s.validation);
-    reader.read("test", s.test);
-  } else {
-    FilesDataConfig& f = data.files;
-    reader.read("fasta", f.fasta);
-    reader.read("intervals", f.intervals);
-    reader.read_choice("format", f.format, {"bed", "narrowpeak", "dream", "records"});
-    reader.read("valid_fasta", f.valid_fasta);
-    reader.read("valid_intervals", f.valid_intervals);
-    reader.read("test_fasta", f.test_fasta);
-    reader.read("test_intervals", f.test_intervals);
-    if (f.format == "records") f.window = 0;  // records: the common record length
-    reader.read("window", f.window);
-    reader.read("jitter", f.jitter);
-    reader.read("rc_probability", f.rc_probability);
-    reader.read("balanced", f.balanced);
-    reader.read("streaming", f.streaming);
-    reader.read("loader_threads", f.loader_threads);
-    reader.read("prefetch", f.prefetch);
+// The model list: a non-empty array of layer entries.
+std::vector<LayerSpec> parse_model(const json& value, const std::string& path) {
+  if (!value.is_array() || value.empty()) {
+    throw ConfigError(
+        fmt::format("{}: expected a non-empty list of layers, got {}", path, value.dump()));
   }
-  reader.finish();
-  return data;
-}
-
-OptimizerConfig parse_optimizer(const json& value) {
-  ObjectReader reader(value, "optimizer");
-  OptimizerConfig o;
-  reader.read_choice("name", o.name, {"adam", "sgd", "rmsprop"});
-  if (o.name == "sgd") o.learning_rate = 0.01;
-  if (o.name == "rmsprop") o.eps = 1e-8;
-  reader.read("learning_rate", o.learning_rate);
-  reader.read("weight_decay", o.weight_decay);
-  if (o.name == "adam") {
-    reader.read("beta1", o.beta1);
-    reader.read("beta2", o.beta2);
-    reader.read("eps", o.eps);
-  } else if (o.name == "sgd") {
-    reader.read("momentum", o.momentum);
-    reader.read("dampening", o.dampening);
-    reader.read("nesterov", o.nesterov);
-  } else {
-    reader.read("alpha", o.alpha);
-    reader.read("eps", o.eps);
-    reader.read("momentum", o.momentum);
-    reader.read("centered", o.centered);
+  std::vector<LayerSpec> layers;
+  for (size_t i = 0; i < value.size(); ++i) {
+    layers.push_back(parse_layer(value[i], fmt::format("{}[{}]", path, i)));
   }
-  reader.finish();
-  return o;
-}
-
-EarlyStoppingConfig parse_early_stopping(const json& value) {
-  ObjectReader reader(value, "early_stopping");
-  EarlyStoppingConfig e;
-  reader.read("enabled", e.enabled);
-  reader.read_choice("monitor", e.monitor,
-                     {"val_loss", "val_accuracy", "val_auroc", "val_auprc", "loss", "accuracy"});
-  reader.read("patience", e.patience);
-  reader.read("min_delta", e.min_delta);
-  reader.read("restore_best_weights", e.restore_best_weights);
-  reader.finish();
-  return e;
-}
-
-DistributedConfig parse_distributed(const json& value) {
-  ObjectReader reader(value, "distributed");
-  DistributedConfig d;
-  reader.read_choice("mode", d.mode, {"mirrored", "averaging"});
-  reader.read("bucket_mb", d.bucket_mb);
-  reader.read("average_every", d.average_every);
-  reader.read("average_optimizer_state", d.average_optimizer_state);
-  reader.read("timeout_s", d.timeout_s);
-  reader.finish();
-  return d;
+  return layers;
 }
 
 void require(bool ok, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
 }
 
-// An integer key within [lo, hi]: "data.window: must be in [1, 10000000], got 1000000000".
-void require_in(const std::string& key, int64_t value, int64_t lo, int64_t hi,
-                const std::string& note = "") {
-  require(value >= lo && value <= hi, key,
-          fmt::format("must be in [{}, {}]{}, got {}", lo, hi, note, value));
+// A list of layer indices (freeze); validate_config checks that they are in the model.
+std::vector<int64_t> parse_layer_indices(const json& value, const std::string& path) {
+  if (!value.is_array()) {
+    throw ConfigError(
+        fmt::format("{}: expected a list of layer indices, got {}", path, value.dump()));
+  }
+  std::vector<int64_t> indices;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const json& index = value[i];
+    require(index.is_number_integer(), fmt::format("{}[{}]", path, i),
+            fmt::format("expected a layer index, got {}", index.dump()));
+    indices.push_back(index.get<int64_t>());
+  }
+  return indices;
 }
 
-// A real interval, each end open or closed: (0, 1000] is Range{0, 1000, true}.
-struct Range {
-  double lo, hi;
-  bool lo_open = false, hi_open = false;
-};
+// A flag's list of layer indices, "0,3".
+std::vector<int64_t> parse_index_list(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const std::optional<int64_t> index = parse_int64(item);
+    if (!index) {
+      throw ConfigError(
+          fmt::format("{}: '{}' is not a layer index (e.g. {} 0,3)", flag, item, flag));
+    }
+    out.push_back(*index);
+  }
+  return out;
+}
+
+// Reads `key` from the object `reader` reads into `config`, checked against the key's kind.
+// First a default that depends on an earlier key (data.window for records) takes effect.
+void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
+  for (const KeyVariant& variant : key.variants) {
+    if (variant.default_value && word_of(config, variant.key) == variant.value) {
+      key.field.set(config, *variant.default_value);
+    }
+  }
+  const std::string name = key.name();
+  switch (key.kind()) {
+    case ConfigKind::kLayers:
+      if (const json* value = reader.find(name)) {
+        key.field.set(config, parse_model(*value, join_path(reader.path(), name)));
+      }
+      return;
+    case ConfigKind::kLayerIndices:
+      if (const json* value = reader.find(name)) {
+        key.field.set(config, parse_layer_indices(*value, join_path(reader.path(), name)));
+      }
+      return;
+    case ConfigKind::kWord: {
+      std::string word = std::get<std::string>(key.field.get(config));
+      reader.read_choice(name, word, key.choices);
+      key.field.set(config, std::move(word));
+      return;
+    }
+    default: {
+      ConfigValue value = key.field.get(config);
+      std::visit(
+          [&reader, &name](auto& v) {
+            if constexpr (requires { reader.read(name, v); }) reader.read(name, v);
+          },
+          value);
+      key.field.set(config, std::move(value));
+    }
+  }
+}
+
+// An integer key within its range: "data.window: must be in [1, 10000000], got 1000000000".
+void require_in(const std::string& key, int64_t value, const IntRange& range,
+                const std::string& note) {
+  std::vector<std::string> notes;
+  if (!note.empty()) notes.push_back(note);
+  if (range.up_to_thread_cap) {
+    notes.push_back(fmt::format("the cap is the larger of {} and 4 x the {} hardware threads",
+                                kMinThreadCap, hardware_threads()));
+  }
+  const std::string why = notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; "));
+  require(value >= range.lo && value <= range.upper(), key,
+          fmt::format("must be in [{}, {}]{}, got {}", range.lo, range.upper(), why, value));
+}
 
 // A real key within its range; NaN and infinities are outside every range.
-void require_in(const std::string& key, double value, const Range& r,
-                const std::string& note = "") {
+void require_in(const std::string& key, double value, const RealRange& r, const std::string& note) {
   const bool ok =
       (r.lo_open ? value > r.lo : value >= r.lo) && (r.hi_open ? value < r.hi : value <= r.hi);
   require(ok, key,
           fmt::format("must be in {}{}, {}{}{}, got {}", r.lo_open ? "(" : "[", r.lo, r.hi,
-                      r.hi_open ? ")" : "]", note, value));
+                      r.hi_open ? ")" : "]", note.empty() ? "" : " (" + note + ")", value));
 }
 
-// Why the thread counts stop where they do.
-std::string threads_note() {
-  return fmt::format(" (the cap is the larger of {} and 4 x the {} hardware threads)",
-                     kMinThreadCap, hardware_threads());
+// The catalog's ranges of every layer's integer options.
+void validate_layers(const std::vector<LayerSpec>& layers, const std::string& path) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& layer = layers[i];
+    const LayerType* type = find_layer_type(layer.type);
+    require(type != nullptr, fmt::format("{}[{}].type", path, i),
+            fmt::format("'{}' is not a layer type", layer.type));
+    LayerOptions options;
+    try {
+      options = type->complete(layer.options);
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("{}[{}]: {}", path, i, error.what()));
+    }
+    for (const LayerOption& option : type->options) {
+      if (option.kind != LayerOption::Kind::kInt) continue;
+      require_in(fmt::format("{}[{}].{}", path, i, option.name), int_option(options, option.name),
+                 IntRange{option.min, option.max}, "");
+    }
+  }
 }
 
 // A path for an error message: whole when short, else its start and its length (a config
@@ -376,52 +390,27 @@ RunConfig default_config() {
 }
 
 RunConfig parse_config(const json& value) {
-  ObjectReader reader(value, "");
+  ObjectReader top(value, "");
   RunConfig config = default_config();
-  if (const json* data = reader.find("data")) config.data = parse_data(*data);
-  if (const json* model = reader.find("model")) {
-    if (!model->is_array() || model->empty()) {
-      throw ConfigError(
-          fmt::format("model: expected a non-empty list of layers, got {}", model->dump()));
+  const std::vector<ConfigKey>& keys = config_keys();
+  for (auto key = keys.begin(); key != keys.end();) {
+    const std::string section = key->section();
+    if (section.empty()) {
+      read_key(top, *key, config);
+      ++key;
+      continue;
     }
-    config.model.clear();
-    for (size_t i = 0; i < model->size(); ++i) {
-      config.model.push_back(parse_layer((*model)[i], fmt::format("model[{}]", i)));
+    // A section's keys are neighbours in the table; those of another data source or optimizer
+    // are unknown keys here. An absent section reads as an empty one.
+    const json empty = json::object();
+    const json* given = top.find(section);
+    ObjectReader reader(given != nullptr ? *given : empty, section);
+    for (; key != keys.end() && key->section() == section; ++key) {
+      if (key->applies_to(config)) read_key(reader, *key, config);
     }
+    reader.finish();
   }
-  reader.read_choice("loss", config.loss, {"binary_crossentropy", "mse"});
-  if (const json* optimizer = reader.find("optimizer")) {
-    config.optimizer = parse_optimizer(*optimizer);
-  }
-  reader.read("batch_size", config.batch_size);
-  reader.read("epochs", config.epochs);
-  if (const json* early = reader.find("early_stopping")) {
-    config.early_stopping = parse_early_stopping(*early);
-  }
-  reader.read("seed", config.seed);
-  reader.read("threads", config.threads);
-  reader.read("output_dir", config.output_dir);
-  reader.read("tensorboard_every_steps", config.tensorboard_every_steps);
-  reader.read("device", config.device);
-  reader.read("deterministic", config.deterministic);
-  reader.read("init_weights", config.init_weights);
-  if (const json* freeze = reader.find("freeze")) {
-    if (!freeze->is_array()) {
-      throw ConfigError(
-          fmt::format("freeze: expected a list of layer indices, got {}", freeze->dump()));
-    }
-    config.freeze.clear();
-    for (size_t i = 0; i < freeze->size(); ++i) {
-      const json& index = (*freeze)[i];
-      require(index.is_number_integer(), fmt::format("freeze[{}]", i),
-              fmt::format("expected a layer index, got {}", index.dump()));
-      config.freeze.push_back(index.get<int64_t>());
-    }
-  }
-  if (const json* distributed = reader.find("distributed")) {
-    config.distributed = parse_distributed(*distributed);
-  }
-  reader.finish();
+  top.finish();
   return config;
 }
 
@@ -453,182 +442,59 @@ RunConfig load_config_file(const std::filesystem::path& path) {
 }
 
 json to_json(const RunConfig& c) {
-  json data;
-  data["source"] = c.data.source;
-  if (c.data.source == "simulated") {
-    const SimulatedDataConfig& s = c.data.simulated;
-    data["motif"] = s.motif;
-    if (!s.motif_file.empty()) data["motif_file"] = s.motif_file;
-    data["n_pos"] = s.n_pos;
-    data["n_neg"] = s.n_neg;
-    data["length"] = s.length;
-    data["gc_fraction"] = s.gc_fraction;
-    data["validation"] = s.validation;
-    data["test"] = s.test;
-  } else {
-    const FilesDataConfig& f = c.data.files;
-    data["fasta"] = f.fasta;
-    data["intervals"] = f.intervals;
-    data["format"] = f.format;
-    data["valid_fasta"] = f.valid_fasta;
-    data["valid_intervals"] = f.valid_intervals;
-    data["test_fasta"] = f.test_fasta;
-    data["test_intervals"] = f.test_intervals;
-    data["window"] = f.window;
-    data["jitter"] = f.jitter;
-    data["rc_probability"] = f.rc_probability;
-    data["balanced"] = f.balanced;
-    data["streaming"] = f.streaming;
-    data["loader_threads"] = f.loader_threads;
-    data["prefetch"] = f.prefetch;
+  json out = json::object();
+  for (const ConfigKey& key : config_keys()) {
+    if (!key.applies_to(c)) continue;
+    const ConfigValue value = key.field.get(c);
+    if (key.omitted_when_empty && std::get<std::string>(value).empty()) continue;
+    json& slot = key.section().empty() ? out[key.name()] : out[key.section()][key.name()];
+    slot = value_json(value);
   }
-  json model = json::array();
-  for (const LayerSpec& layer : c.model) {
-    json l;
-    l["type"] = layer.type;
-    for (const auto& option : layer.options) {
-      json& slot = l[option.first];
-      std::visit([&slot](const auto& v) { slot = v; }, option.second);
-    }
-    model.push_back(l);
-  }
-  const OptimizerConfig& o = c.optimizer;
-  json optimizer = {
-      {"name", o.name}, {"learning_rate", o.learning_rate}, {"weight_decay", o.weight_decay}};
-  if (o.name == "adam") {
-    optimizer["beta1"] = o.beta1;
-    optimizer["beta2"] = o.beta2;
-    optimizer["eps"] = o.eps;
-  } else if (o.name == "sgd") {
-    optimizer["momentum"] = o.momentum;
-    optimizer["dampening"] = o.dampening;
-    optimizer["nesterov"] = o.nesterov;
-  } else {
-    optimizer["alpha"] = o.alpha;
-    optimizer["eps"] = o.eps;
-    optimizer["momentum"] = o.momentum;
-    optimizer["centered"] = o.centered;
-  }
-  const EarlyStoppingConfig& e = c.early_stopping;
-  json out;
-  out["data"] = data;
-  out["model"] = model;
-  out["loss"] = c.loss;
-  out["optimizer"] = optimizer;
-  out["batch_size"] = c.batch_size;
-  out["epochs"] = c.epochs;
-  out["early_stopping"] = {{"enabled", e.enabled},
-                           {"monitor", e.monitor},
-                           {"patience", e.patience},
-                           {"min_delta", e.min_delta},
-                           {"restore_best_weights", e.restore_best_weights}};
-  out["seed"] = c.seed;
-  out["threads"] = c.threads;
-  out["output_dir"] = c.output_dir;
-  out["tensorboard_every_steps"] = c.tensorboard_every_steps;
-  out["device"] = c.device;
-  out["deterministic"] = c.deterministic;
-  out["init_weights"] = c.init_weights;
-  out["freeze"] = c.freeze;
-  const DistributedConfig& d = c.distributed;
-  out["distributed"] = {{"mode", d.mode},
-                        {"bucket_mb", d.bucket_mb},
-                        {"average_every", d.average_every},
-                        {"average_optimizer_state", d.average_optimizer_state},
-                        {"timeout_s", d.timeout_s}};
   return out;
 }
 
 void validate_numbers(const RunConfig& c) {
+  for (const ConfigKey& key : config_keys()) {
+    if (!key.applies_to(c)) continue;
+    const ConfigValue value = key.field.get(c);
+    const auto [range, note] = key.range_for(c);
+    if (const auto* ints = std::get_if<IntRange>(&range)) {
+      require_in(key.key, std::get<int64_t>(value), *ints, note);
+    } else if (const auto* reals = std::get_if<RealRange>(&range)) {
+      require_in(key.key, std::get<double>(value), *reals, note);
+    } else if (key.kind() == ConfigKind::kLayers) {
+      validate_layers(std::get<std::vector<LayerSpec>>(value), key.key);
+    }
+  }
+  // What no single key's range says.
   if (c.data.source == "simulated") {
     const SimulatedDataConfig& s = c.data.simulated;
-    require_in("data.n_pos", s.n_pos, 0, kMaxCount);
-    require_in("data.n_neg", s.n_neg, 0, kMaxCount);
     require(s.n_pos + s.n_neg > 0, "data.n_pos/data.n_neg", "need at least one sequence");
-    require_in("data.length", s.length, 1, kMaxSequenceLength);
-    require_in("data.gc_fraction", s.gc_fraction, Range{0.0, 1.0});
-    require_in("data.validation", s.validation, 1, kMaxCount,
-               " (early stopping and checkpoints need it)");
-    require_in("data.test", s.test, 1, kMaxCount);
     require(s.validation + s.test < s.n_pos + s.n_neg, "data.validation/data.test",
             fmt::format("{} + {} leave no training sequences out of {}", s.validation, s.test,
                         s.n_pos + s.n_neg));
-  } else {
-    const FilesDataConfig& f = c.data.files;
-    require_in("data.window", f.window, f.format == "records" ? 0 : 1, kMaxSequenceLength,
-               f.format == "records" ? " (0: the records' common length)" : "");
-    require_in("data.jitter", f.jitter, 0, kMaxSequenceLength);
-    require_in("data.rc_probability", f.rc_probability, Range{0.0, 1.0});
-    require_in("data.loader_threads", f.loader_threads, 1, max_threads(), threads_note());
-    require_in("data.prefetch", f.prefetch, 1, kMaxPrefetch);
   }
-  for (size_t i = 0; i < c.model.size(); ++i) {
-    const LayerSpec& layer = c.model[i];
-    const LayerType* type = find_layer_type(layer.type);
-    require(type != nullptr, fmt::format("model[{}].type", i),
-            fmt::format("'{}' is not a layer type", layer.type));
-    LayerOptions options;
-    try {
-      options = type->complete(layer.options);
-    } catch (const Error& error) {
-      throw ConfigError(fmt::format("model[{}]: {}", i, error.what()));
-    }
-    for (const LayerOption& option : type->options) {
-      if (option.kind != LayerOption::Kind::kInt) continue;
-      require_in(fmt::format("model[{}].{}", i, option.name), int_option(options, option.name),
-                 option.min, option.max);
-    }
-  }
-  const OptimizerConfig& o = c.optimizer;
-  require_in("optimizer.learning_rate", o.learning_rate, Range{0.0, 1e3, true});
-  require_in("optimizer.weight_decay", o.weight_decay, Range{0.0, 1e3});
-  if (o.name == "adam") {
-    require_in("optimizer.beta1", o.beta1, Range{0.0, 1.0, false, true});
-    require_in("optimizer.beta2", o.beta2, Range{0.0, 1.0, false, true});
-  }
-  if (o.name == "adam" || o.name == "rmsprop") {
-    require_in("optimizer.eps", o.eps, Range{0.0, 1.0, true});
-  }
-  if (o.name == "sgd" || o.name == "rmsprop") {
-    require_in("optimizer.momentum", o.momentum, Range{0.0, 1.0});
-  }
-  if (o.name == "sgd") require_in("optimizer.dampening", o.dampening, Range{0.0, 1.0});
-  if (o.name == "rmsprop") require_in("optimizer.alpha", o.alpha, Range{0.0, 1.0, false, true});
-  require_in("batch_size", c.batch_size, 1, kMaxBatchSize);
-  require_in("epochs", c.epochs, 1, kMaxCount);
-  require_in("early_stopping.patience", c.early_stopping.patience, 0, kMaxCount);
-  require_in("early_stopping.min_delta", c.early_stopping.min_delta, Range{0.0, 1e9});
-  require_in("threads", c.threads, 0, max_threads(),
-             " (0: OMP_NUM_THREADS, else all cores; " + threads_note().substr(2));
-  require_in("tensorboard_every_steps", c.tensorboard_every_steps, 0, kMaxCount,
-             " (0: epoch scalars only)");
-  const DistributedConfig& d = c.distributed;
-  require_in("distributed.bucket_mb", d.bucket_mb, Range{0.0, 65536.0, true});
-  require_in("distributed.average_every", d.average_every, 1, kMaxCount);
-  require_in("distributed.timeout_s", d.timeout_s, Range{0.0, 604800.0, true}, " (a week)");
 }
 
 void validate_config(const RunConfig& c) {
   validate_numbers(c);
-  if (c.data.source == "simulated") {
-    require_file(c.data.simulated.motif_file, "data.motif_file");
-  } else {
-    const FilesDataConfig& f = c.data.files;
+  const FilesDataConfig& f = c.data.files;
+  if (c.data.source == "files") {
     require(!f.fasta.empty(), "data.fasta", "a FASTA file is required for data.source 'files'");
     require(!f.intervals.empty(), "data.intervals",
             "an intervals (or, for records, labels TSV) file is required");
-    require_file(f.fasta, "data.fasta");
-    require_file(f.intervals, "data.intervals");
-    require_file(f.valid_fasta, "data.valid_fasta");
-    require_file(f.valid_intervals, "data.valid_intervals");
-    require_file(f.test_fasta, "data.test_fasta");
-    require_file(f.test_intervals, "data.test_intervals");
+  }
+  for (const ConfigKey& key : config_keys()) {
+    if (key.kind() == ConfigKind::kFile && key.applies_to(c)) {
+      require_file(std::get<std::string>(key.field.get(c)), key.key);
+    }
+  }
+  if (c.data.source == "files") {
     require(!(f.streaming && f.format == "records"), "data.streaming",
             "records are always held in memory");
   }
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
   if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
-  require_file(c.init_weights, "init_weights");
   for (const int64_t index : c.freeze) {
     require(index >= 0 && index < static_cast<int64_t>(c.model.size()), "freeze",
             fmt::format("layer index {} is not in the model (layers 0..{})", index,
@@ -668,131 +534,160 @@ void validate_training_config(const RunConfig& c) {
   }
 }
 
+void ConfigOverrides::set(const std::string& path, ConfigValue value) {
+  const ConfigKey* key = find_config_key(path);
+  if (key == nullptr) throw ConfigError(fmt::format("{}: not a config key", path));
+  const bool index_text =
+      key->kind() == ConfigKind::kLayerIndices && std::holds_alternative<std::string>(value);
+  STRAND_CHECK(index_text || value.index() == key->field.get(RunConfig{}).index(),
+               "{}: the override's value is not of the key's type", path);
+  for (auto& entry : values_) {
+    if (entry.first == path) {
+      entry.second = std::move(value);
+      return;
+    }
+  }
+  values_.emplace_back(path, std::move(value));
+}
+
+const ConfigValue* ConfigOverrides::find(const std::string& path) const {
+  for (const auto& entry : values_) {
+    if (entry.first == path) return &entry.second;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> ConfigOverrides::int_value(const std::string& path) const {
+  const ConfigValue* value = find(path);
+  if (value == nullptr) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
 std::vector<std::string> ConfigOverrides::keys() const {
   std::vector<std::string> out;
-  auto note = [&out](const auto& value, const char* key) {
-    if (value) out.emplace_back(key);
-  };
-  note(epochs, "epochs");
-  note(batch_size, "batch_size");
-  note(threads, "threads");
-  note(patience, "early_stopping.patience");
-  note(tensorboard_every_steps, "tensorboard_every_steps");
-  note(learning_rate, "optimizer.learning_rate");
-  note(optimizer, "optimizer.name");
-  note(loss, "loss");
-  note(device, "device");
-  note(deterministic, "deterministic");
-  note(output_dir, "output_dir");
-  note(init_weights, "init_weights");
-  note(seed, "seed");
-  note(early_stopping, "early_stopping.enabled");
-  note(freeze, "freeze");
-  note(fasta, "data.fasta");
-  note(intervals, "data.intervals");
-  note(valid_fasta, "data.valid_fasta");
-  note(valid_intervals, "data.valid_intervals");
-  note(test_fasta, "data.test_fasta");
-  note(test_intervals, "data.test_intervals");
-  note(format, "data.format");
-  note(window, "data.window");
-  note(jitter, "data.jitter");
-  note(loader_threads, "data.loader_threads");
-  note(rc_probability, "data.rc_probability");
-  note(balanced, "data.balanced");
-  note(streaming, "data.streaming");
-  note(motif, "data.motif");
-  note(n_pos, "data.n_pos");
-  note(n_neg, "data.n_neg");
-  note(length, "data.length");
-  note(validation, "data.validation");
-  note(test, "data.test");
-  note(gc_fraction, "data.gc_fraction");
+  for (const auto& entry : values_) out.push_back(entry.first);
   return out;
 }
 
-void apply_overrides(RunConfig& c, const ConfigOverrides& o) {
-  if (o.epochs) c.epochs = *o.epochs;
-  if (o.batch_size) c.batch_size = *o.batch_size;
-  if (o.threads) c.threads = *o.threads;
-  if (o.patience) c.early_stopping.patience = *o.patience;
-  if (o.early_stopping) c.early_stopping.enabled = *o.early_stopping;
-  if (o.tensorboard_every_steps) c.tensorboard_every_steps = *o.tensorboard_every_steps;
-  if (o.optimizer && *o.optimizer != c.optimizer.name) {
-    c.optimizer = parse_optimizer(json{{"name", *o.optimizer}});
-  }
-  if (o.learning_rate) c.optimizer.learning_rate = *o.learning_rate;
-  if (o.loss) c.loss = *o.loss;
-  if (o.device) c.device = *o.device;
-  if (o.deterministic) c.deterministic = *o.deterministic;
-  if (o.output_dir) c.output_dir = *o.output_dir;
-  if (o.init_weights) c.init_weights = *o.init_weights;
-  if (o.seed) c.seed = *o.seed;
-  if (o.freeze) c.freeze = *o.freeze;
+namespace {
 
-  const bool files = o.fasta || o.intervals || o.valid_fasta || o.valid_intervals || o.test_fasta ||
-                     o.test_intervals || o.format || o.window || o.jitter || o.loader_threads ||
-                     o.rc_probability || o.balanced || o.streaming;
-  const bool simulated =
-      o.motif || o.n_pos || o.n_neg || o.length || o.validation || o.test || o.gc_fraction;
-  if (files && simulated) {
-    throw ConfigError(
-        "data: flags for files (--fasta, --intervals, ...) and for simulated data (--motif, "
-        "--n-pos, ...) cannot be mixed");
+// What names `key` in a message about flags: its flag, else its path.
+std::string flag_or_key(const ConfigKey& key) { return key.flag.empty() ? key.key : key.flag; }
+
+bool contains(const std::vector<std::string>& words, const json& word) {
+  return word.is_string() &&
+         std::find(words.begin(), words.end(), word.get<std::string>()) != words.end();
+}
+
+// Refuses flags of two variants of one section (files and simulated data): each would start
+// the section afresh without the other's keys.
+void refuse_mixed_variants(const ConfigOverrides& overrides) {
+  struct Variant {
+    const KeyCondition* when;
+    std::vector<std::string> flags;
+  };
+  std::vector<Variant> given;
+  for (const std::string& path : overrides.keys()) {
+    const ConfigKey& key = *find_config_key(path);
+    if (key.only_when.key.empty()) continue;
+    auto same = std::find_if(given.begin(), given.end(), [&key](const Variant& v) {
+      return v.when->key == key.only_when.key && v.when->values == key.only_when.values;
+    });
+    if (same == given.end()) same = given.insert(given.end(), Variant{&key.only_when, {}});
+    same->flags.push_back(flag_or_key(key));
   }
-  if (simulated) {
-    if (c.data.source != "simulated") c.data = DataConfig{};
-    SimulatedDataConfig& s = c.data.simulated;
-    if (o.motif) s.motif = *o.motif;
-    if (o.n_pos) s.n_pos = *o.n_pos;
-    if (o.n_neg) s.n_neg = *o.n_neg;
-    if (o.length) s.length = *o.length;
-    if (o.validation) s.validation = *o.validation;
-    if (o.test) s.test = *o.test;
-    if (o.gc_fraction) s.gc_fraction = *o.gc_fraction;
-  }
-  if (files) {
-    if (c.data.source != "files") {
-      c.data = DataConfig{};
-      c.data.source = "files";
+  for (size_t i = 0; i < given.size(); ++i) {
+    for (size_t j = i + 1; j < given.size(); ++j) {
+      const KeyCondition& a = *given[i].when;
+      const KeyCondition& b = *given[j].when;
+      const bool shared = std::any_of(a.values.begin(), a.values.end(), [&b](const auto& word) {
+        return std::find(b.values.begin(), b.values.end(), word) != b.values.end();
+      });
+      if (a.key != b.key || shared) continue;
+      const std::string section = a.key.substr(0, a.key.find('.'));
+      throw ConfigError(fmt::format("{}: flags for {} {} ({}) and for {} {} ({}) cannot be mixed",
+                                    section, fmt::join(a.values, " or "), section,
+                                    fmt::join(given[i].flags, ", "), fmt::join(b.values, " or "),
+                                    section, fmt::join(given[j].flags, ", ")));
     }
-    FilesDataConfig& f = c.data.files;
-    if (o.format) {
-      static const std::vector<std::string> formats = {"bed", "narrowpeak", "dream", "records"};
-      if (std::find(formats.begin(), formats.end(), *o.format) == formats.end()) {
-        throw ConfigError(
-            fmt::format("data.format: '{}' is not one of {}", *o.format, fmt::join(formats, ", ")));
+  }
+}
+
+// Where `key` goes in a config object: config["section"]["name"] or config["name"].
+json& slot_at(json& config, const ConfigKey& key) {
+  return key.section().empty() ? config[key.name()] : config[key.section()][key.name()];
+}
+
+// The value of `key` in a config object; null when absent.
+json value_at(const json& config, const ConfigKey& key) {
+  const json* holder = &config;
+  if (!key.section().empty()) {
+    const auto section = config.find(key.section());
+    if (section == config.end()) return json();
+    holder = &*section;
+  }
+  const auto value = holder->find(key.name());
+  return value == holder->end() ? json() : *value;
+}
+
+// An override as config.json would write it; a flag's text of layer indices is read here.
+json override_json(const ConfigKey& key, const ConfigValue& value) {
+  if (const auto* text = std::get_if<std::string>(&value);
+      text != nullptr && key.kind() == ConfigKind::kLayerIndices) {
+    return parse_index_list(*text, flag_or_key(key));
+  }
+  return value_json(value);
+}
+
+// Starts the section of `selector` afresh with `selector` set to `word`: {"source": "files"}.
+void start_section(json& config, const ConfigKey& selector, const json& word) {
+  config[selector.section()] = json{{selector.name(), word}};
+}
+
+}  // namespace
+
+void apply_overrides(RunConfig& c, const ConfigOverrides& overrides) {
+  refuse_mixed_variants(overrides);
+  json edited = to_json(c);
+  // A flag of another data source or optimizer selects it, with that section's defaults.
+  for (const std::string& path : overrides.keys()) {
+    const KeyCondition& when = find_config_key(path)->only_when;
+    if (when.key.empty()) continue;
+    const ConfigKey& selector = *find_config_key(when.key);
+    if (!contains(when.values, value_at(edited, selector))) {
+      start_section(edited, selector, when.values.front());
+    }
+  }
+  // A flag changing a word that other keys depend on: --optimizer starts its section afresh;
+  // --format drops the keys whose default it sets (data.window), so they take the new default.
+  for (const std::string& path : overrides.keys()) {
+    const ConfigKey& key = *find_config_key(path);
+    const json value = override_json(key, *overrides.find(path));
+    if (value_at(edited, key) == value) continue;
+    if (key.selects_section()) start_section(edited, key, value);
+    for (const ConfigKey& other : config_keys()) {
+      for (const KeyVariant& variant : other.variants) {
+        if (variant.key != key.key) continue;
+        json& holder = other.section().empty() ? edited : edited[other.section()];
+        if (holder.is_object()) holder.erase(other.name());
       }
-      // Records default to their own length rather than the 1000 bp genomic window.
-      if (*o.format == "records" && f.format != "records" && !o.window) f.window = 0;
-      f.format = *o.format;
     }
-    if (o.fasta) f.fasta = *o.fasta;
-    if (o.intervals) f.intervals = *o.intervals;
-    if (o.valid_fasta) f.valid_fasta = *o.valid_fasta;
-    if (o.valid_intervals) f.valid_intervals = *o.valid_intervals;
-    if (o.test_fasta) f.test_fasta = *o.test_fasta;
-    if (o.test_intervals) f.test_intervals = *o.test_intervals;
-    if (o.window) f.window = *o.window;
-    if (o.jitter) f.jitter = *o.jitter;
-    if (o.loader_threads) f.loader_threads = *o.loader_threads;
-    if (o.rc_probability) f.rc_probability = *o.rc_probability;
-    if (o.balanced) f.balanced = *o.balanced;
-    if (o.streaming) f.streaming = *o.streaming;
   }
-  // Flag values get the same enum checks as the file's.
-  c = parse_config(to_json(c));
+  for (const std::string& path : overrides.keys()) {
+    const ConfigKey& key = *find_config_key(path);
+    slot_at(edited, key) = override_json(key, *overrides.find(path));
+  }
+  // Flag values get the same checks as the file's.
+  c = parse_config(edited);
 }
 
 RunConfig with_absolute_paths(RunConfig c) {
-  auto absolute = [](std::string& path) {
-    if (!path.empty()) path = std::filesystem::absolute(path).lexically_normal().string();
-  };
-  FilesDataConfig& f = c.data.files;
-  for (std::string* path :
-       {&f.fasta, &f.intervals, &f.valid_fasta, &f.valid_intervals, &f.test_fasta,
-        &f.test_intervals, &c.data.simulated.motif_file, &c.init_weights, &c.output_dir}) {
-    absolute(*path);
+  for (const ConfigKey& key : config_keys()) {
+    if (key.kind() != ConfigKind::kFile && key.kind() != ConfigKind::kDirectory) continue;
+    const std::string path = std::get<std::string>(key.field.get(c));
+    if (!path.empty()) {
+      key.field.set(c, std::filesystem::absolute(path).lexically_normal().string());
+    }
   }
   return c;
 }

@@ -1,5 +1,7 @@
 // RunConfig: everything a `strand train` run is made of (data, model, optimizer, schedule,
 // outputs), its JSON form, and strict validation that names the offending key by JSON path.
+// The struct fields' initialisers are the defaults; each key's path, range, flag and help are
+// declared once in the config key table (cli/config_keys.h), which the functions here follow.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/error.h"
@@ -111,13 +115,17 @@ struct RunConfig {
   DistributedConfig distributed;
 };
 
+/// The value of one config key, as the C++ type of its RunConfig field (cli/config_keys.h).
+using ConfigValue = std::variant<int64_t, uint64_t, double, bool, std::string, std::vector<int64_t>,
+                                 std::vector<LayerSpec>>;
+
 /// The reference experiment: TAL1 simulation, Conv1D(16, 15) -> ReLU -> GlobalMaxPool1D ->
 /// Dense(1) -> Sigmoid, Adam 1e-3, batch 128, early stopping on val_loss (patience 3).
 RunConfig default_config();
 
-/// Parses a config object. Absent keys take their defaults; an unknown key, a wrong type or an
-/// invalid enum value throws ConfigError naming the key by its JSON path
-/// ("optimizer.learnig_rate: unknown key; expected one of ...").
+/// Parses a config object, key by key of the config key table. Absent keys take their
+/// defaults; an unknown key, a wrong type or an invalid enum value throws ConfigError naming
+/// the key by its JSON path ("optimizer.learnig_rate: unknown key; expected one of ...").
 RunConfig parse_config(const nlohmann::json& json);
 /// Reads and parses a JSON config file; errors name the file.
 RunConfig load_config_file(const std::filesystem::path& path);
@@ -125,8 +133,9 @@ RunConfig load_config_file(const std::filesystem::path& path);
 /// The fully resolved config: every key of the chosen data source and optimizer.
 nlohmann::json to_json(const RunConfig& config);
 
-/// Upper bounds of config numbers. Each number is checked against its range so that no value
-/// wraps, overflows a cast or asks for an impossible allocation.
+/// Upper bounds of config numbers, used by the ranges of the config key table. Each number is
+/// checked against its range so that no value wraps, overflows a cast or asks for an
+/// impossible allocation.
 // window, jitter, length (layer options have their bounds in layers/layer_catalog.h)
 inline constexpr int64_t kMaxSequenceLength = 10'000'000;
 inline constexpr int64_t kMaxCount = 1'000'000'000;  // sequence counts, epochs, patience, steps
@@ -139,8 +148,9 @@ int hardware_threads();
 /// Largest `threads` and `data.loader_threads`: 4 x hardware_threads(), at least kMinThreadCap.
 int max_threads();
 
-/// Range checks of every number of the config (no file access), each failure naming the key,
-/// its allowed range and the value: "threads: must be in [0, 64] (...), got 2147483648".
+/// Range checks of every number of the config (no file access) from the config key table, and
+/// of the checks spanning keys, each failure naming the key, its allowed range and the value:
+/// "threads: must be in [0, 64] (...), got 2147483648".
 void validate_numbers(const RunConfig& config);
 
 /// Value checks that need the whole config (after flag overrides): validate_numbers(), existing
@@ -164,31 +174,32 @@ void validate_training_config(const RunConfig& config);
 /// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.
 int resolved_threads(const RunConfig& config);
 
-/// Command-line flags that override config keys; unset flags leave the config alone.
-struct ConfigOverrides {
-  std::optional<int64_t> epochs, batch_size, threads, patience, tensorboard_every_steps;
-  std::optional<double> learning_rate;
-  std::optional<std::string> optimizer, loss, device, output_dir, init_weights;
-  std::optional<uint64_t> seed;
-  std::optional<bool> early_stopping, deterministic;
-  std::optional<std::vector<int64_t>> freeze;
-  // Files data: any of these switches data.source to "files".
-  std::optional<std::string> fasta, intervals, valid_fasta, valid_intervals, test_fasta,
-      test_intervals, format;
-  std::optional<int64_t> window, jitter, loader_threads;
-  std::optional<double> rc_probability;
-  std::optional<bool> balanced, streaming;
-  // Simulated data: any of these switches data.source to "simulated".
-  std::optional<std::string> motif;
-  std::optional<int64_t> n_pos, n_neg, length, validation, test;
-  std::optional<double> gc_fraction;
-
-  /// The config keys these flags set, e.g. {"epochs", "data.fasta"}.
+/// Command-line flags that override config keys, by the key's JSON path; unset flags leave the
+/// config alone. Which flag sets which key is declared in the config key table
+/// (cli/config_keys.h).
+class ConfigOverrides {
+ public:
+  /// Sets the key at `path` ("data.jitter") to `value`, of the type of its RunConfig field; a
+  /// list of layer indices (freeze) may also be given as a flag's text ("0,3"), read when
+  /// applied. A later value of a key replaces the earlier one. Throws ConfigError for a path
+  /// that is no config key.
+  void set(const std::string& path, ConfigValue value);
+  /// The value given for `path`, or nullptr.
+  const ConfigValue* find(const std::string& path) const;
+  /// The integer given for `path`, if any (e.g. --resume's epochs and threads).
+  std::optional<int64_t> int_value(const std::string& path) const;
+  /// The config keys set, in the order first set, e.g. {"epochs", "data.fasta"}.
   std::vector<std::string> keys() const;
+
+ private:
+  std::vector<std::pair<std::string, ConfigValue>> values_;
 };
 
-/// Applies the flags to `config` (switching data source or optimizer resets that section to its
-/// defaults first). Throws ConfigError when flags of both data sources are mixed.
+/// Applies the flags to `config` as if their keys were written in its config file, except that
+/// a flag of another data source or optimizer (or --optimizer naming another one) starts that
+/// section afresh at its defaults, and a flag changing data.format resets the keys whose
+/// default depends on it (data.window). Throws ConfigError when flags of two data sources are
+/// mixed.
 void apply_overrides(RunConfig& config, const ConfigOverrides& overrides);
 
 /// A configuration problem; the message names the key (or file) at fault.

@@ -204,11 +204,11 @@ TEST_CASE("an in-memory dataset larger than the available memory is refused with
     limit_address_space(int64_t{128} << 20);
     RunConfig config = default_config();
     ConfigOverrides flags;
-    flags.fasta = args[2];
-    flags.intervals = args[4];
-    flags.valid_intervals = args[6];
-    flags.window = 1'000'000;
-    flags.streaming = true;
+    flags.set("data.fasta", args[2]);
+    flags.set("data.intervals", args[4]);
+    flags.set("data.valid_intervals", args[6]);
+    flags.set("data.window", int64_t{1'000'000});
+    flags.set("data.streaming", true);
     apply_overrides(config, flags);
     const RunData data = build_run_data(config);
     return std::to_string(data.train.source->size());

@@ -1,0 +1,495 @@
+// The config key table and its Markdown form.
+#include "cli/config_keys.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace strand::cli {
+
+int64_t IntRange::upper() const { return up_to_thread_cap ? max_threads() : hi; }
+
+ConfigKind ConfigKey::kind() const {
+  if (field.kind != ConfigKind::kText) return field.kind;
+  if (!choices.empty()) return ConfigKind::kWord;
+  switch (text) {
+    case TextKind::kFile:
+      return ConfigKind::kFile;
+    case TextKind::kDirectory:
+      return ConfigKind::kDirectory;
+    case TextKind::kText:
+      break;
+  }
+  return ConfigKind::kText;
+}
+
+std::string ConfigKey::section() const {
+  const size_t dot = key.find('.');
+  return dot == std::string::npos ? "" : key.substr(0, dot);
+}
+
+std::string ConfigKey::name() const { return key.substr(key.find('.') + 1); }
+
+bool ConfigKey::switch_value() const { return flag.rfind("--no-", 0) != 0; }
+
+bool ConfigKey::selects_section() const {
+  const std::vector<ConfigKey>& keys = config_keys();
+  return std::any_of(keys.begin(), keys.end(),
+                     [this](const ConfigKey& other) { return other.only_when.key == key; });
+}
+
+bool ConfigKey::applies_to(const RunConfig& config) const {
+  if (only_when.key.empty()) return true;
+  const std::vector<std::string>& values = only_when.values;
+  return std::find(values.begin(), values.end(), word_of(config, only_when.key)) != values.end();
+}
+
+std::pair<ValueRange, std::string> ConfigKey::range_for(const RunConfig& config) const {
+  for (const KeyVariant& variant : variants) {
+    if (!std::holds_alternative<std::monostate>(variant.range) &&
+        word_of(config, variant.key) == variant.value) {
+      return {variant.range, variant.range_note};
+    }
+  }
+  return {range, range_note};
+}
+
+const std::vector<ConfigKey>& config_keys() {
+  // The sections' variants.
+  const KeyCondition simulated{"data.source", {"simulated"}};
+  const KeyCondition files{"data.source", {"files"}};
+  const KeyCondition adam{"optimizer.name", {"adam"}};
+  const KeyCondition sgd{"optimizer.name", {"sgd"}};
+  const KeyCondition rmsprop{"optimizer.name", {"rmsprop"}};
+  const RealRange unit{0.0, 1.0};
+  const RealRange unit_below_one{0.0, 1.0, false, true};
+  static const std::vector<ConfigKey> keys = {
+      // ---- data ----
+      {.key = "data.source",
+       .field = field([](auto& c) -> auto& { return c.data.source; }),
+       .choices = {"simulated", "files"},
+       .help = "Where the sequences come from: the built-in simulation or FASTA files (a flag "
+               "of either kind selects it)"},
+      {.key = "data.motif",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.motif; }),
+       .only_when = simulated,
+       .flag = "--motif",
+       .help = "Motif planted in the positive sequences, by its name in the motif file"},
+      {.key = "data.motif_file",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.motif_file; }),
+       .only_when = simulated,
+       .text = TextKind::kFile,
+       .omitted_when_empty = true,
+       .help = "ENCODE-format motif file; empty: the one shipped with strand"},
+      {.key = "data.n_pos",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.n_pos; }),
+       .only_when = simulated,
+       .range = IntRange{0, kMaxCount},
+       .flag = "--n-pos",
+       .help = "Sequences with the motif"},
+      {.key = "data.n_neg",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.n_neg; }),
+       .only_when = simulated,
+       .range = IntRange{0, kMaxCount},
+       .flag = "--n-neg",
+       .help = "Background sequences"},
+      {.key = "data.length",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.length; }),
+       .only_when = simulated,
+       .range = IntRange{1, kMaxSequenceLength},
+       .flag = "--length",
+       .help = "Bases per sequence"},
+      {.key = "data.gc_fraction",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.gc_fraction; }),
+       .only_when = simulated,
+       .range = unit,
+       .flag = "--gc-fraction",
+       .help = "GC fraction of the background"},
+      {.key = "data.validation",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.validation; }),
+       .only_when = simulated,
+       .range = IntRange{1, kMaxCount},
+       .range_note = "early stopping and checkpoints need it",
+       .flag = "--validation",
+       .help = "Sequences held out for validation"},
+      {.key = "data.test",
+       .field = field([](auto& c) -> auto& { return c.data.simulated.test; }),
+       .only_when = simulated,
+       .range = IntRange{1, kMaxCount},
+       .flag = "--test",
+       .help = "Sequences held out for the test"},
+      {.key = "data.fasta",
+       .field = field([](auto& c) -> auto& { return c.data.files.fasta; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--fasta",
+       .help = "Training FASTA; required"},
+      {.key = "data.intervals",
+       .field = field([](auto& c) -> auto& { return c.data.files.intervals; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--intervals",
+       .help = "Training intervals (bed, narrowpeak, dream) or, for records, the label TSV "
+               "(name, tab, label); required"},
+      {.key = "data.format",
+       .field = field([](auto& c) -> auto& { return c.data.files.format; }),
+       .only_when = files,
+       .choices = {"bed", "narrowpeak", "dream", "records"},
+       .flag = "--format",
+       .help = "Format of the interval files; with records, each FASTA record is a sample"},
+      {.key = "data.valid_fasta",
+       .field = field([](auto& c) -> auto& { return c.data.files.valid_fasta; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--valid-fasta",
+       .help = "Validation FASTA; empty: data.fasta"},
+      {.key = "data.valid_intervals",
+       .field = field([](auto& c) -> auto& { return c.data.files.valid_intervals; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--valid-intervals",
+       .help = "Validation intervals or labels; needed only when early stopping monitors a val_ "
+               "metric"},
+      {.key = "data.test_fasta",
+       .field = field([](auto& c) -> auto& { return c.data.files.test_fasta; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--test-fasta",
+       .help = "Test FASTA; empty: data.fasta"},
+      {.key = "data.test_intervals",
+       .field = field([](auto& c) -> auto& { return c.data.files.test_intervals; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--test-intervals",
+       .help = "Test intervals or labels; empty: no test metrics"},
+      {.key = "data.window",
+       .field = field([](auto& c) -> auto& { return c.data.files.window; }),
+       .only_when = files,
+       .range = IntRange{1, kMaxSequenceLength},
+       .variants = {{.key = "data.format",
+                     .value = "records",
+                     .default_value = int64_t{0},
+                     .range = IntRange{0, kMaxSequenceLength},
+                     .range_note = "0: the records' common length"}},
+       .flag = "--window",
+       .help = "Bases per sample"},
+      {.key = "data.jitter",
+       .field = field([](auto& c) -> auto& { return c.data.files.jitter; }),
+       .only_when = files,
+       .range = IntRange{0, kMaxSequenceLength},
+       .flag = "--jitter",
+       .help = "Largest random shift of a training window, in bases"},
+      {.key = "data.rc_probability",
+       .field = field([](auto& c) -> auto& { return c.data.files.rc_probability; }),
+       .only_when = files,
+       .range = unit,
+       .flag = "--rc",
+       .help = "Probability that a training sample is reverse-complemented"},
+      {.key = "data.balanced",
+       .field = field([](auto& c) -> auto& { return c.data.files.balanced; }),
+       .only_when = files,
+       .flag = "--balanced",
+       .help = "Half positives in every training batch"},
+      {.key = "data.streaming",
+       .field = field([](auto& c) -> auto& { return c.data.files.streaming; }),
+       .only_when = files,
+       .flag = "--streaming",
+       .help = "Read each window from the FASTA when it is sampled instead of holding all in "
+               "memory"},
+      {.key = "data.loader_threads",
+       .field = field([](auto& c) -> auto& { return c.data.files.loader_threads; }),
+       .only_when = files,
+       .range = IntRange{.lo = 1, .up_to_thread_cap = true},
+       .flag = "--loader-threads",
+       .help = "Data loader threads"},
+      {.key = "data.prefetch",
+       .field = field([](auto& c) -> auto& { return c.data.files.prefetch; }),
+       .only_when = files,
+       .range = IntRange{1, kMaxPrefetch},
+       .help = "Batches the loader prepares ahead"},
+      // ---- the model, from the layer catalog ----
+      {.key = "model",
+       .field = field([](auto& c) -> auto& { return c.model; }),
+       .help = "The layers, first to last; `strand layers` lists their types and options"},
+      {.key = "loss",
+       .field = field([](auto& c) -> auto& { return c.loss; }),
+       .choices = {"binary_crossentropy", "mse"},
+       .flag = "--loss",
+       .help = "Loss function"},
+      // ---- optimizer (the rows of each optimizer in the order its error messages list them)
+      {.key = "optimizer.name",
+       .field = field([](auto& c) -> auto& { return c.optimizer.name; }),
+       .choices = {"adam", "sgd", "rmsprop"},
+       .flag = "--optimizer",
+       .help = "Optimizer"},
+      {.key = "optimizer.learning_rate",
+       .field = field([](auto& c) -> auto& { return c.optimizer.learning_rate; }),
+       .range = RealRange{0.0, 1e3, true},
+       .variants = {{.key = "optimizer.name", .value = "sgd", .default_value = 0.01}},
+       .flag = "--lr",
+       .help = "Learning rate"},
+      {.key = "optimizer.weight_decay",
+       .field = field([](auto& c) -> auto& { return c.optimizer.weight_decay; }),
+       .range = RealRange{0.0, 1e3},
+       .help = "L2 penalty added to the gradient"},
+      {.key = "optimizer.beta1",
+       .field = field([](auto& c) -> auto& { return c.optimizer.beta1; }),
+       .only_when = adam,
+       .range = unit_below_one,
+       .help = "Decay of Adam's gradient average"},
+      {.key = "optimizer.beta2",
+       .field = field([](auto& c) -> auto& { return c.optimizer.beta2; }),
+       .only_when = adam,
+       .range = unit_below_one,
+       .help = "Decay of Adam's squared-gradient average"},
+      {.key = "optimizer.alpha",
+       .field = field([](auto& c) -> auto& { return c.optimizer.alpha; }),
+       .only_when = rmsprop,
+       .range = unit_below_one,
+       .help = "Decay of RMSprop's squared-gradient average"},
+      {.key = "optimizer.eps",
+       .field = field([](auto& c) -> auto& { return c.optimizer.eps; }),
+       .only_when = {"optimizer.name", {"adam", "rmsprop"}},
+       .range = RealRange{0.0, 1.0, true},
+       .variants = {{.key = "optimizer.name", .value = "rmsprop", .default_value = 1e-8}},
+       .help = "Added to the denominator of the update, for stability"},
+      {.key = "optimizer.momentum",
+       .field = field([](auto& c) -> auto& { return c.optimizer.momentum; }),
+       .only_when = {"optimizer.name", {"sgd", "rmsprop"}},
+       .range = unit,
+       .help = "Momentum"},
+      {.key = "optimizer.dampening",
+       .field = field([](auto& c) -> auto& { return c.optimizer.dampening; }),
+       .only_when = sgd,
+       .range = unit,
+       .help = "Dampening of the momentum"},
+      {.key = "optimizer.nesterov",
+       .field = field([](auto& c) -> auto& { return c.optimizer.nesterov; }),
+       .only_when = sgd,
+       .help = "Nesterov momentum"},
+      {.key = "optimizer.centered",
+       .field = field([](auto& c) -> auto& { return c.optimizer.centered; }),
+       .only_when = rmsprop,
+       .help = "Divide by the gradient's estimated variance instead of its second moment"},
+      // ---- schedule ----
+      {.key = "batch_size",
+       .field = field([](auto& c) -> auto& { return c.batch_size; }),
+       .range = IntRange{1, kMaxBatchSize},
+       .flag = "--batch-size",
+       .help = "Samples per training step"},
+      {.key = "epochs",
+       .field = field([](auto& c) -> auto& { return c.epochs; }),
+       .range = IntRange{1, kMaxCount},
+       .flag = "--epochs",
+       .help = "Maximum epochs"},
+      {.key = "early_stopping.enabled",
+       .field = field([](auto& c) -> auto& { return c.early_stopping.enabled; }),
+       .flag = "--no-early-stopping",
+       .help = "Stop when the monitored metric stops improving; false: train all epochs"},
+      {.key = "early_stopping.monitor",
+       .field = field([](auto& c) -> auto& { return c.early_stopping.monitor; }),
+       .choices = {"val_loss", "val_accuracy", "val_auroc", "val_auprc", "loss", "accuracy"},
+       .help = "Metric that early stopping and the best checkpoint follow"},
+      {.key = "early_stopping.patience",
+       .field = field([](auto& c) -> auto& { return c.early_stopping.patience; }),
+       .range = IntRange{0, kMaxCount},
+       .flag = "--patience",
+       .help = "Epochs without improvement before stopping"},
+      {.key = "early_stopping.min_delta",
+       .field = field([](auto& c) -> auto& { return c.early_stopping.min_delta; }),
+       .range = RealRange{0.0, 1e9},
+       .help = "Smallest change of the monitored metric that counts as an improvement"},
+      {.key = "early_stopping.restore_best_weights",
+       .field = field([](auto& c) -> auto& { return c.early_stopping.restore_best_weights; }),
+       .help = "End training with the best epoch's weights"},
+      {.key = "seed",
+       .field = field([](auto& c) -> auto& { return c.seed; }),
+       .flag = "--seed",
+       .help = "Seed of data, initialisation and shuffling"},
+      // ---- where and how it runs ----
+      {.key = "threads",
+       .field = field([](auto& c) -> auto& { return c.threads; }),
+       .range = IntRange{.lo = 0, .up_to_thread_cap = true},
+       .range_note = "0: OMP_NUM_THREADS, else all cores",
+       .flag = "--threads",
+       .help = "CPU threads"},
+      {.key = "output_dir",
+       .field = field([](auto& c) -> auto& { return c.output_dir; }),
+       .text = TextKind::kDirectory,
+       .flag = "--output-dir",
+       .help = "Parent of the run directory"},
+      {.key = "tensorboard_every_steps",
+       .field = field([](auto& c) -> auto& { return c.tensorboard_every_steps; }),
+       .range = IntRange{0, kMaxCount},
+       .range_note = "0: epoch scalars only",
+       .flag = "--tensorboard-every",
+       .help = "Steps between the TensorBoard step scalars"},
+      {.key = "device",
+       .field = field([](auto& c) -> auto& { return c.device; }),
+       .flag = "--device",
+       .help = "cpu or cuda[:N]; cuda fails clearly where unsupported"},
+      {.key = "deterministic",
+       .field = field([](auto& c) -> auto& { return c.deterministic; }),
+       .flag = "--deterministic",
+       .help = "Bit-identical repeats on one device: no timed kernel choices, deterministic "
+               "cuDNN algorithms"},
+      {.key = "init_weights",
+       .field = field([](auto& c) -> auto& { return c.init_weights; }),
+       .text = TextKind::kFile,
+       .flag = "--init-weights",
+       .help = "Checkpoint whose weights start training (fine-tuning); empty: fresh weights"},
+      {.key = "freeze",
+       .field = field([](auto& c) -> auto& { return c.freeze; }),
+       .flag = "--freeze",
+       .help = "Indices of the layers whose parameters are not trained; as a flag: 0,3"},
+      // ---- data-parallel training under mpirun (ignored in a single process) ----
+      {.key = "distributed.mode",
+       .field = field([](auto& c) -> auto& { return c.distributed.mode; }),
+       .choices = {"mirrored", "averaging"},
+       .help = "All-reduce the gradients every step (mirrored) or average the parameters every "
+               "few steps (averaging)"},
+      {.key = "distributed.bucket_mb",
+       .field = field([](auto& c) -> auto& { return c.distributed.bucket_mb; }),
+       .range = RealRange{0.0, 65536.0, true},
+       .help = "Gradient bucket size of the mirrored all-reduce, in MB"},
+      {.key = "distributed.average_every",
+       .field = field([](auto& c) -> auto& { return c.distributed.average_every; }),
+       .range = IntRange{1, kMaxCount},
+       .help = "Averaging: local steps between parameter averages"},
+      {.key = "distributed.average_optimizer_state",
+       .field = field([](auto& c) -> auto& { return c.distributed.average_optimizer_state; }),
+       .help = "Averaging: average the optimizer state too"},
+      {.key = "distributed.timeout_s",
+       .field = field([](auto& c) -> auto& { return c.distributed.timeout_s; }),
+       .range = RealRange{0.0, 604800.0, true},
+       .range_note = "a week",
+       .help = "Seconds a collective may wait before the job is aborted"},
+  };
+  return keys;
+}
+
+const ConfigKey* find_config_key(const std::string& path) {
+  for (const ConfigKey& key : config_keys()) {
+    if (key.key == path) return &key;
+  }
+  return nullptr;
+}
+
+std::string word_of(const RunConfig& config, const std::string& path) {
+  const ConfigKey* key = find_config_key(path);
+  STRAND_CHECK(key != nullptr && key->kind() == ConfigKind::kWord, "'{}' is no word config key",
+               path);
+  return std::get<std::string>(key->field.get(config));
+}
+
+nlohmann::json value_json(const ConfigValue& value) {
+  return std::visit(
+      [](const auto& v) -> nlohmann::json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<LayerSpec>>) {
+          nlohmann::json layers = nlohmann::json::array();
+          for (const LayerSpec& layer : v) {
+            nlohmann::json entry;
+            entry["type"] = layer.type;
+            for (const auto& option : layer.options) {
+              nlohmann::json& slot = entry[option.first];
+              std::visit([&slot](const auto& o) { slot = o; }, option.second);
+            }
+            layers.push_back(entry);
+          }
+          return layers;
+        } else {
+          return v;
+        }
+      },
+      value);
+}
+
+namespace {
+
+std::string kind_text(const ConfigKey& key) {
+  switch (key.kind()) {
+    case ConfigKind::kInt:
+      return "integer";
+    case ConfigKind::kUnsigned:
+      return "integer >= 0";
+    case ConfigKind::kReal:
+      return "number";
+    case ConfigKind::kFlag:
+      return "true/false";
+    case ConfigKind::kWord:
+      return "word";
+    case ConfigKind::kText:
+      return "text";
+    case ConfigKind::kFile:
+      return "file";
+    case ConfigKind::kDirectory:
+      return "directory";
+    case ConfigKind::kLayerIndices:
+      return "layer indices";
+    case ConfigKind::kLayers:
+      return "layers";
+  }
+  return "";
+}
+
+// A value as a config file writes it; the model as its layer types.
+std::string value_text(const ConfigValue& value) {
+  if (const auto* layers = std::get_if<std::vector<LayerSpec>>(&value)) {
+    std::vector<std::string> types;
+    for (const LayerSpec& layer : *layers) types.push_back(layer.type);
+    return fmt::format("{}", fmt::join(types, ", "));
+  }
+  return value_json(value).dump();
+}
+
+std::string range_text(const ValueRange& range, const std::string& note) {
+  std::string text;
+  if (const auto* ints = std::get_if<IntRange>(&range)) {
+    text = ints->up_to_thread_cap
+               ? fmt::format("{} to max({}, 4 x hardware threads)", ints->lo, kMinThreadCap)
+               : fmt::format("{} to {}", ints->lo, ints->hi);
+  } else if (const auto* reals = std::get_if<RealRange>(&range)) {
+    text = fmt::format("{}{}, {}{}", reals->lo_open ? "(" : "[", reals->lo, reals->hi,
+                       reals->hi_open ? ")" : "]");
+  }
+  if (!note.empty()) text += fmt::format(" ({})", note);
+  return text;
+}
+
+}  // namespace
+
+std::string config_keys_markdown() {
+  const RunConfig defaults = default_config();
+  std::string text =
+      "| key | kind | default | values | when | flag | meaning |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const ConfigKey& key : config_keys()) {
+    std::string default_text = fmt::format("`{}`", value_text(key.field.get(defaults)));
+    std::string values = key.kind() == ConfigKind::kWord
+                             ? fmt::format("{}", fmt::join(key.choices, ", "))
+                             : range_text(key.range, key.range_note);
+    for (const KeyVariant& variant : key.variants) {
+      if (variant.default_value) {
+        default_text +=
+            fmt::format("; {}: `{}`", variant.value, value_text(*variant.default_value));
+      }
+      if (!std::holds_alternative<std::monostate>(variant.range)) {
+        values +=
+            fmt::format("; {}: {}", variant.value, range_text(variant.range, variant.range_note));
+      }
+    }
+    const std::string when =
+        key.only_when.key.empty()
+            ? ""
+            : fmt::format("{} = {}", key.only_when.key, fmt::join(key.only_when.values, " or "));
+    std::string flag = key.flag.empty() ? "" : fmt::format("`{}`", key.flag);
+    if (key.kind() == ConfigKind::kFlag && !key.flag.empty()) {
+      flag += fmt::format(" (sets {})", key.switch_value());
+    }
+    text += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", key.key, kind_text(key),
+                        default_text, values, when, flag, key.help);
+  }
+  return text;
+}
+
+}  // namespace strand::cli
