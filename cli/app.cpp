@@ -109,7 +109,10 @@ constexpr const char* kTrainHelp =
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app("strand: deep learning for DNA sequence models", "strand");
+  CLI::App app(
+      "strand: deep learning for DNA sequence models. With no command: strand train, the "
+      "reference experiment",
+      "strand");
   app.require_subcommand(1);
 
   // ---- train ----
@@ -200,6 +203,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* keys = app.add_subcommand(
       "config-keys", "List the keys of a train config with their defaults, ranges and flags");
 
+  // `strand` alone trains the reference experiment, as `strand train` does.
+  const char* const train_alone[] = {argc > 0 ? argv[0] : "strand", "train"};
+  if (argc <= 1) {
+    argc = 2;
+    argv = train_alone;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,7 +6,8 @@
 
 namespace strand::cli {
 
-/// Parses argv and runs the subcommand. Errors are printed to `err` as "error: <message>" and
+/// Parses argv and runs the subcommand; no arguments at all run `train` (the reference
+/// experiment). Errors are printed to `err` as "error: <message>" and
 /// give exit status 1 (2 for flag syntax errors); nothing here calls exit().
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
