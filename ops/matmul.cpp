@@ -3,7 +3,7 @@
 #include "ops/matmul.h"
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/gemm.h"
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
@@ -35,14 +35,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 }  // namespace ops
 
-// ---- CPU adapter: Tensors to kernels/cpu/matmul.h -------------------------------------------
+// ---- CPU adapter: Tensors to kernels/cpu/gemm.h -------------------------------------------
 namespace {
 
 void matmul_cpu(const Tensor& a, const Tensor& b, Tensor& out) {
   dispatch_floating(a.dtype(), "matmul", [&]<typename T>() {
-    kernels::cpu::matmul_fast<T>(a.size(0), b.size(1), a.size(1), a.data<T>(), a.strides()[0],
-                                 a.strides()[1], b.data<T>(), b.strides()[0], b.strides()[1],
-                                 out.data<T>());
+    kernels::cpu::gemm<T>(a.size(0), b.size(1), a.size(1), a.data<T>(), a.strides()[0],
+                          a.strides()[1], b.data<T>(), b.strides()[0], b.strides()[1], T(0),
+                          out.data<T>(), b.size(1));
   });
 }
 

@@ -12,7 +12,8 @@ build_dir="${STRAND_BUILD_DIR:-build}"
 jobs="$(nproc)"
 
 packages=(build-essential cmake pkg-config git clang-format libhts-dev zlib1g-dev doctest-dev
-          libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev openmpi-bin)
+          libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev openmpi-bin
+          libdnnl-dev)
 
 install_missing() {
   local missing=()

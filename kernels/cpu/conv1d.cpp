@@ -1,8 +1,12 @@
-// Dense Conv1D CPU kernels.
+// Dense Conv1D CPU kernels: the readable oracles, and the fast versions as im2col + GEMM
+// (kernels/cpu/gemm.h) for any stride, dilation and padding.
 #include "kernels/cpu/conv1d.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "kernels/cpu/conv1d_columns.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_loop.h"
 
 namespace strand::kernels::cpu {
@@ -22,6 +26,50 @@ ValidRange valid_outputs(const Conv1DGeometry& g, int64_t k) {
   first = std::min(first, g.out_length);
   last = std::clamp(last, first, g.out_length);
   return {first, last};
+}
+
+// col (C*K, L_out): col[(c * K + k) * L_out + t] = x[c, t * stride + k * dilation - pad_left],
+// zero outside the input. x: (C, L) of one sample.
+template <typename T>
+void im2col(const Conv1DGeometry& g, const T* x, T* col) {
+  for (int64_t c = 0; c < g.in_channels; ++c) {
+    const T* x_row = x + c * g.length;
+    for (int64_t k = 0; k < g.kernel_size; ++k) {
+      T* col_row = col + (c * g.kernel_size + k) * g.out_length;
+      const ValidRange range = valid_outputs(g, k);
+      const int64_t shift = k * g.dilation - g.pad_left;
+      std::fill(col_row, col_row + range.first, T(0));
+      if (g.stride == 1) {
+        std::copy(x_row + range.first + shift, x_row + range.last + shift, col_row + range.first);
+      } else {
+        for (int64_t t = range.first; t < range.last; ++t) col_row[t] = x_row[t * g.stride + shift];
+      }
+      std::fill(col_row + range.last, col_row + g.out_length, T(0));
+    }
+  }
+}
+
+// The inverse scatter: grad_x (C, L) of one sample = the sum of col's entries over the
+// (k, t) that read each input position (overwritten).
+template <typename T>
+void col2im(const Conv1DGeometry& g, const T* col, T* grad_x) {
+  std::fill(grad_x, grad_x + g.in_channels * g.length, T(0));
+  for (int64_t c = 0; c < g.in_channels; ++c) {
+    T* gx_row = grad_x + c * g.length;
+    for (int64_t k = 0; k < g.kernel_size; ++k) {
+      const T* col_row = col + (c * g.kernel_size + k) * g.out_length;
+      const ValidRange range = valid_outputs(g, k);
+      const int64_t shift = k * g.dilation - g.pad_left;
+      if (g.stride == 1) {
+#pragma omp simd
+        for (int64_t t = range.first; t < range.last; ++t) gx_row[t + shift] += col_row[t];
+      } else {
+        for (int64_t t = range.first; t < range.last; ++t) {
+          gx_row[t * g.stride + shift] += col_row[t];
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -49,32 +97,24 @@ void conv1d_forward_reference(const Conv1DGeometry& g, const T* x, const T* w, c
 
 template <typename T>
 void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out) {
-  const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
-  // Each (b, o) output row accumulates shifted input rows scaled by one weight: the inner
-  // loop is a contiguous axpy when stride == 1.
-#pragma omp parallel for collapse(2) schedule(static) if (work >= kParallelGrain)
-  for (int64_t b = 0; b < g.batch; ++b) {
-    for (int64_t o = 0; o < g.out_channels; ++o) {
-      T* out_row = out + (b * g.out_channels + o) * g.out_length;
-      std::fill(out_row, out_row + g.out_length, bias ? bias[o] : T(0));
-      for (int64_t c = 0; c < g.in_channels; ++c) {
-        const T* x_row = x + (b * g.in_channels + c) * g.length;
-        for (int64_t k = 0; k < g.kernel_size; ++k) {
-          const T weight = w[(o * g.in_channels + c) * g.kernel_size + k];
-          // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
-          const ValidRange range = valid_outputs(g, k);
-          const int64_t first = range.first;
-          const int64_t last = range.last;
-          const int64_t shift = k * g.dilation - g.pad_left;
-          if (g.stride == 1) {
+  const int64_t rows = g.in_channels * g.kernel_size;  // CK
+  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
+  // Per sample: out[b] (O, L_out) = w (O, CK) @ col (CK, L_out), then the bias. Samples are
+  // split across threads; each GEMM runs on the calling thread.
+#pragma omp parallel if (work >= kParallelGrain && g.batch > 1)
+  {
+    std::vector<T>& col = conv_workspace<T, ColumnsTag>(rows * g.out_length);
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < g.batch; ++b) {
+      im2col(g, x + b * g.in_channels * g.length, col.data());
+      T* out_b = out + b * g.out_channels * g.out_length;
+      gemm<T>(g.out_channels, g.out_length, rows, w, rows, 1, col.data(), g.out_length, 1, T(0),
+              out_b, g.out_length);
+      if (bias == nullptr) continue;
+      for (int64_t o = 0; o < g.out_channels; ++o) {
+        T* out_row = out_b + o * g.out_length;
 #pragma omp simd
-            for (int64_t t = first; t < last; ++t) out_row[t] += weight * x_row[t + shift];
-          } else {
-            for (int64_t t = first; t < last; ++t) {
-              out_row[t] += weight * x_row[t * g.stride + shift];
-            }
-          }
-        }
+        for (int64_t t = 0; t < g.out_length; ++t) out_row[t] += bias[o];
       }
     }
   }
@@ -103,32 +143,19 @@ void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out,
 
 template <typename T>
 void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x) {
-  const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
-  // Each (b, c) input-gradient row is owned by one thread: no races.
-#pragma omp parallel for collapse(2) schedule(static) if (work >= kParallelGrain)
-  for (int64_t b = 0; b < g.batch; ++b) {
-    for (int64_t c = 0; c < g.in_channels; ++c) {
-      T* gx_row = grad_x + (b * g.in_channels + c) * g.length;
-      std::fill(gx_row, gx_row + g.length, T(0));
-      for (int64_t o = 0; o < g.out_channels; ++o) {
-        const T* go_row = grad_out + (b * g.out_channels + o) * g.out_length;
-        for (int64_t k = 0; k < g.kernel_size; ++k) {
-          const T weight = w[(o * g.in_channels + c) * g.kernel_size + k];
-          // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
-          const ValidRange range = valid_outputs(g, k);
-          const int64_t first = range.first;
-          const int64_t last = range.last;
-          const int64_t shift = k * g.dilation - g.pad_left;
-          if (g.stride == 1) {
-#pragma omp simd
-            for (int64_t t = first; t < last; ++t) gx_row[t + shift] += weight * go_row[t];
-          } else {
-            for (int64_t t = first; t < last; ++t) {
-              gx_row[t * g.stride + shift] += weight * go_row[t];
-            }
-          }
-        }
-      }
+  const int64_t rows = g.in_channels * g.kernel_size;  // CK
+  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
+  // Per sample: col (CK, L_out) = w^T (CK, O) @ grad_out[b] (O, L_out), scattered back onto
+  // the input positions it came from (col2im).
+#pragma omp parallel if (work >= kParallelGrain && g.batch > 1)
+  {
+    std::vector<T>& col = conv_workspace<T, ColumnsTag>(rows * g.out_length);
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < g.batch; ++b) {
+      gemm<T>(rows, g.out_length, g.out_channels, w, 1, rows,
+              grad_out + b * g.out_channels * g.out_length, g.out_length, 1, T(0), col.data(),
+              g.out_length);
+      col2im(g, col.data(), grad_x + b * g.in_channels * g.length);
     }
   }
 }
@@ -156,32 +183,9 @@ void conv1d_backward_weight_reference(const Conv1DGeometry& g, const T* grad_out
 
 template <typename T>
 void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w) {
-  const int64_t work = g.batch * g.out_channels * g.out_length * g.in_channels * g.kernel_size;
-  // Each weight is a dot product of a grad_out row with a shifted input row, summed over b.
-#pragma omp parallel for collapse(2) schedule(static) if (work >= kParallelGrain)
-  for (int64_t o = 0; o < g.out_channels; ++o) {
-    for (int64_t c = 0; c < g.in_channels; ++c) {
-      for (int64_t k = 0; k < g.kernel_size; ++k) {
-        // Plain variables: an OpenMP region cannot capture structured bindings before clang 16.
-        const ValidRange range = valid_outputs(g, k);
-        const int64_t first = range.first;
-        const int64_t last = range.last;
-        T total = T(0);
-        for (int64_t b = 0; b < g.batch; ++b) {
-          const T* go_row = grad_out + (b * g.out_channels + o) * g.out_length;
-          const T* x_row = x + (b * g.in_channels + c) * g.length;
-          const int64_t shift = k * g.dilation - g.pad_left;
-          if (g.stride == 1) {
-#pragma omp simd reduction(+ : total)
-            for (int64_t t = first; t < last; ++t) total += go_row[t] * x_row[t + shift];
-          } else {
-            for (int64_t t = first; t < last; ++t) total += go_row[t] * x_row[t * g.stride + shift];
-          }
-        }
-        grad_w[(o * g.in_channels + c) * g.kernel_size + k] = total;
-      }
-    }
-  }
+  weight_gradient_from_columns<T>(
+      g, g.in_channels * g.kernel_size, grad_out,
+      [&](int64_t b, T* col) { im2col(g, x + b * g.in_channels * g.length, col); }, grad_w);
 }
 
 #define STRAND_INSTANTIATE_CONV1D(T)                                                               \

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv1d.h"
+#include "kernels/cpu/conv1d_columns.h"
 #include "kernels/cpu/strided_loop.h"
 
 namespace strand::kernels::cpu {
@@ -239,27 +240,23 @@ void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const 
 template <typename T>
 void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                                    T* grad_w) {
-  std::fill(grad_w, grad_w + g.out_channels * 4 * g.kernel_size, T(0));
-  // Each filter o owns its slice of grad_w, so threads split over o without races.
-#pragma omp parallel
-  {
-    std::vector<uint8_t> padded;
-#pragma omp for schedule(static)
-    for (int64_t o = 0; o < g.out_channels; ++o) {
-      T* gw = grad_w + o * 4 * g.kernel_size;
-      for (int64_t b = 0; b < g.batch; ++b) {
+  // grad_w (O, 4 * K) = sum over samples of grad_out[b] (O, L_out) @ onehot_col^T, where
+  // onehot_col[(base * K + k), t] = 1 when tap k of output t reads `base`: a GEMM per sample
+  // instead of a data-dependent scatter, and grad_w's (O, 4, K) layout is its row order.
+  weight_gradient_from_columns<T>(
+      g, 4 * g.kernel_size, grad_out,
+      [&](int64_t b, T* col) {
+        thread_local std::vector<uint8_t> padded;
         padded_codes(g, codes + b * g.length, padded);
-        const T* go_row = grad_out + (b * g.out_channels + o) * g.out_length;
-        for (int64_t t = 0; t < g.out_length; ++t) {
-          const uint8_t* window = padded.data() + t * g.stride;
-          for (int64_t k = 0; k < g.kernel_size; ++k) {
-            const uint8_t base = window[k * g.dilation];
-            if (base < 4) gw[base * g.kernel_size + k] += go_row[t];
+        std::fill(col, col + 4 * g.kernel_size * g.out_length, T(0));
+        for (int64_t k = 0; k < g.kernel_size; ++k) {
+          for (int64_t t = 0; t < g.out_length; ++t) {
+            const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
+            if (base < 4) col[(base * g.kernel_size + k) * g.out_length + t] = T(1);
           }
         }
-      }
-    }
-  }
+      },
+      grad_w);
 }
 
 namespace {

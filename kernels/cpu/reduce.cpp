@@ -37,7 +37,16 @@ void sum_reduce(int outer_rank, const int64_t* outer_shape, const int64_t* outer
         rest_inner /= inner_shape[d];
       }
       const T* row = x + offset;
-      for (int64_t i = 0; i < count; ++i) total += static_cast<double>(row[i * step]);
+      // Contiguous rows in vector lanes (double accumulators: a sum of floats of one magnitude
+      // is exact in double, so the lane order does not change it).
+      double row_total = 0.0;
+      if (step == 1) {
+#pragma omp simd reduction(+ : row_total)
+        for (int64_t i = 0; i < count; ++i) row_total += static_cast<double>(row[i]);
+      } else {
+        for (int64_t i = 0; i < count; ++i) row_total += static_cast<double>(row[i * step]);
+      }
+      total += row_total;
     }
     out[o] = static_cast<T>(total);
   }
