@@ -1,0 +1,125 @@
+// The shared part of the end-to-end training benchmarks (bench/e2e_*.cpp): flags, random DNA
+// batches made before timing, the timed training loop and the summary lines that
+// bench/run_model_comparison.sh parses. Each benchmark only builds its model; its PyTorch peer
+// (bench/peer_pytorch_*.py, through bench/peer_harness.py) prints the same lines.
+//
+// Flags: [--epochs N] [--threads N] [--samples N] [--batch N] [--length N]
+// Threads default to OMP_NUM_THREADS (OpenMP's own default when unset).
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "layers/losses.h"
+#include "layers/sequential.h"
+#include "optim/optimizer.h"
+#include "tensor/generator.h"
+
+namespace strand::bench {
+
+struct Options {
+  int epochs = 5;
+  int threads = 0;  // 0: leave OpenMP's setting (OMP_NUM_THREADS) alone
+  int64_t samples = 12800;
+  int64_t batch = 128;
+  int64_t length = 500;
+};
+
+[[noreturn]] inline void usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s [--epochs N] [--threads N] [--samples N] [--batch N] [--length N]\n",
+               program);
+  std::exit(2);
+}
+
+/// Parses the flags over `defaults` (a benchmark's own batch and length) and applies --threads.
+inline Options parse_options(int argc, char** argv, Options defaults) {
+  Options options = defaults;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") usage(argv[0]);
+    if (i + 1 >= argc) usage(argv[0]);
+    const long long value = std::atoll(argv[++i]);
+    if (value <= 0) usage(argv[0]);
+    if (flag == "--epochs") {
+      options.epochs = static_cast<int>(value);
+    } else if (flag == "--threads") {
+      options.threads = static_cast<int>(value);
+    } else if (flag == "--samples") {
+      options.samples = value;
+    } else if (flag == "--batch") {
+      options.batch = value;
+    } else if (flag == "--length") {
+      options.length = value;
+    } else {
+      usage(argv[0]);
+    }
+  }
+  if (options.threads > 0) omp_set_num_threads(options.threads);
+  return options;
+}
+
+/// Random batches, made before timing: base codes 0..3 (B, L) uint8 and 0/1 labels (B, 1).
+struct Batches {
+  std::vector<Tensor> inputs, labels;
+};
+inline Batches random_batches(const Options& options) {
+  Generator data_rng(1234);
+  Batches out;
+  for (int64_t i = 0; i < options.samples / options.batch; ++i) {
+    std::vector<uint8_t> codes(static_cast<size_t>(options.batch * options.length));
+    for (uint8_t& code : codes) code = static_cast<uint8_t>(data_rng.next_below(4));
+    std::vector<float> targets(static_cast<size_t>(options.batch));
+    for (float& target : targets) target = static_cast<float>(data_rng.next_below(2));
+    out.inputs.push_back(Tensor::from_vector(codes, {options.batch, options.length}));
+    out.labels.push_back(Tensor::from_vector(targets, {options.batch, 1}));
+  }
+  return out;
+}
+
+/// Trains `model` (whose last layer is the Sigmoid BCE-from-logits skips) for options.epochs
+/// and prints samples/s per epoch, then the best and median epoch.
+inline void train_and_report(const char* name, Sequential& model, Optimizer& optimizer,
+                             const Options& options) {
+  const Batches data = random_batches(options);
+  const int64_t batches = static_cast<int64_t>(data.inputs.size());
+  const BinaryCrossEntropy loss_fn;
+  std::printf("strand %s: threads=%d batch=%lld samples/epoch=%lld length=%lld epochs=%d\n", name,
+              omp_get_max_threads(), static_cast<long long>(options.batch),
+              static_cast<long long>(batches * options.batch),
+              static_cast<long long>(options.length), options.epochs);
+  std::vector<double> rates;
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    double loss_total = 0.0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < batches; ++i) {
+      optimizer.zero_grad();
+      // Logits: every layer but the final Sigmoid, as BCE-from-logits expects.
+      const Var logits = model.forward_layers(Var(data.inputs[i]), model.size() - 1);
+      const Var loss = loss_fn(logits, Var(data.labels[i]));
+      loss.backward();
+      optimizer.step();
+      loss_total += loss.value().item();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = static_cast<double>(batches * options.batch) / seconds;
+    rates.push_back(rate);
+    std::printf("epoch %d: %.0f samples/s (%.3f s, mean loss %.4f)\n", epoch, rate, seconds,
+                loss_total / static_cast<double>(batches));
+  }
+  std::vector<double> sorted = rates;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t mid = sorted.size() / 2;
+  const double median =
+      sorted.size() % 2 == 1 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+  std::printf("best: %.0f samples/s\nmedian: %.0f samples/s\n", sorted.back(), median);
+}
+
+}  // namespace strand::bench
