@@ -9,13 +9,16 @@
 
 namespace strand {
 
-// Defined in conv1d.cpp, dense.cpp and activations.cpp.
+// Defined in conv1d.cpp, dense.cpp, activations.cpp and pooling.cpp.
 LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
 LayerType sigmoid_layer_type();
 LayerType global_max_pool1d_layer_type();
 LayerType flatten_layer_type();
+LayerType max_pool1d_layer_type();
+LayerType avg_pool1d_layer_type();
+LayerType global_avg_pool1d_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
@@ -24,6 +27,9 @@ const std::vector<LayerType>& layer_types() {
       relu_layer_type(),
       sigmoid_layer_type(),
       global_max_pool1d_layer_type(),
+      max_pool1d_layer_type(),
+      avg_pool1d_layer_type(),
+      global_avg_pool1d_layer_type(),
       flatten_layer_type(),
   };
   return types;

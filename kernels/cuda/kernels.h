@@ -1,7 +1,7 @@
 // Launchers of strand's CUDA kernels: raw device pointers, extents and strides in elements,
-// and the stream to run on (kernels/ knows no Tensor; tensor/cuda/*_adapters.cpp
-// translate). Every launcher checks the launch through STRAND_CUDA_CHECK_LAUNCH.
-// Contracts mirror kernels/cpu/*.h: same shapes, same first-argmax rule, code >= 4 is N.
+// and the stream to run on (kernels/ knows no Tensor; the CUDA sections of ops/ translate). Every
+// launcher checks the launch through STRAND_CUDA_CHECK_LAUNCH. Contracts mirror kernels/cpu/*.h:
+// same shapes, same first-argmax rule, code >= 4 is N.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -22,6 +22,7 @@
 #include "ops/elementwise.h"
 #include "ops/loss.h"
 #include "ops/matmul.h"
+#include "ops/pooling.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
 #include "test_helpers.h"
@@ -299,6 +300,34 @@ STRAND_OP_ROW(
     normal({8}), codes(4, 30))
 STRAND_OP_ROW(
     "global_max_pool1d", [](auto& v) { return global_max_pool1d(v[0]); }, normal({2, 3, 8}))
+
+// ---- Pooling -----------------------------------------------------------------------------
+STRAND_OP_ROW(
+    "max_pool1d (window 3, stride 2, ceil_mode)",
+    [](auto& v) {
+      return max_pool1d(v[0], Pool1DParams{3, 2, true});
+    },
+    normal({2, 3, 10}))
+STRAND_OP_ROW(
+    "max_pool1d (window 2, non-overlapping)",
+    [](auto& v) {
+      return max_pool1d(v[0], Pool1DParams{2, 2, false});
+    },
+    normal({2, 2, 9}))
+STRAND_OP_ROW(
+    "avg_pool1d (window 4, stride 3, ceil_mode)",
+    [](auto& v) {
+      return avg_pool1d(v[0], Pool1DParams{4, 3, true});
+    },
+    normal({2, 3, 11}))
+STRAND_OP_ROW(
+    "avg_pool1d (window 3, stride 1, overlapping)",
+    [](auto& v) {
+      return avg_pool1d(v[0], Pool1DParams{3, 1, false});
+    },
+    normal({1, 2, 8}))
+STRAND_OP_ROW(
+    "global_avg_pool1d", [](auto& v) { return global_avg_pool1d(v[0]); }, normal({2, 3, 7}))
 
 // ---- Losses ------------------------------------------------------------------------------
 STRAND_OP_ROW(

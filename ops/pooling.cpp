@@ -1,0 +1,184 @@
+// 1-D pooling: argument checks and dispatch, the CPU and CUDA adapters with their registration,
+// and the differentiable functions with their gradient rules.
+#include "ops/pooling.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/pool1d.h"
+#include "ops/reduction.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/pool1d.h"
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+namespace {
+
+// The kernels' geometry of x (B, C, L) pooled by `params`.
+kernels::Pool1DGeometry pool_geometry(const Shape& input, const Pool1DParams& params) {
+  kernels::Pool1DGeometry g;
+  g.rows = input[0] * input[1];
+  g.length = input[2];
+  g.kernel = params.kernel;
+  g.stride = params.stride;
+  g.out_length =
+      kernels::pool1d_out_length(g.length, params.kernel, params.stride, params.ceil_mode);
+  return g;
+}
+
+// Checks x (B, C, L) float and the window; returns L_out.
+int64_t check_pool_args(const char* op, const Tensor& x, const Pool1DParams& params) {
+  ops::check_floating(op, x);
+  ops::check_rank(op, "input (B, C, L)", x, 3);
+  STRAND_CHECK(params.kernel >= 1 && params.stride >= 1,
+               "{}: kernel and stride must be >= 1, got kernel {} and stride {}", op, params.kernel,
+               params.stride);
+  const int64_t out_length =
+      kernels::pool1d_out_length(x.size(2), params.kernel, params.stride, params.ceil_mode);
+  STRAND_CHECK(out_length > 0, "{}: input {} is shorter than the pooling window ({})", op,
+               x.describe(), params.kernel);
+  return out_length;
+}
+
+}  // namespace
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+std::pair<Tensor, Tensor> max_pool1d(const Tensor& x, const Pool1DParams& params) {
+  const int64_t out_length = check_pool_args("max_pool1d", x, params);
+  const Shape shape = {x.size(0), x.size(1), out_length};
+  Tensor out = Tensor::empty(shape, x.dtype(), x.device());
+  Tensor argmax = Tensor::empty(shape, DType::kInt64, x.device());
+  dispatch<MaxPool1DOp>(x.device(), x.contiguous(), params, out, argmax);
+  return {out, argmax};
+}
+
+Tensor max_pool1d_backward(const Tensor& grad_out, const Tensor& argmax, const Shape& input_shape,
+                           const Pool1DParams& params) {
+  Tensor grad_x = Tensor::empty(input_shape, grad_out.dtype(), grad_out.device());
+  dispatch<MaxPool1DBackwardOp>(grad_out.device(), grad_out.contiguous(), argmax.contiguous(),
+                                params, grad_x);
+  return grad_x;
+}
+
+Tensor avg_pool1d(const Tensor& x, const Pool1DParams& params) {
+  const int64_t out_length = check_pool_args("avg_pool1d", x, params);
+  Tensor out = Tensor::empty({x.size(0), x.size(1), out_length}, x.dtype(), x.device());
+  dispatch<AvgPool1DOp>(x.device(), x.contiguous(), params, out);
+  return out;
+}
+
+Tensor avg_pool1d_backward(const Tensor& grad_out, const Shape& input_shape,
+                           const Pool1DParams& params) {
+  Tensor grad_x = Tensor::empty(input_shape, grad_out.dtype(), grad_out.device());
+  dispatch<AvgPool1DBackwardOp>(grad_out.device(), grad_out.contiguous(), params, grad_x);
+  return grad_x;
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/pool1d.h ------------------------------------------
+namespace {
+
+void max_pool1d_cpu(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax) {
+  dispatch_floating(x.dtype(), "max_pool1d", [&]<typename T>() {
+    kernels::cpu::max_pool1d_forward<T>(pool_geometry(x.shape(), params), x.data<T>(),
+                                        out.data<T>(), argmax.data<int64_t>());
+  });
+}
+
+void max_pool1d_backward_cpu(const Tensor& grad_out, const Tensor& argmax,
+                             const Pool1DParams& params, Tensor& grad_x) {
+  dispatch_floating(grad_x.dtype(), "max_pool1d_backward", [&]<typename T>() {
+    kernels::cpu::max_pool1d_backward<T>(pool_geometry(grad_x.shape(), params), grad_out.data<T>(),
+                                         argmax.data<int64_t>(), grad_x.data<T>());
+  });
+}
+
+void avg_pool1d_cpu(const Tensor& x, const Pool1DParams& params, Tensor& out) {
+  dispatch_floating(x.dtype(), "avg_pool1d", [&]<typename T>() {
+    kernels::cpu::avg_pool1d_forward<T>(pool_geometry(x.shape(), params), x.data<T>(),
+                                        out.data<T>());
+  });
+}
+
+void avg_pool1d_backward_cpu(const Tensor& grad_out, const Pool1DParams& params, Tensor& grad_x) {
+  dispatch_floating(grad_x.dtype(), "avg_pool1d_backward", [&]<typename T>() {
+    kernels::cpu::avg_pool1d_backward<T>(pool_geometry(grad_x.shape(), params), grad_out.data<T>(),
+                                         grad_x.data<T>());
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(pooling_cpu) {
+  OpKernels<MaxPool1DOp>::register_kernel(DeviceType::kCPU, max_pool1d_cpu);
+  OpKernels<MaxPool1DBackwardOp>::register_kernel(DeviceType::kCPU, max_pool1d_backward_cpu);
+  OpKernels<AvgPool1DOp>::register_kernel(DeviceType::kCPU, avg_pool1d_cpu);
+  OpKernels<AvgPool1DBackwardOp>::register_kernel(DeviceType::kCPU, avg_pool1d_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/pool1d.cu ---------------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::stream_of;
+
+void max_pool1d_cuda(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax) {
+  k::max_pool1d_forward(x.dtype(), pool_geometry(x.shape(), params), x.raw_data(), out.raw_data(),
+                        argmax.data<int64_t>(), stream_of(x));
+}
+
+void max_pool1d_backward_cuda(const Tensor& grad_out, const Tensor& argmax,
+                              const Pool1DParams& params, Tensor& grad_x) {
+  k::max_pool1d_backward(grad_x.dtype(), pool_geometry(grad_x.shape(), params), grad_out.raw_data(),
+                         argmax.data<int64_t>(), grad_x.raw_data(), stream_of(grad_x));
+}
+
+void avg_pool1d_cuda(const Tensor& x, const Pool1DParams& params, Tensor& out) {
+  k::avg_pool1d_forward(x.dtype(), pool_geometry(x.shape(), params), x.raw_data(), out.raw_data(),
+                        stream_of(x));
+}
+
+void avg_pool1d_backward_cuda(const Tensor& grad_out, const Pool1DParams& params, Tensor& grad_x) {
+  k::avg_pool1d_backward(grad_x.dtype(), pool_geometry(grad_x.shape(), params), grad_out.raw_data(),
+                         grad_x.raw_data(), stream_of(grad_x));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(pooling_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<MaxPool1DOp>::register_kernel(kCuda, max_pool1d_cuda);
+  OpKernels<MaxPool1DBackwardOp>::register_kernel(kCuda, max_pool1d_backward_cuda);
+  OpKernels<AvgPool1DOp>::register_kernel(kCuda, avg_pool1d_cuda);
+  OpKernels<AvgPool1DBackwardOp>::register_kernel(kCuda, avg_pool1d_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+Var max_pool1d(const Var& x, const Pool1DParams& params) {
+  const Shape shape = x.shape();
+  auto [out, argmax] = ops::max_pool1d(x.value(), params);
+  return make_result(out, "max_pool1d", {x}, [=, argmax = argmax](const Tensor& g) {
+    return std::vector<Tensor>{ops::max_pool1d_backward(g, argmax, shape, params)};
+  });
+}
+
+Var avg_pool1d(const Var& x, const Pool1DParams& params) {
+  const Shape shape = x.shape();
+  return make_result(ops::avg_pool1d(x.value(), params), "avg_pool1d", {x}, [=](const Tensor& g) {
+    return std::vector<Tensor>{ops::avg_pool1d_backward(g, shape, params)};
+  });
+}
+
+Var global_avg_pool1d(const Var& x) {
+  STRAND_CHECK(x.dim() == 3, "global_avg_pool1d: expected (B, C, L), got {}", x.value().describe());
+  return mean(x, {2}, false);
+}
+
+}  // namespace strand
