@@ -1,5 +1,5 @@
 // The element-wise unary functions (UnaryOp's kinds), written once for the CPU loops
-// (tensor/cpu) and the CUDA kernels (kernels/cuda/elementwise.cu). Adding a kind adds an
+// (ops/elementwise.cpp) and the CUDA kernels (kernels/cuda/elementwise.cu). Adding a kind adds an
 // enumerator, its formula in unary_of<K> and a case in visit_unary: nothing else lists them.
 #pragma once
 
@@ -11,7 +11,20 @@
 
 namespace strand::kernels {
 
-enum class UnaryKind : uint8_t { kNeg, kExp, kLog, kSigmoid, kRelu, kTanh, kSqrt, kSquare };
+/// kGeluDerivative is d gelu / dx, the gradient rule of kGelu.
+enum class UnaryKind : uint8_t {
+  kNeg,
+  kExp,
+  kLog,
+  kSigmoid,
+  kRelu,
+  kTanh,
+  kSqrt,
+  kSquare,
+  kSoftplus,
+  kGelu,
+  kGeluDerivative,
+};
 
 /// 1 / (1 + exp(-x)) in two branches, so exp never overflows.
 template <typename T>
@@ -19,6 +32,27 @@ STRAND_HOST_DEVICE inline T sigmoid_of(T x) {
   if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
   const T e = std::exp(x);
   return e / (T(1) + e);
+}
+
+/// log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow for large x, no loss of
+/// precision for very negative x.
+template <typename T>
+STRAND_HOST_DEVICE inline T softplus_of(T x) {
+  return (x > T(0) ? x : T(0)) + std::log1p(std::exp(-std::fabs(x)));
+}
+
+/// GELU, the exact form (PyTorch's default): x * Phi(x) with Phi the standard normal CDF.
+template <typename T>
+STRAND_HOST_DEVICE inline T gelu_of(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+}
+
+/// d gelu / dx = Phi(x) + x * phi(x).
+template <typename T>
+STRAND_HOST_DEVICE inline T gelu_derivative_of(T x) {
+  const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  const T pdf = T(0.39894228040143267794) * std::exp(T(-0.5) * x * x);
+  return cdf + x * pdf;
 }
 
 /// f(v) for the kind K.
@@ -38,6 +72,12 @@ STRAND_HOST_DEVICE inline T unary_of(T v) {
     return std::tanh(v);
   } else if constexpr (K == UnaryKind::kSqrt) {
     return std::sqrt(v);
+  } else if constexpr (K == UnaryKind::kSoftplus) {
+    return softplus_of(v);
+  } else if constexpr (K == UnaryKind::kGelu) {
+    return gelu_of(v);
+  } else if constexpr (K == UnaryKind::kGeluDerivative) {
+    return gelu_derivative_of(v);
   } else {
     static_assert(K == UnaryKind::kSquare);
     return v * v;
@@ -65,6 +105,12 @@ inline auto visit_unary(UnaryKind kind, F&& f) {
       return f(std::integral_constant<K, K::kTanh>{});
     case K::kSqrt:
       return f(std::integral_constant<K, K::kSqrt>{});
+    case K::kSoftplus:
+      return f(std::integral_constant<K, K::kSoftplus>{});
+    case K::kGelu:
+      return f(std::integral_constant<K, K::kGelu>{});
+    case K::kGeluDerivative:
+      return f(std::integral_constant<K, K::kGeluDerivative>{});
     case K::kSquare:
       break;
   }

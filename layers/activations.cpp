@@ -44,6 +44,12 @@ LayerType relu_layer_type() { return plain_layer_type<ReLU>("ReLU", "max(x, 0)")
 LayerType sigmoid_layer_type() {
   return plain_layer_type<Sigmoid>("Sigmoid", "1 / (1 + exp(-x)); training takes logits");
 }
+LayerType tanh_layer_type() { return plain_layer_type<Tanh>("Tanh", "tanh(x)"); }
+LayerType exp_layer_type() { return plain_layer_type<Exp>("Exp", "exp(x): positive outputs"); }
+LayerType softplus_layer_type() {
+  return plain_layer_type<Softplus>("Softplus", "log(1 + exp(x)): smooth positive outputs");
+}
+LayerType gelu_layer_type() { return plain_layer_type<GELU>("GELU", "x * Phi(x) (exact GELU)"); }
 LayerType global_max_pool1d_layer_type() {
   return plain_layer_type<GlobalMaxPool1D>("GlobalMaxPool1D", "(C, L) -> (C): max over positions");
 }

@@ -1,7 +1,9 @@
-// Parameter-free layers: ReLU, Sigmoid, GlobalMaxPool1D and Flatten.
+// Parameter-free layers: the activations (ReLU, Sigmoid, Tanh, Exp, Softplus, GELU),
+// GlobalMaxPool1D and Flatten.
 #pragma once
 
 #include "layers/layer.h"
+#include "ops/elementwise.h"
 
 namespace strand {
 
@@ -20,6 +22,29 @@ class Sigmoid : public Layer {
   Shape output_shape(const Shape& input) const override { return input; }
   std::string type_name() const override { return "Sigmoid"; }
 };
+
+/// An elementwise activation f applied by `function` (Tanh, Exp, Softplus, GELU): one class
+/// template instead of four copies of the same three members.
+template <Var (*function)(const Var&), const char* kTypeName>
+class ElementwiseActivation : public Layer {
+ public:
+  Var forward(const Var& x) override { return function(x); }
+  Shape output_shape(const Shape& input) const override { return input; }
+  std::string type_name() const override { return kTypeName; }
+};
+
+inline constexpr char kTanhName[] = "Tanh";
+inline constexpr char kExpName[] = "Exp";
+inline constexpr char kSoftplusName[] = "Softplus";
+inline constexpr char kGeluName[] = "GELU";
+/// tanh(x).
+using Tanh = ElementwiseActivation<&tanh, kTanhName>;
+/// exp(x): positive outputs, e.g. a count-rate head.
+using Exp = ElementwiseActivation<&exp, kExpName>;
+/// log(1 + exp(x)): smooth, positive.
+using Softplus = ElementwiseActivation<&softplus, kSoftplusName>;
+/// x * Phi(x), the exact GELU.
+using GELU = ElementwiseActivation<&gelu, kGeluName>;
 
 /// (B, C, L) -> (B, C): the maximum over positions of each channel.
 class GlobalMaxPool1D : public Layer {

@@ -14,6 +14,10 @@ LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
 LayerType sigmoid_layer_type();
+LayerType tanh_layer_type();
+LayerType exp_layer_type();
+LayerType softplus_layer_type();
+LayerType gelu_layer_type();
 LayerType global_max_pool1d_layer_type();
 LayerType flatten_layer_type();
 LayerType max_pool1d_layer_type();
@@ -22,14 +26,10 @@ LayerType global_avg_pool1d_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
-      conv1d_layer_type(),
-      dense_layer_type(),
-      relu_layer_type(),
-      sigmoid_layer_type(),
-      global_max_pool1d_layer_type(),
-      max_pool1d_layer_type(),
-      avg_pool1d_layer_type(),
-      global_avg_pool1d_layer_type(),
+      conv1d_layer_type(),     dense_layer_type(),      relu_layer_type(),
+      sigmoid_layer_type(),    tanh_layer_type(),       exp_layer_type(),
+      softplus_layer_type(),   gelu_layer_type(),       global_max_pool1d_layer_type(),
+      max_pool1d_layer_type(), avg_pool1d_layer_type(), global_avg_pool1d_layer_type(),
       flatten_layer_type(),
   };
   return types;

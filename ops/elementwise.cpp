@@ -30,6 +30,8 @@ Tensor relu(const Tensor& x) { return unary(UnaryOpKind::kRelu, x); }
 Tensor tanh(const Tensor& x) { return unary(UnaryOpKind::kTanh, x); }
 Tensor sqrt(const Tensor& x) { return unary(UnaryOpKind::kSqrt, x); }
 Tensor square(const Tensor& x) { return unary(UnaryOpKind::kSquare, x); }
+Tensor softplus(const Tensor& x) { return unary(UnaryOpKind::kSoftplus, x); }
+Tensor gelu(const Tensor& x) { return unary(UnaryOpKind::kGelu, x); }
 
 namespace {
 const char* binary_name(BinaryOpKind kind) {
@@ -336,6 +338,20 @@ Var square(const Var& x) {
   const Tensor xv = x.value();
   return make_result(ops::square(xv), "square", {x}, [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
+  });
+}
+
+Var softplus(const Var& x) {
+  const Tensor xv = x.value();
+  return make_result(ops::softplus(xv), "softplus", {x}, [xv](const Tensor& g) {
+    return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))};
+  });
+}
+
+Var gelu(const Var& x) {
+  const Tensor xv = x.value();
+  return make_result(ops::gelu(xv), "gelu", {x}, [xv](const Tensor& g) {
+    return std::vector<Tensor>{ops::mul(g, ops::unary(UnaryOpKind::kGeluDerivative, xv))};
   });
 }
 

@@ -46,6 +46,10 @@ Tensor relu(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor square(const Tensor& x);
+/// log(1 + exp(x)), overflow-free.
+Tensor softplus(const Tensor& x);
+/// x * Phi(x) (exact GELU, PyTorch's default).
+Tensor gelu(const Tensor& x);
 /// a (op) b with NumPy broadcasting; same dtype and device.
 Tensor binary(BinaryOpKind kind, const Tensor& a, const Tensor& b);
 Tensor add(const Tensor& a, const Tensor& b);
@@ -77,6 +81,10 @@ Var relu(const Var& x);
 Var tanh(const Var& x);
 Var sqrt(const Var& x);
 Var square(const Var& x);
+/// log(1 + exp(x)); gradient sigmoid(x).
+Var softplus(const Var& x);
+/// x * Phi(x); gradient Phi(x) + x * phi(x).
+Var gelu(const Var& x);
 
 inline Var operator+(const Var& a, const Var& b) { return add(a, b); }
 inline Var operator-(const Var& a, const Var& b) { return sub(a, b); }

@@ -301,6 +301,11 @@ STRAND_OP_ROW(
 STRAND_OP_ROW(
     "global_max_pool1d", [](auto& v) { return global_max_pool1d(v[0]); }, normal({2, 3, 8}))
 
+STRAND_OP_ROW(
+    "softplus", [](auto& v) { return softplus(v[0]); }, wide({3, 5}))
+STRAND_OP_ROW(
+    "gelu", [](auto& v) { return gelu(v[0]); }, wide({3, 5}))
+
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(
     "max_pool1d (window 3, stride 2, ceil_mode)",
