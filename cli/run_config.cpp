@@ -210,6 +210,12 @@ LayerSpec parse_layer(const json& value, const std::string& path) {
         given[option.name] = word;
         break;
       }
+      case LayerOption::Kind::kReal: {
+        double number = 0.0;
+        reader.read(option.name, number);
+        given[option.name] = number;
+        break;
+      }
     }
   }
   reader.finish();  // first: a misspelt option is named as such, not as a missing one
@@ -346,9 +352,13 @@ void validate_layers(const std::vector<LayerSpec>& layers, const std::string& pa
       throw ConfigError(fmt::format("{}[{}]: {}", path, i, error.what()));
     }
     for (const LayerOption& option : type->options) {
-      if (option.kind != LayerOption::Kind::kInt) continue;
-      require_in(fmt::format("{}[{}].{}", path, i, option.name), int_option(options, option.name),
-                 IntRange{option.min, option.max}, "");
+      const std::string key = fmt::format("{}[{}].{}", path, i, option.name);
+      if (option.kind == LayerOption::Kind::kInt) {
+        require_in(key, int_option(options, option.name), IntRange{option.min, option.max}, "");
+      } else if (option.kind == LayerOption::Kind::kReal) {
+        require_in(key, real_option(options, option.name),
+                   RealRange{option.real_min, option.real_max, false, option.real_max_open}, "");
+      }
     }
   }
 }

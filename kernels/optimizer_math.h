@@ -13,7 +13,7 @@
 
 #include <cmath>
 
-#include "kernels/host_device.h"
+#include "core/host_device.h"
 
 namespace strand::kernels {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "kernels/host_device.h"
+#include "core/host_device.h"
 
 namespace strand::kernels {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/host_device.h"
+#include "core/host_device.h"
 
 namespace strand::kernels {
 

@@ -9,7 +9,7 @@
 
 namespace strand {
 
-// Defined in conv1d.cpp, dense.cpp, activations.cpp and pooling.cpp.
+// Defined in conv1d.cpp, dense.cpp, activations.cpp, pooling.cpp and dropout.cpp.
 LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
@@ -23,13 +23,27 @@ LayerType flatten_layer_type();
 LayerType max_pool1d_layer_type();
 LayerType avg_pool1d_layer_type();
 LayerType global_avg_pool1d_layer_type();
+LayerType dropout_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
-      conv1d_layer_type(),     dense_layer_type(),      relu_layer_type(),
-      sigmoid_layer_type(),    tanh_layer_type(),       exp_layer_type(),
-      softplus_layer_type(),   gelu_layer_type(),       global_max_pool1d_layer_type(),
-      max_pool1d_layer_type(), avg_pool1d_layer_type(), global_avg_pool1d_layer_type(),
+      // Layers with weights.
+      conv1d_layer_type(),
+      dense_layer_type(),
+      // Activations.
+      relu_layer_type(),
+      sigmoid_layer_type(),
+      tanh_layer_type(),
+      exp_layer_type(),
+      softplus_layer_type(),
+      gelu_layer_type(),
+      // Pooling.
+      global_max_pool1d_layer_type(),
+      max_pool1d_layer_type(),
+      avg_pool1d_layer_type(),
+      global_avg_pool1d_layer_type(),
+      // Regularisation and reshaping.
+      dropout_layer_type(),
       flatten_layer_type(),
   };
   return types;
@@ -78,6 +92,11 @@ std::string layer_catalog_markdown() {
           kind = "word";
           values = fmt::format("{}", fmt::join(option.choices, ", "));
           break;
+        case LayerOption::Kind::kReal:
+          kind = "number";
+          values = fmt::format("{} to {}{}", option.real_min, option.real_max,
+                               option.real_max_open ? " (excluded)" : "");
+          break;
       }
       const std::string default_text =
           option.required
@@ -120,6 +139,10 @@ bool bool_option(const LayerOptions& options, const std::string& name) {
 }
 const std::string& choice_option(const LayerOptions& options, const std::string& name) {
   return option_of<std::string>(options, name);
+}
+
+double real_option(const LayerOptions& options, const std::string& name) {
+  return option_of<double>(options, name);
 }
 
 }  // namespace strand

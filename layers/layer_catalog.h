@@ -24,14 +24,14 @@ namespace strand {
 inline constexpr int64_t kMaxLayerWidth = 65536;
 inline constexpr int64_t kMaxLayerSpan = 10'000'000;
 
-/// One option value: an integer, a flag or one of a set of words.
-using LayerOptionValue = std::variant<int64_t, bool, std::string>;
+/// One option value: an integer, a flag, one of a set of words or a real number.
+using LayerOptionValue = std::variant<int64_t, bool, std::string, double>;
 /// Options by name; LayerType::complete() fills in every default.
 using LayerOptions = std::map<std::string, LayerOptionValue>;
 
 /// One option of a layer type.
 struct LayerOption {
-  enum class Kind { kInt, kBool, kChoice };
+  enum class Kind { kInt, kBool, kChoice, kReal };
   std::string name{};
   Kind kind = Kind::kInt;
   std::string help{};
@@ -40,6 +40,9 @@ struct LayerOption {
   int64_t min = 0;                     ///< kInt, inclusive
   int64_t max = 0;                     ///< kInt, inclusive
   std::vector<std::string> choices{};  ///< kChoice
+  double real_min = 0.0;               ///< kReal, inclusive
+  double real_max = 0.0;               ///< kReal, inclusive unless real_max_open
+  bool real_max_open = false;          ///< kReal: real_max itself is refused (a rate < 1)
 };
 
 /// A layer type the catalog can build.
@@ -65,9 +68,10 @@ const LayerType* find_layer_type(std::string_view name);
 /// `strand layers` prints and docs/layers.md holds (a test keeps them equal).
 std::string layer_catalog_markdown();
 
-/// The value of an integer, flag or word option of a complete LayerOptions.
+/// The value of an integer, flag, word or real option of a complete LayerOptions.
 int64_t int_option(const LayerOptions& options, const std::string& name);
 bool bool_option(const LayerOptions& options, const std::string& name);
 const std::string& choice_option(const LayerOptions& options, const std::string& name);
+double real_option(const LayerOptions& options, const std::string& name);
 
 }  // namespace strand

@@ -47,6 +47,10 @@ void Module::train(bool training) {
   for (auto& [name, child] : children_) child->train(training);
 }
 
+void Module::set_step(int64_t step) {
+  for (auto& [name, child] : children_) child->set_step(step);
+}
+
 void Module::set_trainable(bool trainable) {
   for (auto& [name, parameter] : named_parameters()) {
     Var handle = parameter;

@@ -51,6 +51,11 @@ class Module {
   /// Whether this module is in training mode.
   bool is_training() const { return training_; }
 
+  /// The training step the next forward pass belongs to, recursively: stochastic layers
+  /// (Dropout) draw their masks from (their seed, step). fit() sets it before every step, so a
+  /// resumed run repeats the uninterrupted one.
+  virtual void set_step(int64_t step);
+
   /// Freezes (requires_grad = false) or unfreezes every parameter, recursively.
   void set_trainable(bool trainable);
   /// Drops every parameter's gradient, recursively.

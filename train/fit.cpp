@@ -179,6 +179,7 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         if (!batch) break;
         const TrainingBatch tensors = as_device_tensors(*batch, device);
         optimizer.zero_grad();
+        model.set_step(global_step);  // Dropout's masks follow the step: a resume repeats them
         Var output = training_output(model, loss, Var(tensors.codes));
         check_output_shape(output, tensors);
         Var batch_loss_value = batch_loss(loss, output, tensors);

@@ -19,6 +19,7 @@
 #include "autograd/gradcheck.h"
 #include "core/splitmix64.h"
 #include "ops/conv1d.h"
+#include "ops/dropout.h"
 #include "ops/elementwise.h"
 #include "ops/loss.h"
 #include "ops/matmul.h"
@@ -305,6 +306,13 @@ STRAND_OP_ROW(
     "softplus", [](auto& v) { return softplus(v[0]); }, wide({3, 5}))
 STRAND_OP_ROW(
     "gelu", [](auto& v) { return gelu(v[0]); }, wide({3, 5}))
+
+STRAND_OP_ROW(
+    "dropout (rate 0.3, a fixed step's mask)",
+    [](auto& v) {
+      return dropout(v[0], DropoutMask{0.3, 7, 2});
+    },
+    normal({4, 6}))
 
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(

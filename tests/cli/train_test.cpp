@@ -92,6 +92,28 @@ TEST_CASE("interrupted and resumed run matches the uninterrupted run bit for bit
             .err.find("optimizer.learning_rate cannot change") != std::string::npos);
 }
 
+TEST_CASE("a model with Dropout resumes bit for bit: its masks follow the training step") {
+  TempDir dir("resume-dropout");
+  const auto config = dir.path() / "dropout.json";
+  testing::write_text(config, R"({"model": [
+    {"type": "Conv1D", "filters": 8, "kernel_size": 9}, {"type": "ReLU"},
+    {"type": "Dropout", "rate": 0.25}, {"type": "GlobalMaxPool1D"},
+    {"type": "Dense", "units": 1}, {"type": "Sigmoid"}]})");
+  REQUIRE(run(with(tiny_run(dir, "full", 3), {"--config", config.string()})).status == 0);
+  const auto cut =
+      run(with(tiny_run(dir, "cut", 3), {"--config", config.string(), "--stop-after-epochs", "1"}));
+  REQUIRE_MESSAGE(cut.status == 0, cut.err);
+  const auto resumed = run({"train", "--resume", (dir.path() / "cut").string()});
+  REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  CHECK(read_text(dir.path() / "cut" / "steps.csv") ==
+        read_text(dir.path() / "full" / "steps.csv"));
+  const json a = json::parse(read_text(dir.path() / "full" / "report.json"));
+  const json b = json::parse(read_text(dir.path() / "cut" / "report.json"));
+  CHECK(a["test"] == b["test"]);
+  const json saved = json::parse(read_text(dir.path() / "full" / "config.json"));
+  CHECK(saved["model"][2]["rate"] == 0.25);
+}
+
 TEST_CASE("resume with early stopping keeps the best checkpoint and stopping state") {
   TempDir dir("resume-es");
   auto base = tiny_run(dir, "full", 6);

@@ -20,7 +20,12 @@ namespace {
 LayerOptions with_required(const LayerType& type) {
   LayerOptions options;
   for (const LayerOption& option : type.options) {
-    if (option.required) options[option.name] = int64_t{2};
+    if (!option.required) continue;
+    if (option.kind == LayerOption::Kind::kReal) {
+      options[option.name] = 0.5 * (option.real_min + option.real_max);
+    } else {
+      options[option.name] = int64_t{2};
+    }
   }
   return type.complete(options);
 }
@@ -55,6 +60,14 @@ TEST_CASE("layer catalog: every option is declared whole") {
                 option.choices.end());
           break;
         }
+        case LayerOption::Kind::kReal:
+          CHECK(option.real_min < option.real_max);
+          if (!option.required) {
+            const double value = std::get<double>(option.default_value);
+            CHECK(value >= option.real_min);
+            CHECK((option.real_max_open ? value < option.real_max : value <= option.real_max));
+          }
+          break;
       }
     }
   }

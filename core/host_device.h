@@ -1,5 +1,5 @@
 // STRAND_HOST_DEVICE: marks the scalar math that the CPU loops and the CUDA kernels share
-// (kernels/*_math.h), so each formula is written once for both backends.
+// (kernels/*_math.h, core/splitmix64.h), so each formula is written once for both backends.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -1,0 +1,70 @@
+// Dropout: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
+// the differentiable function with its gradient rule.
+#include "ops/dropout.h"
+
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/dropout.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/dropout.h"
+#include "tensor/cuda/adapter_util.h"
+#endif
+
+namespace strand {
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+Tensor dropout(const Tensor& x, const DropoutMask& mask) {
+  check_floating("dropout", x);
+  STRAND_CHECK(mask.rate >= 0.0 && mask.rate < 1.0, "dropout: rate must be in [0, 1), got {}",
+               mask.rate);
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dispatch<DropoutOp>(x.device(), x.contiguous(), mask, out);
+  return out;
+}
+
+}  // namespace ops
+
+// ---- CPU adapter: Tensors to kernels/cpu/dropout.h ------------------------------------------
+namespace {
+
+void dropout_cpu(const Tensor& x, const DropoutMask& mask, Tensor& out) {
+  dispatch_floating(x.dtype(), "dropout", [&]<typename T>() {
+    kernels::cpu::apply_dropout_mask<T>(mask, x.numel(), x.data<T>(), out.data<T>());
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(dropout_cpu) {
+  OpKernels<DropoutOp>::register_kernel(DeviceType::kCPU, dropout_cpu);
+}
+
+// ---- CUDA adapter: Tensors to kernels/cuda/dropout.cu ---------------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+void dropout_cuda(const Tensor& x, const DropoutMask& mask, Tensor& out) {
+  kernels::cuda::apply_dropout_mask(x.dtype(), mask, x.numel(), x.raw_data(), out.raw_data(),
+                                    cuda::stream_of(x));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(dropout_cuda) {
+  OpKernels<DropoutOp>::register_kernel(DeviceType::kCUDA, dropout_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+Var dropout(const Var& x, const DropoutMask& mask) {
+  if (mask.rate == 0.0) return x;
+  return make_result(ops::dropout(x.value(), mask), "dropout", {x}, [mask](const Tensor& g) {
+    return std::vector<Tensor>{ops::dropout(g, mask)};
+  });
+}
+
+}  // namespace strand
