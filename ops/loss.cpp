@@ -2,10 +2,14 @@
 // the differentiable functions with their gradient rules.
 #include "ops/loss.h"
 
+#include <cmath>
+#include <vector>
 #include "core/dtype_dispatch.h"
+
 #include "kernels/cpu/bce.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "ops/softmax.h"
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
@@ -134,6 +138,62 @@ Var mse(const Var& prediction, const Var& target) {
                "mse: prediction {} and target {} differ in shape", prediction.value().describe(),
                target.value().describe());
   return mean(square(prediction - target));
+}
+
+Var bce_with_logits_task_weighted(const Var& logits, const Var& targets, const Tensor& mask,
+                                  const Tensor& task_weights) {
+  STRAND_CHECK(
+      logits.dim() == 2 && task_weights.dim() == 1 && task_weights.size(0) == logits.size(1),
+      "bce_with_logits_task_weighted: logits {} need (B, T) and task weights {} (T)",
+      logits.value().describe(), task_weights.describe());
+  const Tensor weights =
+      ops::mul(mask.to(logits.dtype()).to(logits.device()),
+               task_weights.to(logits.dtype()).to(logits.device()));  // (B, T) * (T)
+  return bce_with_logits(logits, targets, weights);
+}
+
+Var poisson_nll(const Var& log_rate, const Var& counts) {
+  STRAND_CHECK(log_rate.shape() == counts.shape(),
+               "poisson_nll: log rates {} and counts {} differ in shape",
+               log_rate.value().describe(), counts.value().describe());
+  return mean(sub(exp(log_rate), mul(counts, log_rate)));
+}
+
+Var categorical_crossentropy(const Var& logits, const Var& targets) {
+  STRAND_CHECK(logits.dim() == 2 && logits.shape() == targets.shape(),
+               "categorical_crossentropy: logits {} and targets {} must both be (B, K)",
+               logits.value().describe(), targets.value().describe());
+  const Var per_example = sum(mul(targets, log_softmax(logits, 1)), {1});  // (B)
+  return neg(mean(per_example));
+}
+
+Var multinomial_nll(const Var& logits, const Tensor& counts) {
+  STRAND_CHECK(logits.shape() == counts.shape() && logits.dim() >= 1,
+               "multinomial_nll: logits {} and counts {} differ in shape",
+               logits.value().describe(), counts.describe());
+  const int64_t last = logits.dim() - 1;
+  const Tensor c = counts.to(logits.dtype());
+  // The lgamma terms, per profile: lgamma(N + 1) - sum lgamma(c + 1) (host, no gradient).
+  const Tensor host = c.to(Device::cpu()).to(DType::kFloat64).contiguous();
+  const int64_t length = logits.shape().back();
+  const int64_t profiles = length == 0 ? 0 : host.numel() / length;
+  std::vector<double> log_coefficient(static_cast<size_t>(profiles));
+  const double* values = host.data<double>();
+  for (int64_t p = 0; p < profiles; ++p) {
+    double total = 0.0, log_factorials = 0.0;
+    for (int64_t i = 0; i < length; ++i) {
+      total += values[p * length + i];
+      log_factorials += std::lgamma(values[p * length + i] + 1.0);
+    }
+    log_coefficient[static_cast<size_t>(p)] = std::lgamma(total + 1.0) - log_factorials;
+  }
+  Shape profile_shape = logits.shape();
+  profile_shape.pop_back();
+  const Tensor coefficient =
+      Tensor::from_vector(log_coefficient, profile_shape).to(logits.dtype()).to(logits.device());
+  const Var log_likelihood =
+      add(sum(mul(Var(c), log_softmax(logits, last)), {last}), Var(coefficient));
+  return neg(mean(log_likelihood));
 }
 
 }  // namespace strand

@@ -1,5 +1,6 @@
-// Losses: binary cross-entropy from logits (elementwise, mean, and weighted by a mask) and mean
-// squared error. Declared, checked, dispatched and differentiated here; the kernels are
+// Losses: binary cross-entropy from logits (elementwise, mean, weighted by a mask, weighted per
+// task), mean squared error, Poisson NLL, categorical cross-entropy and the multinomial NLL of
+// BPNet's profile head. Declared, checked, dispatched and differentiated here; the kernels are
 // kernels/cpu/bce.h and kernels/cuda/elementwise.cu.
 #pragma once
 
@@ -34,5 +35,20 @@ Var bce_with_logits(const Var& logits, const Var& targets);
 Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights);
 /// Mean squared error.
 Var mse(const Var& prediction, const Var& target);
+/// Multi-task BCE of logits (B, T): each task's terms weighted by task_weights (T), ambiguous
+/// labels (mask 0) skipped; the sum is divided by the total weight of the valid labels.
+Var bce_with_logits_task_weighted(const Var& logits, const Var& targets, const Tensor& mask,
+                                  const Tensor& task_weights);
+/// Poisson negative log-likelihood of counts given log rates (PyTorch's PoissonNLLLoss with
+/// log_input=True, full=False): mean of exp(x) - y * x.
+Var poisson_nll(const Var& log_rate, const Var& counts);
+/// Categorical cross-entropy of logits (B, K) against target distributions (B, K) (one-hot or
+/// soft): mean over the batch of -sum_k y_k log_softmax(x)_k.
+Var categorical_crossentropy(const Var& logits, const Var& targets);
+/// BPNet's multinomial negative log-likelihood of a profile: logits (..., L) over positions,
+/// counts (..., L) observed reads. Per profile -(lgamma(N + 1) - sum lgamma(c + 1) +
+/// sum c * log_softmax(logits)) with N = sum c; the mean over profiles. The lgamma terms do
+/// not depend on the logits (no gradient) but make the value a true log-likelihood.
+Var multinomial_nll(const Var& logits, const Tensor& counts);
 
 }  // namespace strand

@@ -26,6 +26,7 @@
 #include "ops/pooling.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
+#include "ops/softmax.h"
 #include "test_helpers.h"
 #include "tests/cuda/cuda_test_support.h"
 
@@ -352,6 +353,26 @@ STRAND_OP_ROW(
     binary({3, 2}), mask({3, 2}))
 STRAND_OP_ROW(
     "mse", [](auto& v) { return mse(v[0], v[1]); }, normal({3, 2}), normal({3, 2}))
+
+STRAND_OP_ROW(
+    "poisson_nll", [](auto& v) { return poisson_nll(v[0], v[1]); }, normal({3, 4}),
+    positive({3, 4}))
+STRAND_OP_ROW(
+    "categorical_crossentropy", [](auto& v) { return categorical_crossentropy(v[0], v[1]); },
+    normal({4, 3}), binary({4, 3}))
+STRAND_OP_ROW(
+    "multinomial_nll (profiles over positions)",
+    [](auto& v) { return multinomial_nll(v[0], v[1].value()); }, normal({2, 3, 6}),
+    binary({2, 3, 6}))
+STRAND_OP_ROW(
+    "bce_with_logits_task_weighted",
+    [](auto& v) {
+      const Tensor task_weights = Tensor::from_vector(std::vector<double>{0.5, 2.0}, {2});
+      return bce_with_logits_task_weighted(v[0], v[1], v[2].value(), task_weights);
+    },
+    normal({3, 2}), binary({3, 2}), mask({3, 2}))
+STRAND_OP_ROW(
+    "log_softmax (dim 1)", [](auto& v) { return log_softmax(v[0], 1); }, normal({3, 5}))
 
 // The driver's first check must be able to fail: x * stop_gradient(x) has the numerical
 // derivative 2x (the finite difference moves both factors, which share storage) but the
