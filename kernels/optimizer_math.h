@@ -25,7 +25,10 @@ struct AdamHyperParameters {
   double beta1 = 0.9;           ///< decay of the first moment
   double beta2 = 0.999;         ///< decay of the second moment
   double eps = 1e-7;            ///< added to the denominator
-  double weight_decay = 0.0;    ///< L2 penalty added to the gradient
+  double weight_decay = 0.0;    ///< L2 penalty added to the gradient (or decoupled: below)
+  /// AdamW (Loshchilov & Hutter): the parameter shrinks by lr * weight_decay before the update
+  /// instead of the penalty entering the gradient (PyTorch's torch.optim.AdamW).
+  bool decoupled_weight_decay = false;
 };
 
 /// `buffer` is unused when momentum == 0.
@@ -43,28 +46,33 @@ STRAND_HOST_DEVICE inline void sgd_element(T& param, T grad, T* buffer, double l
   param = static_cast<T>(static_cast<double>(param) - lr * g);
 }
 
-/// Adam's bias corrections at the 1-based `step` (a double: the device schedule holds it so).
+/// What one Adam step multiplies and adds, from the hyper-parameters at the 1-based `step` (a
+/// double: the device schedule holds it so) and the learning rate in force.
 struct AdamStepScale {
   double step_size;   ///< lr / (1 - beta1^t)
   double bias2_sqrt;  ///< sqrt(1 - beta2^t)
+  double decay;       ///< the parameter's factor before the update: 1 - lr * wd for AdamW, else 1
+  double l2;          ///< the L2 penalty added to the gradient: wd for Adam, else 0
 };
 STRAND_HOST_DEVICE inline AdamStepScale adam_step_scale(double learning_rate, double beta1,
-                                                        double beta2, double step) {
-  return {learning_rate / (1.0 - std::pow(beta1, step)), std::sqrt(1.0 - std::pow(beta2, step))};
+                                                        double beta2, double step,
+                                                        double weight_decay, bool decoupled) {
+  return {learning_rate / (1.0 - std::pow(beta1, step)), std::sqrt(1.0 - std::pow(beta2, step)),
+          decoupled ? 1.0 - learning_rate * weight_decay : 1.0, decoupled ? 0.0 : weight_decay};
 }
 
-/// One element of Adam; step_size and bias2_sqrt from adam_step_scale.
+/// One element of Adam (or AdamW), with `scale` from adam_step_scale.
 template <typename T>
 STRAND_HOST_DEVICE inline void adam_element(T& param, T grad, T& exp_avg, T& exp_avg_sq,
-                                            double step_size, double beta1, double beta2,
-                                            double bias2_sqrt, double eps, double weight_decay) {
-  const double p = static_cast<double>(param);
-  const double g = static_cast<double>(grad) + weight_decay * p;
+                                            const AdamStepScale& scale, double beta1, double beta2,
+                                            double eps) {
+  const double p = static_cast<double>(param) * scale.decay;
+  const double g = static_cast<double>(grad) + scale.l2 * static_cast<double>(param);
   const double m = beta1 * static_cast<double>(exp_avg) + (1.0 - beta1) * g;
   const double v = beta2 * static_cast<double>(exp_avg_sq) + (1.0 - beta2) * g * g;
   exp_avg = static_cast<T>(m);
   exp_avg_sq = static_cast<T>(v);
-  param = static_cast<T>(p - step_size * m / (std::sqrt(v) / bias2_sqrt + eps));
+  param = static_cast<T>(p - scale.step_size * m / (std::sqrt(v) / scale.bias2_sqrt + eps));
 }
 
 /// `grad_avg` is used only when centered, `buffer` only when momentum > 0.

@@ -75,4 +75,14 @@ void Adam::on_learning_rate_changed() {
   if (schedule_.defined()) schedule_.slice(0, 0, 1).fill_(learning_rate());
 }
 
+namespace {
+AdamOptions decoupled(AdamOptions options) {
+  options.decoupled_weight_decay = true;
+  return options;
+}
+}  // namespace
+
+AdamW::AdamW(std::vector<Var> parameters, AdamOptions options)
+    : Adam(std::move(parameters), decoupled(options)) {}
+
 }  // namespace strand

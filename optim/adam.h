@@ -1,4 +1,5 @@
-// Adam with bias correction and optional L2 weight decay (PyTorch's formula).
+// Adam with bias correction and optional L2 weight decay (PyTorch's formula), and AdamW with
+// decoupled weight decay.
 //
 // Epsilon defaults to 1e-7, the Keras default that the reference DragoNN experiment trained
 // with, rather than PyTorch's 1e-8: with float32 gradients of the size a small sequence CNN
@@ -38,6 +39,15 @@ class Adam : public Optimizer {
   // float64 [learning rate, step] on the parameters' device, advanced by the update kernel
   // itself; made from the host values on first use and after load_state().
   Tensor schedule_;
+};
+
+/// AdamW: Adam with decoupled weight decay (torch.optim.AdamW): each step first shrinks the
+/// parameter by lr * weight_decay, then applies Adam without the penalty in the gradient.
+/// weight_decay defaults to PyTorch's 1e-2.
+class AdamW : public Adam {
+ public:
+  AdamW(std::vector<Var> parameters, AdamOptions options = {.weight_decay = 1e-2});
+  std::string name() const override { return "AdamW"; }
 };
 
 }  // namespace strand

@@ -24,11 +24,11 @@ template <typename T>
 void adam_update(int64_t n, T* param, const T* grad, T* exp_avg, T* exp_avg_sq,
                  const AdamHyperParameters& h, int64_t step) {
   const AdamStepScale scale =
-      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step));
+      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step), h.weight_decay,
+                      h.decoupled_weight_decay);
 #pragma omp parallel for schedule(static) if (n >= kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
-    adam_element(param[i], grad[i], exp_avg[i], exp_avg_sq[i], scale.step_size, h.beta1, h.beta2,
-                 scale.bias2_sqrt, h.eps, h.weight_decay);
+    adam_element(param[i], grad[i], exp_avg[i], exp_avg_sq[i], scale, h.beta1, h.beta2, h.eps);
   }
 }
 

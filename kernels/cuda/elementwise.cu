@@ -128,12 +128,10 @@ __global__ void bce_backward_kernel(int64_t n, const T* g, const T* x, const T* 
 // ---- Optimizers: the per-element rules of kernels/optimizer_math.h, shared with the CPU
 
 template <typename T>
-__global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2, double step_size,
-                            double beta1, double beta2, double bias2_sqrt, double eps,
-                            double weight_decay) {
+__global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2, AdamStepScale scale,
+                            double beta1, double beta2, double eps) {
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    adam_element(param[i], grad[i], m1[i], m2[i], step_size, beta1, beta2, bias2_sqrt, eps,
-                 weight_decay);
+    adam_element(param[i], grad[i], m1[i], m2[i], scale, beta1, beta2, eps);
   }
 }
 
@@ -160,8 +158,8 @@ __global__ void rmsprop_kernel(int64_t n, T* param, const T* grad, T* square_avg
 
 // One block row (blockIdx.y) per tensor; blocks along x stride over its elements.
 __device__ __forceinline__ void adam_multi_tensor(const MultiTensorAdamArgs& args,
-                                                  AdamStepScale scale, double beta1, double beta2,
-                                                  double eps, double weight_decay) {
+                                                  const AdamStepScale& scale, double beta1,
+                                                  double beta2, double eps) {
   const int t = blockIdx.y;
   const int64_t n = args.numel[t];
   float* param = args.param[t];
@@ -169,25 +167,26 @@ __device__ __forceinline__ void adam_multi_tensor(const MultiTensorAdamArgs& arg
   float* m1 = args.exp_avg[t];
   float* m2 = args.exp_avg_sq[t];
   STRAND_GRID_STRIDE_LOOP(i, n) {
-    adam_element(param[i], grad[i], m1[i], m2[i], scale.step_size, beta1, beta2, scale.bias2_sqrt,
-                 eps, weight_decay);
+    adam_element(param[i], grad[i], m1[i], m2[i], scale, beta1, beta2, eps);
   }
 }
 
 __global__ void adam_multi_kernel(MultiTensorAdamArgs args, AdamStepScale scale, double beta1,
-                                  double beta2, double eps, double weight_decay) {
-  adam_multi_tensor(args, scale, beta1, beta2, eps, weight_decay);
+                                  double beta2, double eps) {
+  adam_multi_tensor(args, scale, beta1, beta2, eps);
 }
 
 // As adam_multi_kernel, with the learning rate and step read from the device schedule
 // [lr, step] that adam_schedule_advance_kernel moved on earlier in the same stream.
 __global__ void adam_multi_scheduled_kernel(MultiTensorAdamArgs args, const double* schedule,
                                             double beta1, double beta2, double eps,
-                                            double weight_decay) {
+                                            double weight_decay, bool decoupled) {
   __shared__ AdamStepScale scale;
-  if (threadIdx.x == 0) scale = adam_step_scale(schedule[0], beta1, beta2, schedule[1]);
+  if (threadIdx.x == 0) {
+    scale = adam_step_scale(schedule[0], beta1, beta2, schedule[1], weight_decay, decoupled);
+  }
   __syncthreads();
-  adam_multi_tensor(args, scale, beta1, beta2, eps, weight_decay);
+  adam_multi_tensor(args, scale, beta1, beta2, eps);
 }
 
 __global__ void adam_schedule_advance_kernel(double* schedule) { schedule[1] += 1.0; }
@@ -305,13 +304,13 @@ void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* ex
                  cudaStream_t stream) {
   if (n == 0) return;
   const AdamStepScale scale =
-      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step));
+      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step), h.weight_decay,
+                      h.decoupled_weight_decay);
   dispatch_float(dtype, "adam_update", [&](auto tag) {
     using T = decltype(tag);
     adam_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(exp_avg),
-        static_cast<T*>(exp_avg_sq), scale.step_size, h.beta1, h.beta2, scale.bias2_sqrt, h.eps,
-        h.weight_decay);
+        static_cast<T*>(exp_avg_sq), scale, h.beta1, h.beta2, h.eps);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
@@ -351,8 +350,10 @@ void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameter
   if (largest == 0) return;
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
   adam_multi_kernel<<<grid, kThreads, 0, stream>>>(
-      args, adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step)), h.beta1,
-      h.beta2, h.eps, h.weight_decay);
+      args,
+      adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step), h.weight_decay,
+                      h.decoupled_weight_decay),
+      h.beta1, h.beta2, h.eps);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
@@ -368,8 +369,8 @@ void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* 
   for (int t = 0; t < args.count; ++t) largest = std::max(largest, args.numel[t]);
   if (largest == 0) return;
   const dim3 grid(std::min(blocks_for(largest), 1024u), static_cast<unsigned>(args.count));
-  adam_multi_scheduled_kernel<<<grid, kThreads, 0, stream>>>(args, schedule, h.beta1, h.beta2,
-                                                             h.eps, h.weight_decay);
+  adam_multi_scheduled_kernel<<<grid, kThreads, 0, stream>>>(
+      args, schedule, h.beta1, h.beta2, h.eps, h.weight_decay, h.decoupled_weight_decay);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
