@@ -12,16 +12,17 @@ namespace strand::train {
 
 // ---- EarlyStopping ------------------------------------------------------------------------
 
+bool monitor_maximizes(const std::string& monitor, const std::string& mode, const char* owner) {
+  if (mode == "auto") return monitor.find("loss") == std::string::npos;
+  STRAND_CHECK(mode == "min" || mode == "max", "{}: mode must be 'min', 'max' or 'auto', got '{}'",
+               owner, mode);
+  return mode == "max";
+}
+
 EarlyStopping::EarlyStopping(EarlyStoppingOptions options) : options_(std::move(options)) {
   STRAND_CHECK(options_.patience >= 0, "EarlyStopping: patience must be >= 0, got {}",
                options_.patience);
-  if (options_.mode == "auto") {
-    maximize_ = options_.monitor.find("loss") == std::string::npos;
-  } else {
-    STRAND_CHECK(options_.mode == "min" || options_.mode == "max",
-                 "EarlyStopping: mode must be 'min', 'max' or 'auto', got '{}'", options_.mode);
-    maximize_ = options_.mode == "max";
-  }
+  maximize_ = monitor_maximizes(options_.monitor, options_.mode, "EarlyStopping");
   best_ = maximize_ ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
 }

@@ -18,6 +18,11 @@
 
 namespace strand::train {
 
+/// Whether `monitor` improves upward under `mode`: "min" (losses), "max" (accuracy, auROC,
+/// auPRC) or "auto" (max unless the name contains "loss"). Throws Error naming `owner` for any
+/// other mode.
+bool monitor_maximizes(const std::string& monitor, const std::string& mode, const char* owner);
+
 /// Settings of EarlyStopping.
 struct EarlyStoppingOptions {
   /// The EpochLogs value watched (must be logged every epoch, else on_epoch_end() throws).

@@ -11,6 +11,7 @@
 #include "layers/activations.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "optim/clipping.h"
 #include "tensor/primitive_ops.h"
 #include "train/metrics.h"
 #include "train/training_accuracy.h"
@@ -195,7 +196,15 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         if (strategy != nullptr) strategy->before_backward();
         batch_loss_value.backward();
         if (strategy != nullptr) strategy->finish_gradients();
+        // After the all-reduce: every rank clips the same averaged gradients alike.
+        if (options.clip_grad_norm > 0.0)
+          clip_grad_norm(optimizer.parameters(), options.clip_grad_norm);
         optimizer.step();
+        if (options.max_weight_norm > 0.0) {
+          for (const Var& parameter : optimizer.parameters()) {
+            if (parameter.dim() >= 2) apply_max_norm(parameter, options.max_weight_norm);
+          }
+        }
         if (strategy != nullptr) strategy->after_step();
         ++global_step;
         samples += tensors.size;

@@ -46,6 +46,11 @@ struct FitOptions {
   /// its steps are skipped and its figures count in the epoch's logs. Its epoch and
   /// global_step must equal initial_epoch and initial_global_step.
   std::optional<PartialEpoch> partial_epoch;
+  /// > 0: gradients are clipped to this global L2 norm before every update (clip_grad_norm).
+  double clip_grad_norm = 0.0;
+  /// > 0: after every update each weight matrix or filter bank (parameters of 2+ dimensions)
+  /// has its output units' norms capped at this (apply_max_norm; Basset uses 7).
+  double max_weight_norm = 0.0;
 };
 
 /// What fit() returns.

@@ -2,6 +2,8 @@
 // restored weights, checkpoints, and bit-exact resume.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "data/array_source.h"
@@ -14,6 +16,7 @@
 #include "test_helpers.h"
 #include "train/callbacks.h"
 #include "train/fit.h"
+#include "train/lr_callbacks.h"
 
 namespace strand::train {
 namespace {
@@ -100,6 +103,38 @@ TEST_CASE("fit learns the simulated motif task and evaluate reports the metrics"
   const Predictions predictions = predict(model, *test_loader);
   CHECK(predictions.scores.size() == 100);
   for (float s : predictions.scores) CHECK((s >= 0.0f && s <= 1.0f));
+}
+
+TEST_CASE("fit clips gradients and caps weight norms when asked, with a learning-rate schedule") {
+  const auto& dataset = small_dataset();
+  auto train_loader = loader_for(dataset.train, true, 1);
+  Sequential model = make_model(5);
+  AdamOptions adam_options;
+  adam_options.learning_rate = 0.5;  // large steps: the constraint has to act
+  Adam optimizer(model.trainable_parameters(), adam_options);
+  BinaryCrossEntropy loss;
+  FitOptions options;
+  options.epochs = 2;
+  options.clip_grad_norm = 1.0;
+  options.max_weight_norm = 0.5;
+  auto schedule = std::make_shared<LearningRateScheduler>(std::make_shared<StepDecay>(0.5, 4, 0.5));
+  const History history = fit(model, loss, optimizer, *train_loader, nullptr, options, {schedule});
+  REQUIRE(history.epochs.size() == 2);
+  for (const Var& parameter : model.parameters()) {
+    if (parameter.dim() < 2) continue;
+    const Tensor w = parameter.value().to(DType::kFloat64).contiguous();
+    const int64_t units = w.size(0), per_unit = w.numel() / units;
+    const double* data = w.data<double>();
+    for (int64_t o = 0; o < units; ++o) {
+      double squares = 0.0;
+      for (int64_t i = 0; i < per_unit; ++i)
+        squares += data[o * per_unit + i] * data[o * per_unit + i];
+      CHECK(std::sqrt(squares) <= 0.5 + 1e-5);
+    }
+  }
+  // The schedule set the rate of the step after the last one.
+  CHECK(optimizer.learning_rate() ==
+        doctest::Approx(StepDecay(0.5, 4, 0.5).rate(optimizer.step_count())));
 }
 
 TEST_CASE("early stopping stops after patience epochs without improvement and restores the best") {
