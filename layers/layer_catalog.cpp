@@ -9,7 +9,8 @@
 
 namespace strand {
 
-// Defined in conv1d.cpp, dense.cpp, activations.cpp, pooling.cpp and dropout.cpp.
+// Defined beside each layer (conv1d.cpp, dense.cpp, activations.cpp, pooling.cpp, dropout.cpp,
+// crop1d.cpp).
 LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
@@ -24,6 +25,7 @@ LayerType max_pool1d_layer_type();
 LayerType avg_pool1d_layer_type();
 LayerType global_avg_pool1d_layer_type();
 LayerType dropout_layer_type();
+LayerType crop1d_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
@@ -44,6 +46,7 @@ const std::vector<LayerType>& layer_types() {
       global_avg_pool1d_layer_type(),
       // Regularisation and reshaping.
       dropout_layer_type(),
+      crop1d_layer_type(),
       flatten_layer_type(),
   };
   return types;

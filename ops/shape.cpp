@@ -105,4 +105,13 @@ std::vector<Var> chunk(const Var& x, int64_t chunks, int64_t dim) {
   return parts;
 }
 
+Var crop1d(const Var& x, int64_t length) {
+  STRAND_CHECK(x.dim() == 3, "crop1d: expected (B, C, L), got {}", x.value().describe());
+  STRAND_CHECK(length >= 1 && length <= x.size(2),
+               "crop1d: cannot crop {} to length {} (at least 1, at most its length)",
+               x.value().describe(), length);
+  const int64_t start = (x.size(2) - length) / 2;
+  return slice(x, 2, start, start + length);
+}
+
 }  // namespace strand

@@ -26,6 +26,9 @@ Var transpose(const Var& x, int64_t dim0, int64_t dim1);
 Var slice(const Var& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
 Var concat(const std::vector<Var>& xs, int64_t dim);
 std::vector<Var> chunk(const Var& x, int64_t chunks, int64_t dim);
+/// (B, C, L) -> (B, C, length): the centre `length` positions (BPNet crops its profile head's
+/// output to the target length); an odd surplus leaves the extra position on the right.
+Var crop1d(const Var& x, int64_t length);
 /// chunk<2>(x, 1) -> std::array of 2 Vars, for structured bindings.
 template <size_t N>
 std::array<Var, N> chunk(const Var& x, int64_t dim) {

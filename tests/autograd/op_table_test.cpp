@@ -315,6 +315,9 @@ STRAND_OP_ROW(
     },
     normal({4, 6}))
 
+STRAND_OP_ROW(
+    "crop1d (centre, odd surplus)", [](auto& v) { return crop1d(v[0], 4); }, normal({2, 3, 9}))
+
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(
     "max_pool1d (window 3, stride 2, ceil_mode)",
