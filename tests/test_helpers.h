@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -26,6 +27,15 @@ namespace strand::testing {
 inline Tensor random_tensor(const Shape& shape, uint64_t seed, DType dtype = DType::kFloat64) {
   Generator generator(seed);
   return Tensor::uniform(shape, -1.0, 1.0, generator, dtype);
+}
+
+/// n values uniform in [-1, 1) from a fixed seed, for kernels that take raw arrays.
+template <typename T>
+std::vector<T> random_values(int64_t n, uint64_t seed) {
+  Generator generator(seed);
+  std::vector<T> values(static_cast<size_t>(n));
+  for (T& v : values) v = static_cast<T>(2.0 * generator.next_double() - 1.0);
+  return values;
 }
 
 /// Random DNA base codes in [0, 5) (N included), shape (B, L).

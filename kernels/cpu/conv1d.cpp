@@ -98,26 +98,19 @@ void conv1d_forward_reference(const Conv1DGeometry& g, const T* x, const T* w, c
 template <typename T>
 void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
-  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
-  // Per sample: out[b] (O, L_out) = w (O, CK) @ col (CK, L_out), then the bias. Samples are
-  // split across threads; each GEMM runs on the calling thread.
-#pragma omp parallel if (work >= kParallelGrain && g.batch > 1)
-  {
-    std::vector<T>& col = conv_workspace<T, ColumnsTag>(rows * g.out_length);
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < g.batch; ++b) {
-      im2col(g, x + b * g.in_channels * g.length, col.data());
-      T* out_b = out + b * g.out_channels * g.out_length;
-      gemm<T>(g.out_channels, g.out_length, rows, w, rows, 1, col.data(), g.out_length, 1, T(0),
-              out_b, g.out_length);
-      if (bias == nullptr) continue;
-      for (int64_t o = 0; o < g.out_channels; ++o) {
-        T* out_row = out_b + o * g.out_length;
+  // Per sample: out[b] (O, L_out) = w (O, CK) @ col (CK, L_out), then the bias.
+  for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
+    im2col(g, x + b * g.in_channels * g.length, col);
+    T* out_b = out + b * g.out_channels * g.out_length;
+    gemm<T>(g.out_channels, g.out_length, rows, w, rows, 1, col, g.out_length, 1, T(0), out_b,
+            g.out_length);
+    if (bias == nullptr) return;
+    for (int64_t o = 0; o < g.out_channels; ++o) {
+      T* out_row = out_b + o * g.out_length;
 #pragma omp simd
-        for (int64_t t = 0; t < g.out_length; ++t) out_row[t] += bias[o];
-      }
+      for (int64_t t = 0; t < g.out_length; ++t) out_row[t] += bias[o];
     }
-  }
+  });
 }
 
 template <typename T>
@@ -144,20 +137,13 @@ void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out,
 template <typename T>
 void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
-  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
   // Per sample: col (CK, L_out) = w^T (CK, O) @ grad_out[b] (O, L_out), scattered back onto
   // the input positions it came from (col2im).
-#pragma omp parallel if (work >= kParallelGrain && g.batch > 1)
-  {
-    std::vector<T>& col = conv_workspace<T, ColumnsTag>(rows * g.out_length);
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < g.batch; ++b) {
-      gemm<T>(rows, g.out_length, g.out_channels, w, 1, rows,
-              grad_out + b * g.out_channels * g.out_length, g.out_length, 1, T(0), col.data(),
-              g.out_length);
-      col2im(g, col.data(), grad_x + b * g.in_channels * g.length);
-    }
-  }
+  for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
+    gemm<T>(rows, g.out_length, g.out_channels, w, 1, rows,
+            grad_out + b * g.out_channels * g.out_length, g.out_length, 1, T(0), col, g.out_length);
+    col2im(g, col, grad_x + b * g.in_channels * g.length);
+  });
 }
 
 template <typename T>

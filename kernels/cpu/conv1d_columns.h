@@ -28,6 +28,19 @@ std::vector<T>& conv_workspace(int64_t elements) {
 struct ColumnsTag {};
 struct PartialsTag {};
 
+/// Runs body(b, col) for every sample b, samples split across threads (when the work is large
+/// enough), each thread with its own column buffer of rows * L_out elements.
+template <typename T, typename Body>
+void for_each_sample_with_columns(const Conv1DGeometry& g, int64_t rows, Body body) {
+  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
+#pragma omp parallel if (work >= kParallelGrain && g.batch > 1)
+  {
+    T* col = conv_workspace<T, ColumnsTag>(rows * g.out_length).data();
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < g.batch; ++b) body(b, col);
+  }
+}
+
 /// grad_w (O, rows) = sum over samples b of grad_out[b] (O, L_out) @ col_b^T (L_out, rows), with
 /// fill_columns(b, col) writing col_b (rows, L_out). Each thread sums a fixed contiguous chunk
 /// of the batch into its own partial; the partials are added in thread order, so a result

@@ -38,13 +38,7 @@ Conv1DGeometry geometry(const Case& c) {
                        {c.out_channels, c.in_channels, c.kernel_size}, c.params);
 }
 
-template <typename T>
-std::vector<T> random_values(int64_t n, uint64_t seed) {
-  Generator generator(seed);
-  std::vector<T> values(static_cast<size_t>(n));
-  for (T& v : values) v = static_cast<T>(2.0 * generator.next_double() - 1.0);
-  return values;
-}
+using testing::random_values;
 
 std::vector<uint8_t> random_codes(int64_t n, uint64_t seed) {
   Generator generator(seed);

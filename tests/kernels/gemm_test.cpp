@@ -11,17 +11,12 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/matmul.h"
 #include "tensor/generator.h"
+#include "test_helpers.h"
 
 namespace strand {
 namespace {
 
-template <typename T>
-std::vector<T> random_values(int64_t n, uint64_t seed) {
-  Generator generator(seed);
-  std::vector<T> values(static_cast<size_t>(n));
-  for (T& v : values) v = static_cast<T>(2.0 * generator.next_double() - 1.0);
-  return values;
-}
+using testing::random_values;
 
 struct GemmCase {
   int64_t m, n, k;
