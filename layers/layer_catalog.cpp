@@ -10,7 +10,7 @@
 namespace strand {
 
 // Defined beside each layer (conv1d.cpp, dense.cpp, activations.cpp, pooling.cpp, dropout.cpp,
-// crop1d.cpp).
+// crop1d.cpp, batch_norm.cpp).
 LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
@@ -26,6 +26,7 @@ LayerType avg_pool1d_layer_type();
 LayerType global_avg_pool1d_layer_type();
 LayerType dropout_layer_type();
 LayerType crop1d_layer_type();
+LayerType batch_norm1d_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
@@ -44,7 +45,8 @@ const std::vector<LayerType>& layer_types() {
       max_pool1d_layer_type(),
       avg_pool1d_layer_type(),
       global_avg_pool1d_layer_type(),
-      // Regularisation and reshaping.
+      // Normalisation, regularisation and reshaping.
+      batch_norm1d_layer_type(),
       dropout_layer_type(),
       crop1d_layer_type(),
       flatten_layer_type(),

@@ -52,10 +52,14 @@ void Module::set_step(int64_t step) {
 }
 
 void Module::set_trainable(bool trainable) {
-  for (auto& [name, parameter] : named_parameters()) {
+  for (auto& [name, parameter] : parameters_) {
+    if (std::find(buffer_names_.begin(), buffer_names_.end(), name) != buffer_names_.end()) {
+      continue;  // a buffer is never trained
+    }
     Var handle = parameter;
     handle.set_requires_grad(trainable);
   }
+  for (auto& [name, child] : children_) child->set_trainable(trainable);
 }
 
 void Module::zero_grad() {
@@ -84,6 +88,11 @@ Var Module::register_parameter(std::string name, Tensor value, bool requires_gra
   Var parameter(std::move(value), requires_grad);
   parameters_.emplace_back(std::move(name), parameter);
   return parameter;
+}
+
+Var Module::register_buffer(std::string name, Tensor value) {
+  buffer_names_.push_back(name);
+  return register_parameter(std::move(name), std::move(value), /*requires_grad=*/false);
 }
 
 void Module::set_parameter(const std::string& name, Tensor value) {

@@ -2,6 +2,7 @@
 // names join with dots (e.g. "0.weight"), which is how checkpoints address parameters.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -79,6 +80,9 @@ class Module {
   std::shared_ptr<M> register_module(std::string name, M module) {
     return register_module(std::move(name), std::make_shared<M>(std::move(module)));
   }
+  /// Registers state that is saved, loaded and moved like a parameter but never trained
+  /// (BatchNorm's running statistics): requires_grad false, and set_trainable() leaves it so.
+  Var register_buffer(std::string name, Tensor value);
   /// Replaces a registered parameter's value (initialisers use this).
   void set_parameter(const std::string& name, Tensor value);
 
@@ -86,6 +90,7 @@ class Module {
   void collect(const std::string& prefix, std::vector<std::pair<std::string, Var>>& out) const;
 
   std::vector<std::pair<std::string, Var>> parameters_;
+  std::vector<std::string> buffer_names_;  // the entries of parameters_ that are buffers
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };

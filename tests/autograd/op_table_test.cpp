@@ -23,6 +23,7 @@
 #include "ops/elementwise.h"
 #include "ops/loss.h"
 #include "ops/matmul.h"
+#include "ops/normalization.h"
 #include "ops/pooling.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
@@ -173,6 +174,16 @@ void check_op(std::string_view name, const Fn& fn, const std::vector<Input>& spe
   }
 }
 
+// batch_norm in training mode with fresh running statistics on x's device (a function, not a
+// lambda in the row: braces do not shield commas from the macro).
+Var batch_norm_in_training(const std::vector<Var>& v) {
+  const Device device = v[0].device();
+  BatchNormStatistics statistics{Tensor::zeros({3}, DType::kFloat64, device),
+                                 Tensor::ones({3}, DType::kFloat64, device),
+                                 Tensor::zeros({}, DType::kFloat64, device)};
+  return batch_norm(v[0], v[1], v[2], statistics, true, 0.1, 1e-5);
+}
+
 // One row: a doctest case named "op <name>" that runs the driver.
 #define STRAND_OP_ROW(name, fn, ...) \
   TEST_CASE("op " name) { check_op(name, fn, {__VA_ARGS__}); }
@@ -317,6 +328,9 @@ STRAND_OP_ROW(
 
 STRAND_OP_ROW(
     "crop1d (centre, odd surplus)", [](auto& v) { return crop1d(v[0], 4); }, normal({2, 3, 9}))
+
+STRAND_OP_ROW("batch_norm (training, batch statistics)", batch_norm_in_training, normal({4, 3, 5}),
+              normal({3}), normal({3}))
 
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(

@@ -4,9 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli_test_support.h"
+#include "io/safetensors.h"
 #include "layers/sequential.h"
 #include "train/checkpoint.h"
 
@@ -92,12 +97,12 @@ TEST_CASE("interrupted and resumed run matches the uninterrupted run bit for bit
             .err.find("optimizer.learning_rate cannot change") != std::string::npos);
 }
 
-TEST_CASE("a model with Dropout resumes bit for bit: its masks follow the training step") {
+TEST_CASE("a model with BatchNorm and Dropout resumes bit for bit") {
   TempDir dir("resume-dropout");
   const auto config = dir.path() / "dropout.json";
   testing::write_text(config, R"({"model": [
-    {"type": "Conv1D", "filters": 8, "kernel_size": 9}, {"type": "ReLU"},
-    {"type": "Dropout", "rate": 0.25}, {"type": "GlobalMaxPool1D"},
+    {"type": "Conv1D", "filters": 8, "kernel_size": 9}, {"type": "BatchNorm1D"},
+    {"type": "ReLU"}, {"type": "Dropout", "rate": 0.25}, {"type": "GlobalMaxPool1D"},
     {"type": "Dense", "units": 1}, {"type": "Sigmoid"}]})");
   REQUIRE(run(with(tiny_run(dir, "full", 3), {"--config", config.string()})).status == 0);
   const auto cut =
@@ -111,7 +116,17 @@ TEST_CASE("a model with Dropout resumes bit for bit: its masks follow the traini
   const json b = json::parse(read_text(dir.path() / "cut" / "report.json"));
   CHECK(a["test"] == b["test"]);
   const json saved = json::parse(read_text(dir.path() / "full" / "config.json"));
-  CHECK(saved["model"][2]["rate"] == 0.25);
+  CHECK(saved["model"][3]["rate"] == 0.25);
+  // Dropout's masks follow the training step and BatchNorm's running statistics travel in the
+  // checkpoint under PyTorch's names, so the resumed run repeats the uninterrupted one.
+  std::vector<std::string> names;
+  for (const auto& entry :
+       io::read_safetensors(dir.path() / "cut" / "checkpoints" / "last.safetensors").entries) {
+    names.push_back(entry.name);
+  }
+  for (const char* buffer : {"1.running_mean", "1.running_var", "1.num_batches_tracked"}) {
+    CHECK(std::find(names.begin(), names.end(), buffer) != names.end());
+  }
 }
 
 TEST_CASE("resume with early stopping keeps the best checkpoint and stopping state") {
