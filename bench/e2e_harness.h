@@ -29,6 +29,7 @@ struct Options {
   int64_t samples = 12800;
   int64_t batch = 128;
   int64_t length = 500;
+  int64_t tasks = 1;  // labels per sample (a benchmark's own; no flag)
 };
 
 [[noreturn]] inline void usage(const char* program) {
@@ -65,7 +66,7 @@ inline Options parse_options(int argc, char** argv, Options defaults) {
   return options;
 }
 
-/// Random batches, made before timing: base codes 0..3 (B, L) uint8 and 0/1 labels (B, 1).
+/// Random batches, made before timing: base codes 0..3 (B, L) uint8 and 0/1 labels (B, tasks).
 struct Batches {
   std::vector<Tensor> inputs, labels;
 };
@@ -75,10 +76,10 @@ inline Batches random_batches(const Options& options) {
   for (int64_t i = 0; i < options.samples / options.batch; ++i) {
     std::vector<uint8_t> codes(static_cast<size_t>(options.batch * options.length));
     for (uint8_t& code : codes) code = static_cast<uint8_t>(data_rng.next_below(4));
-    std::vector<float> targets(static_cast<size_t>(options.batch));
+    std::vector<float> targets(static_cast<size_t>(options.batch * options.tasks));
     for (float& target : targets) target = static_cast<float>(data_rng.next_below(2));
     out.inputs.push_back(Tensor::from_vector(codes, {options.batch, options.length}));
-    out.labels.push_back(Tensor::from_vector(targets, {options.batch, 1}));
+    out.labels.push_back(Tensor::from_vector(targets, {options.batch, options.tasks}));
   }
   return out;
 }

@@ -27,26 +27,27 @@ def parse(description, defaults):
     return parser.parse_args()
 
 
-def random_batches(args):
-    """Random bases as one-hot float32 (B, 4, L) and 0/1 labels (B, 1), made up front."""
+def random_batches(args, tasks):
+    """Random bases as one-hot float32 (B, 4, L) and 0/1 labels (B, tasks), made up front."""
     generator = torch.Generator().manual_seed(1234)
     inputs, labels = [], []
     for _ in range(args.samples // args.batch):
         codes = torch.randint(0, 4, (args.batch, args.length), generator=generator)
         one_hot = torch.nn.functional.one_hot(codes, 4).permute(0, 2, 1).contiguous().float()
         inputs.append(one_hot)
-        labels.append(torch.randint(0, 2, (args.batch, 1), generator=generator).float())
+        labels.append(torch.randint(0, 2, (args.batch, tasks), generator=generator).float())
     return inputs, labels
 
 
-def run(name, description, build_model, defaults):
+def run(name, description, build_model, defaults, make_optimizer=None, tasks=1):
+    """make_optimizer(parameters) -> optimizer; default Adam(lr 1e-3)."""
     args = parse(description, defaults)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    inputs, labels = random_batches(args)
+    inputs, labels = random_batches(args, tasks)
     torch.manual_seed(0)
     model = build_model(args)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    optimizer = (make_optimizer or (lambda p: torch.optim.Adam(p, lr=1e-3)))(model.parameters())
     loss_fn = torch.nn.BCEWithLogitsLoss()
     step_model = torch.compile(model) if args.compile else model
     mode = "compile" if args.compile else "eager"

@@ -4,7 +4,7 @@
 # same architecture, initialisation family, optimizer (Adam 1e-3), batch and threads, on
 # random DNA made before timing. Prints each program's median epoch and the ratios.
 #
-# Usage: bench/run_model_comparison.sh [MODEL ...]     (default: reference generic_conv)
+# Usage: bench/run_model_comparison.sh [MODEL ...]   (default: reference generic_conv basset)
 # A MODEL has bench/e2e_MODEL.cpp (e2e_reference_model.cpp for "reference") and
 # bench/peer_pytorch_MODEL.py.
 # Environment: THREADS (2), ROUNDS (3), EPOCHS (3), BUILD_DIR (build-bench), PYTHON (the
@@ -22,7 +22,7 @@ epochs="${EPOCHS:-3}"
 compile="${COMPILE:-1}"
 build_dir="${BUILD_DIR:-${repo}/build-bench}"
 models=("$@")
-[[ ${#models[@]} -gt 0 ]] || models=(reference generic_conv)
+[[ ${#models[@]} -gt 0 ]] || models=(reference generic_conv basset)
 
 build_log="$(mktemp)"
 trap 'rm -f "${build_log}"' EXIT
@@ -54,10 +54,12 @@ for model in "${models[@]}"; do
       compile_runs+=("$("${python}" "${repo}/bench/peer_pytorch_${model}.py" --threads "${threads}" \
         --epochs "${epochs}" --compile 2>/dev/null | median_of)")
     fi
+    compiled="-"
+    [[ ${#compile_runs[@]} -gt 0 ]] && compiled="${compile_runs[-1]}"
     echo "${model} round ${round}: strand ${strand_runs[-1]} | eager ${eager_runs[-1]}" \
-      "| compile ${compile_runs[-1]:--} samples/s"
+      "| compile ${compiled} samples/s"
   done
-  "${python}" - "${model}" "${strand_runs[*]}" "${eager_runs[*]}" "${compile_runs[*]:-}" <<'PY'
+  "${python}" - "${model}" "${strand_runs[*]}" "${eager_runs[*]}" "${compile_runs[*]-}" <<'PY'
 import statistics
 import sys
 
