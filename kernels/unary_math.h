@@ -11,7 +11,8 @@
 
 namespace strand::kernels {
 
-/// kGeluDerivative is d gelu / dx, the gradient rule of kGelu.
+/// kGeluDerivative is d gelu / dx, the gradient rule of kGelu. kLgamma, log|Gamma(x)|, serves
+/// the multinomial likelihood's constant terms (no gradient rule).
 enum class UnaryKind : uint8_t {
   kNeg,
   kExp,
@@ -24,6 +25,7 @@ enum class UnaryKind : uint8_t {
   kSoftplus,
   kGelu,
   kGeluDerivative,
+  kLgamma,
 };
 
 /// 1 / (1 + exp(-x)) in two branches, so exp never overflows.
@@ -78,6 +80,8 @@ STRAND_HOST_DEVICE inline T unary_of(T v) {
     return gelu_of(v);
   } else if constexpr (K == UnaryKind::kGeluDerivative) {
     return gelu_derivative_of(v);
+  } else if constexpr (K == UnaryKind::kLgamma) {
+    return std::lgamma(v);
   } else {
     static_assert(K == UnaryKind::kSquare);
     return v * v;
@@ -111,6 +115,8 @@ inline auto visit_unary(UnaryKind kind, F&& f) {
       return f(std::integral_constant<K, K::kGelu>{});
     case K::kGeluDerivative:
       return f(std::integral_constant<K, K::kGeluDerivative>{});
+    case K::kLgamma:
+      return f(std::integral_constant<K, K::kLgamma>{});
     case K::kSquare:
       break;
   }

@@ -2,10 +2,9 @@
 // the differentiable functions with their gradient rules.
 #include "ops/loss.h"
 
-#include <cmath>
 #include <vector>
-#include "core/dtype_dispatch.h"
 
+#include "core/dtype_dispatch.h"
 #include "kernels/cpu/bce.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
@@ -173,24 +172,13 @@ Var multinomial_nll(const Var& logits, const Tensor& counts) {
                logits.value().describe(), counts.describe());
   const int64_t last = logits.dim() - 1;
   const Tensor c = counts.to(logits.dtype());
-  // The lgamma terms, per profile: lgamma(N + 1) - sum lgamma(c + 1) (host, no gradient).
-  const Tensor host = c.to(Device::cpu()).to(DType::kFloat64).contiguous();
-  const int64_t length = logits.shape().back();
-  const int64_t profiles = length == 0 ? 0 : host.numel() / length;
-  std::vector<double> log_coefficient(static_cast<size_t>(profiles));
-  const double* values = host.data<double>();
-  for (int64_t p = 0; p < profiles; ++p) {
-    double total = 0.0, log_factorials = 0.0;
-    for (int64_t i = 0; i < length; ++i) {
-      total += values[p * length + i];
-      log_factorials += std::lgamma(values[p * length + i] + 1.0);
-    }
-    log_coefficient[static_cast<size_t>(p)] = std::lgamma(total + 1.0) - log_factorials;
-  }
-  Shape profile_shape = logits.shape();
-  profile_shape.pop_back();
-  const Tensor coefficient =
-      Tensor::from_vector(log_coefficient, profile_shape).to(logits.dtype()).to(logits.device());
+  // The constant per profile, lgamma(N + 1) - sum lgamma(c + 1), computed where the counts
+  // are: a GPU step reads nothing back to the host.
+  const Tensor log_factorials =
+      ops::sum(ops::unary(UnaryOpKind::kLgamma, ops::affine(c, 1.0, 1.0)), {last});
+  const Tensor total_log_factorial =
+      ops::unary(UnaryOpKind::kLgamma, ops::affine(ops::sum(c, {last}), 1.0, 1.0));
+  const Tensor coefficient = ops::sub(total_log_factorial, log_factorials);
   const Var log_likelihood =
       add(sum(mul(Var(c), log_softmax(logits, last)), {last}), Var(coefficient));
   return neg(mean(log_likelihood));
