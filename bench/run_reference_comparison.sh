@@ -4,8 +4,9 @@
 # side by side on the same threads, and prints both throughputs and their ratio.
 #
 # Usage: bench/run_reference_comparison.sh
-# Environment: THREADS (2), ROUNDS (3), EPOCHS (3), BUILD_DIR (build-bench), PYTHON
-# (/usr/bin/python3, which needs torch).
+# Environment: THREADS (2), ROUNDS (3), EPOCHS (3), BUILD_DIR (build-bench), PYTHON (the
+# interpreter of bench/peer_env.sh's virtual environment with PyTorch 2.x from PyPI, created
+# on first use; /usr/bin/python3 measures Debian's 1.13 instead).
 #
 # Runs alternate (strand, PyTorch, strand, ...) so that load from other processes on a shared
 # machine hits both alike. Each run reports its best and median epoch; the summary takes, per
@@ -17,7 +18,7 @@ threads="${THREADS:-2}"
 rounds="${ROUNDS:-3}"
 epochs="${EPOCHS:-3}"
 build_dir="${BUILD_DIR:-${repo}/build-bench}"
-python="${PYTHON:-/usr/bin/python3}"
+python="${PYTHON:-$(bash "${repo}/bench/peer_env.sh")}"
 
 # Build (incrementally) only the end-to-end program; configure first if needed.
 # The build log is shown only when the build fails.
