@@ -1,7 +1,7 @@
 // The shared part of the end-to-end training benchmarks (bench/e2e_*.cpp): flags, random DNA
-// batches made before timing, the timed training loop and the summary lines that
-// bench/run_model_comparison.sh parses. Each benchmark only builds its model; its PyTorch peer
-// (bench/peer_pytorch_*.py, through bench/peer_harness.py) prints the same lines.
+// batches made before timing, the timed training loop (any Model and Objective) and the summary
+// lines that bench/run_model_comparison.sh parses. Each benchmark only builds its model; its
+// PyTorch peer (bench/peer_pytorch_*.py, through bench/peer_harness.py) prints the same lines.
 //
 // Flags: [--epochs N] [--threads N] [--samples N] [--batch N] [--length N]
 // Threads default to OMP_NUM_THREADS (OpenMP's own default when unset).
@@ -17,9 +17,12 @@
 #include <vector>
 
 #include "layers/losses.h"
+#include "layers/model.h"
 #include "layers/sequential.h"
 #include "optim/optimizer.h"
 #include "tensor/generator.h"
+#include "train/objective.h"
+#include "train/training_batch.h"
 
 namespace strand::bench {
 
@@ -66,54 +69,64 @@ inline Options parse_options(int argc, char** argv, Options defaults) {
   return options;
 }
 
-/// Random batches, made before timing: base codes 0..3 (B, L) uint8 and 0/1 labels (B, tasks).
-struct Batches {
-  std::vector<Tensor> inputs, labels;
-};
-inline Batches random_batches(const Options& options) {
+/// Random batches, made before timing: base codes 0..3 (B, L) uint8, 0/1 labels (B, tasks), and
+/// with profile_tracks > 0 per-position counts 0..2 (B, profile_tracks, profile_length).
+inline std::vector<train::TrainingBatch> random_batches(const Options& options,
+                                                        int64_t profile_tracks = 0,
+                                                        int64_t profile_length = 0) {
   Generator data_rng(1234);
-  Batches out;
+  std::vector<train::TrainingBatch> out;
   for (int64_t i = 0; i < options.samples / options.batch; ++i) {
     std::vector<uint8_t> codes(static_cast<size_t>(options.batch * options.length));
     for (uint8_t& code : codes) code = static_cast<uint8_t>(data_rng.next_below(4));
     std::vector<float> targets(static_cast<size_t>(options.batch * options.tasks));
     for (float& target : targets) target = static_cast<float>(data_rng.next_below(2));
-    out.inputs.push_back(Tensor::from_vector(codes, {options.batch, options.length}));
-    out.labels.push_back(Tensor::from_vector(targets, {options.batch, options.tasks}));
+    train::TrainingBatch batch;
+    batch.size = options.batch;
+    batch.codes = Tensor::from_vector(codes, {options.batch, options.length});
+    batch.labels = Tensor::from_vector(targets, {options.batch, options.tasks});
+    if (profile_tracks > 0) {
+      std::vector<float> counts(
+          static_cast<size_t>(options.batch * profile_tracks * profile_length));
+      for (float& count : counts) count = static_cast<float>(data_rng.next_below(3));
+      batch.profile = Tensor::from_vector(counts, {options.batch, profile_tracks, profile_length});
+    }
+    out.push_back(std::move(batch));
   }
   return out;
 }
 
-/// Trains `model` (whose last layer is the Sigmoid BCE-from-logits skips) for options.epochs
-/// and prints samples/s per epoch, then the best and median epoch.
-inline void train_and_report(const char* name, Sequential& model, Optimizer& optimizer,
-                             const Options& options) {
-  const Batches data = random_batches(options);
-  const int64_t batches = static_cast<int64_t>(data.inputs.size());
-  const BinaryCrossEntropy loss_fn;
+/// Trains `model` on `objective` over `batches` for options.epochs and prints samples/s per
+/// epoch, then the best and median epoch. The batches carry no label mask, so a labelled term
+/// takes every label (the plain mean, as the peers' losses do).
+inline void train_and_report(const char* name, Model& model, const train::Objective& objective,
+                             Optimizer& optimizer, const Options& options,
+                             const std::vector<train::TrainingBatch>& batches) {
+  const int64_t count = static_cast<int64_t>(batches.size());
+  const std::vector<size_t> bound = objective.bind(model);
   std::printf("strand %s: threads=%d batch=%lld samples/epoch=%lld length=%lld epochs=%d\n", name,
               omp_get_max_threads(), static_cast<long long>(options.batch),
-              static_cast<long long>(batches * options.batch),
-              static_cast<long long>(options.length), options.epochs);
+              static_cast<long long>(count * options.batch), static_cast<long long>(options.length),
+              options.epochs);
   std::vector<double> rates;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     double loss_total = 0.0;
     const auto start = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < batches; ++i) {
+    for (const train::TrainingBatch& batch : batches) {
       optimizer.zero_grad();
-      // Logits: every layer but the final Sigmoid, as BCE-from-logits expects.
-      const Var logits = model.forward_layers(Var(data.inputs[i]), model.size() - 1);
-      const Var loss = loss_fn(logits, Var(data.labels[i]));
+      // The outputs before their final activations: BCE takes the logits, as in training.
+      const std::vector<Var> outputs = model.forward_outputs(batch.inputs());
+      const Var loss = objective.loss(model, bound, outputs, batch);
       loss.backward();
       optimizer.step();
       loss_total += loss.value().item();
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double rate = static_cast<double>(batches * options.batch) / seconds;
+    const double rate = static_cast<double>(count * options.batch) / seconds;
     rates.push_back(rate);
     std::printf("epoch %d: %.0f samples/s (%.3f s, mean loss %.4f)\n", epoch, rate, seconds,
-                loss_total / static_cast<double>(batches));
+                loss_total / static_cast<double>(count));
   }
   std::vector<double> sorted = rates;
   std::sort(sorted.begin(), sorted.end());
@@ -121,6 +134,14 @@ inline void train_and_report(const char* name, Sequential& model, Optimizer& opt
   const double median =
       sorted.size() % 2 == 1 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
   std::printf("best: %.0f samples/s\nmedian: %.0f samples/s\n", sorted.back(), median);
+}
+
+/// train_and_report() of a model ending in Sigmoid on BCE (from logits) of random 0/1 labels.
+inline void train_and_report(const char* name, Model& model, Optimizer& optimizer,
+                             const Options& options) {
+  const BinaryCrossEntropy loss;
+  train_and_report(name, model, train::Objective::of(loss), optimizer, options,
+                   random_batches(options));
 }
 
 }  // namespace strand::bench

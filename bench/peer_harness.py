@@ -3,7 +3,8 @@ batches made before timing, the timed training loop, and the summary lines that
 bench/run_model_comparison.sh parses (the same as bench/e2e_harness.h prints).
 
 A peer calls run(name, build_model, defaults): build_model() returns the torch.nn.Module
-(ending in logits) and the optimizer is Adam(lr 1e-3), as in the strand benchmark.
+(ending in logits) and the optimizer is Adam(lr 1e-3), as in the strand benchmark; a model
+with several outputs passes its own loss and, for profile targets, their shape.
 --compile trains the torch.compile'd model instead of the eager one.
 """
 import argparse
@@ -27,28 +28,35 @@ def parse(description, defaults):
     return parser.parse_args()
 
 
-def random_batches(args, tasks):
-    """Random bases as one-hot float32 (B, 4, L) and 0/1 labels (B, tasks), made up front."""
+def random_batches(args, tasks, profile=None):
+    """Random bases as one-hot float32 (B, 4, L) and targets, made up front: 0/1 labels
+    (B, tasks), or with profile = (tracks, length) per-position counts 0..2 (B, tracks, length)."""
     generator = torch.Generator().manual_seed(1234)
-    inputs, labels = [], []
+    inputs, targets = [], []
     for _ in range(args.samples // args.batch):
         codes = torch.randint(0, 4, (args.batch, args.length), generator=generator)
         one_hot = torch.nn.functional.one_hot(codes, 4).permute(0, 2, 1).contiguous().float()
         inputs.append(one_hot)
-        labels.append(torch.randint(0, 2, (args.batch, tasks), generator=generator).float())
-    return inputs, labels
+        if profile is None:
+            targets.append(torch.randint(0, 2, (args.batch, tasks), generator=generator).float())
+        else:
+            targets.append(torch.randint(0, 3, (args.batch, *profile), generator=generator).float())
+    return inputs, targets
 
 
-def run(name, description, build_model, defaults, make_optimizer=None, tasks=1):
-    """make_optimizer(parameters) -> optimizer; default Adam(lr 1e-3)."""
+def run(name, description, build_model, defaults, make_optimizer=None, tasks=1, profile=None,
+        loss=None):
+    """make_optimizer(parameters) -> optimizer; default Adam(lr 1e-3). profile = (tracks, length)
+    trains on per-position counts instead of labels; loss(outputs, targets) defaults to BCE of
+    logits."""
     args = parse(description, defaults)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    inputs, labels = random_batches(args, tasks)
+    inputs, labels = random_batches(args, tasks, profile)
     torch.manual_seed(0)
     model = build_model(args)
     optimizer = (make_optimizer or (lambda p: torch.optim.Adam(p, lr=1e-3)))(model.parameters())
-    loss_fn = torch.nn.BCEWithLogitsLoss()
+    loss_fn = loss or torch.nn.BCEWithLogitsLoss()
     step_model = torch.compile(model) if args.compile else model
     mode = "compile" if args.compile else "eager"
     print(f"pytorch {torch.__version__} {name} ({mode}): threads={torch.get_num_threads()} "

@@ -179,6 +179,9 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         data.train.source->num_targets()));
   }
   const std::unique_ptr<Loss> loss = build_loss(config.loss);
+  // Every run's labels are 0/1 (training_label_options()), so every loss is scored with the
+  // binary metrics (accuracy, auROC, auPRC).
+  const train::Objective objective = train::Objective::of(*loss, TargetKind::kBinary);
   if (loss->takes_logits() && config.model.back().type != "Sigmoid") {
     throw ConfigError(fmt::format(
         "loss: '{}' trains on logits, so the model must end in Sigmoid (last layer is {})",
@@ -339,8 +342,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   result.paths = paths;
   train::History history;
   try {
-    history = train::fit(*model, *loss, *optimizer, *train_loader, valid_loader.get(), fit_options,
-                         callbacks);
+    history = train::fit(*model, objective, *optimizer, *train_loader, valid_loader.get(),
+                         fit_options, callbacks);
   } catch (const RunInterrupted&) {
     out << fmt::format(
         "interrupted after {} epoch(s) (--stop-after-epochs); continue with: "
@@ -382,13 +385,13 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.train_size = data.train.source->size();
   if (data.validation) {
     report.validation_size = data.validation->source->size();
-    report.validation = train::evaluate(*model, *loss, *valid_loader, run.strategy.get());
+    report.validation = train::evaluate(*model, objective, *valid_loader, run.strategy.get());
   }
   if (data.test) {
     report.test_size = data.test->source->size();
     std::unique_ptr<data::DataLoader> test_loader =
         make_eval_loader(*data.test, config.batch_size, 1, placement);
-    report.test = train::evaluate(*model, *loss, *test_loader, run.strategy.get());
+    report.test = train::evaluate(*model, objective, *test_loader, run.strategy.get());
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   report.best_epoch = early_stopping->best_epoch() + 1;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace strand::data {
 
@@ -32,6 +34,14 @@ class SequenceSource {
 
   /// Whether fetch() can produce a lowercase mask.
   virtual bool has_lower_mask() const { return false; }
+
+  /// The names of the T tasks (label columns), shown in per-task metrics and predictions.
+  /// Default: "task_0", "task_1", ...
+  virtual std::vector<std::string> task_names() const {
+    std::vector<std::string> names;
+    for (int64_t t = 0; t < num_targets(); ++t) names.push_back("task_" + std::to_string(t));
+    return names;
+  }
 };
 
 /// Class used by balanced sampling: 1 when any valid label of the sample is > 0.5, else 0.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/sequential.h"
+#include "layers/module.h"
 #include "optim/optimizer.h"
 
 namespace strand::dist {
@@ -21,7 +21,7 @@ class DistributedStrategy {
   /// The number of ranks.
   virtual int world_size() const = 0;
   /// Once before the first step: every rank starts from rank 0's parameters.
-  virtual void on_train_begin(Sequential& model, Optimizer& optimizer) = 0;
+  virtual void on_train_begin(Module& model, Optimizer& optimizer) = 0;
   /// Before each backward pass (gradient hooks start collecting).
   virtual void before_backward() {}
   /// Between backward and optimizer.step(): gradients become the same on every rank.

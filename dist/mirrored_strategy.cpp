@@ -26,7 +26,7 @@ MirroredStrategy::~MirroredStrategy() {
   detach();
 }
 
-void MirroredStrategy::on_train_begin(Sequential& model, Optimizer& optimizer) {
+void MirroredStrategy::on_train_begin(Module& model, Optimizer& optimizer) {
   if (options_.broadcast_initial_parameters) broadcast_parameters(model.parameters());
   attach(optimizer.parameters());
 }

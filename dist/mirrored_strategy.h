@@ -45,7 +45,7 @@ class MirroredStrategy : public StrategyBase {
   MirroredStrategy& operator=(const MirroredStrategy&) = delete;
 
   /// Broadcasts rank 0's parameters and attaches to the optimizer's parameters.
-  void on_train_begin(Sequential& model, Optimizer& optimizer) override;
+  void on_train_begin(Module& model, Optimizer& optimizer) override;
   void before_backward() override;
   void finish_gradients() override;
 

@@ -32,7 +32,7 @@ ParameterAveraging::ParameterAveraging(std::shared_ptr<Communicator> communicato
                options_.average_every);
 }
 
-void ParameterAveraging::on_train_begin(Sequential& model, Optimizer& optimizer) {
+void ParameterAveraging::on_train_begin(Module& model, Optimizer& optimizer) {
   if (options_.broadcast_initial_parameters) broadcast_parameters(model.parameters());
   parameters_ = optimizer.parameters();
   optimizer_ = &optimizer;

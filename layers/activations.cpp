@@ -5,12 +5,22 @@
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
+#include "ops/softmax.h"
 
 namespace strand {
 
 Var ReLU::forward(const Var& x) { return relu(x); }
 
 Var Sigmoid::forward(const Var& x) { return sigmoid(x); }
+
+Var Softmax::forward(const Var& x) { return softmax(x, x.dim() - 1); }
+
+Activation final_activation_of(const Layer& layer) {
+  if (dynamic_cast<const Sigmoid*>(&layer) != nullptr) return Activation::kSigmoid;
+  if (dynamic_cast<const Softmax*>(&layer) != nullptr) return Activation::kSoftmax;
+  if (dynamic_cast<const Exp*>(&layer) != nullptr) return Activation::kExp;
+  return Activation::kIdentity;
+}
 
 Var GlobalMaxPool1D::forward(const Var& x) { return global_max_pool1d(x); }
 
@@ -43,6 +53,10 @@ LayerType plain_layer_type(std::string name, std::string help) {
 LayerType relu_layer_type() { return plain_layer_type<ReLU>("ReLU", "max(x, 0)"); }
 LayerType sigmoid_layer_type() {
   return plain_layer_type<Sigmoid>("Sigmoid", "1 / (1 + exp(-x)); training takes logits");
+}
+LayerType softmax_layer_type() {
+  return plain_layer_type<Softmax>(
+      "Softmax", "softmax over the last dimension (classes, or a profile's positions)");
 }
 LayerType tanh_layer_type() { return plain_layer_type<Tanh>("Tanh", "tanh(x)"); }
 LayerType exp_layer_type() { return plain_layer_type<Exp>("Exp", "exp(x): positive outputs"); }

@@ -1,4 +1,4 @@
-// Parameter-free layers: the activations (ReLU, Sigmoid, Tanh, Exp, Softplus, GELU),
+// Parameter-free layers: the activations (ReLU, Sigmoid, Softmax, Tanh, Exp, Softplus, GELU),
 // GlobalMaxPool1D and Flatten.
 #pragma once
 
@@ -23,6 +23,15 @@ class Sigmoid : public Layer {
   std::string type_name() const override { return "Sigmoid"; }
 };
 
+/// softmax over the last dimension: class probabilities of (B, K) logits, or a profile's
+/// distribution over positions for (B, S, L).
+class Softmax : public Layer {
+ public:
+  Var forward(const Var& x) override;
+  Shape output_shape(const Shape& input) const override { return input; }
+  std::string type_name() const override { return "Softmax"; }
+};
+
 /// An elementwise activation f applied by `function` (Tanh, Exp, Softplus, GELU): one class
 /// template instead of four copies of the same three members.
 template <Var (*function)(const Var&), const char* kTypeName>
@@ -45,6 +54,10 @@ using Exp = ElementwiseActivation<&exp, kExpName>;
 using Softplus = ElementwiseActivation<&softplus, kSoftplusName>;
 /// x * Phi(x), the exact GELU.
 using GELU = ElementwiseActivation<&gelu, kGeluName>;
+
+/// The Activation a final layer is (Sigmoid, Softmax, Exp), or kIdentity for any other layer:
+/// models keep such a last layer apart (layers/model.h).
+Activation final_activation_of(const Layer& layer);
 
 /// (B, C, L) -> (B, C): the maximum over positions of each channel.
 class GlobalMaxPool1D : public Layer {

@@ -10,7 +10,7 @@
 namespace strand {
 
 // Defined beside each layer (conv1d.cpp, dense.cpp, activations.cpp, pooling.cpp, dropout.cpp,
-// crop1d.cpp, batch_norm.cpp).
+// crop1d.cpp, batch_norm.cpp, merge.cpp).
 LayerType conv1d_layer_type();
 LayerType dense_layer_type();
 LayerType relu_layer_type();
@@ -27,6 +27,9 @@ LayerType global_avg_pool1d_layer_type();
 LayerType dropout_layer_type();
 LayerType crop1d_layer_type();
 LayerType batch_norm1d_layer_type();
+LayerType softmax_layer_type();
+LayerType add_layer_type();
+LayerType concat_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
@@ -36,6 +39,7 @@ const std::vector<LayerType>& layer_types() {
       // Activations.
       relu_layer_type(),
       sigmoid_layer_type(),
+      softmax_layer_type(),
       tanh_layer_type(),
       exp_layer_type(),
       softplus_layer_type(),
@@ -50,6 +54,9 @@ const std::vector<LayerType>& layer_types() {
       dropout_layer_type(),
       crop1d_layer_type(),
       flatten_layer_type(),
+      // Merges (graph models).
+      add_layer_type(),
+      concat_layer_type(),
   };
   return types;
 }

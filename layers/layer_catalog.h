@@ -50,8 +50,11 @@ struct LayerType {
   std::string name;  ///< as written in a model entry, e.g. "Conv1D"
   std::string help;
   std::vector<LayerOption> options;
+  /// How many inputs the layer takes: 1, or kTwoOrMoreInputs for merges (Add, Concat).
+  int inputs = 1;
   /// The layer for `options` (complete) and an input of `input` (per example, no batch
-  /// dimension); throws strand::Error when the input does not fit.
+  /// dimension; a merge gets its first input's shape and checks them all through
+  /// Layer::output_shape_of); throws strand::Error when the input does not fit.
   std::function<std::shared_ptr<Layer>(const LayerOptions& options, const Shape& input)> build;
 
   /// `given` with every missing option at its default. Throws strand::Error naming the

@@ -2,28 +2,32 @@
 #include "layers/sequential.h"
 
 #include "layers/activations.h"
-#include "layers/conv1d.h"
+#include "layers/fusion.h"
 
 namespace strand {
 
 Var Sequential::forward_layers(const Var& x, size_t count) {
   STRAND_CHECK(count <= layers_.size(), "Sequential: asked for {} layers of {}", count,
                layers_.size());
+  std::vector<Layer*> run(count);
+  for (size_t i = 0; i < count; ++i) run[i] = layers_[i].get();
   Var h = x;
-  for (size_t i = 0; i < count; ++i) {
-    if (fusion_ && i + 2 < count) {
-      auto* conv = dynamic_cast<Conv1D*>(layers_[i].get());
-      if (conv && dynamic_cast<ReLU*>(layers_[i + 1].get()) &&
-          dynamic_cast<GlobalMaxPool1D*>(layers_[i + 2].get())) {
-        h = conv1d_relu_max(h, conv->weight(), conv->bias(),
-                            conv->params_for_length(h.shape().back()));
-        i += 2;
-        continue;
-      }
-    }
-    h = layers_[i]->forward(h);
+  for (size_t i = 0; i < count;) {
+    const std::span<Layer* const> rest(run.data() + i, count - i);
+    const size_t length = fusion_ ? fused_run_length(rest) : 1;
+    h = forward_fused_run(rest, length, h);
+    i += length;
   }
   return h;
+}
+
+std::vector<Var> Sequential::forward_outputs(const ModelInputs& inputs) {
+  const bool final = output_activation(0) != Activation::kIdentity;
+  return {forward_layers(inputs.sequence, final ? size() - 1 : size())};
+}
+
+Activation Sequential::output_activation(size_t /*index*/) const {
+  return layers_.empty() ? Activation::kIdentity : final_activation_of(*layers_.back());
 }
 
 Shape Sequential::output_shape(const Shape& input) const {
@@ -42,26 +46,17 @@ std::string Sequential::summary(const Shape& input) const {
   std::string text = fmt::format("{:<28}{:<22}{:>10}\n", "Layer (type)", "Output shape", "Param #");
   text += std::string(60, '=') + "\n";
   Shape shape = input;
-  int64_t trainable = 0, total = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     try {
       shape = layers_[i]->output_shape(shape);
     } catch (const Error& error) {
       throw Error(fmt::format("layer {} ({}): {}", i, layers_[i]->type_name(), error.what()));
     }
-    Shape batched = {-1};
-    batched.insert(batched.end(), shape.begin(), shape.end());
-    std::string shape_text = shape_to_string(batched);
-    shape_text.replace(1, 2, "None");
-    const int64_t count = layers_[i]->parameter_count();
-    total += count;
-    for (const Var& p : layers_[i]->trainable_parameters()) trainable += p.value().numel();
     text += fmt::format("{:<28}{:<22}{:>10}\n", fmt::format("{} ({})", i, layers_[i]->type_name()),
-                        shape_text, count);
+                        batched_shape_text(shape), layers_[i]->parameter_count());
   }
   text += std::string(60, '=') + "\n";
-  text += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: {}\n", total,
-                      trainable, total - trainable);
+  text += parameter_totals(*this);
   return text;
 }
 

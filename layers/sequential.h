@@ -33,6 +33,11 @@ class Sequential : public Layer {
   Shape output_shape(const Shape& input) const override;
   std::string type_name() const override { return "Sequential"; }
 
+  /// As a Model: every layer but a final Sigmoid, Softmax or Exp, which output_activation()
+  /// names instead (so BCE trains on logits).
+  std::vector<Var> forward_outputs(const ModelInputs& inputs) override;
+  Activation output_activation(size_t index) const override;
+
   /// The number of layers.
   size_t size() const { return layers_.size(); }
   /// Layer `i` (throws std::out_of_range).
@@ -46,6 +51,8 @@ class Sequential : public Layer {
   /// per-sample input shape (e.g. {500} for base codes). Throws naming the first layer whose
   /// input does not fit.
   std::string summary(const Shape& input) const;
+  /// summary(inputs.sequence).
+  std::string summary(const InputShapes& inputs) const override { return summary(inputs.sequence); }
 
  private:
   std::vector<std::shared_ptr<Layer>> layers_;

@@ -139,6 +139,16 @@ Var mse(const Var& prediction, const Var& target) {
   return mean(square(prediction - target));
 }
 
+Var masked_mean(const Var& values, const Tensor& weights) {
+  STRAND_CHECK(weights.shape() == values.shape(), "masked_mean: weights {} do not match values {}",
+               weights.describe(), values.value().describe());
+  const Tensor w = weights.to(values.dtype()).to(values.device());
+  // A device tensor, as in bce_with_logits: no host read in a GPU step.
+  const Tensor denominator =
+      ops::maximum(ops::sum(w), Tensor::full({}, 1e-12, w.dtype(), w.device()));
+  return div(sum(mul(values, Var(w))), Var(denominator));
+}
+
 Var bce_with_logits_task_weighted(const Var& logits, const Var& targets, const Tensor& mask,
                                   const Tensor& task_weights) {
   STRAND_CHECK(

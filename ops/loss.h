@@ -35,6 +35,9 @@ Var bce_with_logits(const Var& logits, const Var& targets);
 Var bce_with_logits(const Var& logits, const Var& targets, const Tensor& weights);
 /// Mean squared error.
 Var mse(const Var& prediction, const Var& target);
+/// The mean of `values` weighted per element by `weights` (same shape; e.g. a label mask):
+/// sum(w * v) / max(sum(w), tiny), so an all-masked batch gives 0, not NaN.
+Var masked_mean(const Var& values, const Tensor& weights);
 /// Multi-task BCE of logits (B, T): each task's terms weighted by task_weights (T), ambiguous
 /// labels (mask 0) skipped; the sum is divided by the total weight of the valid labels.
 Var bce_with_logits_task_weighted(const Var& logits, const Var& targets, const Tensor& mask,

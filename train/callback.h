@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "layers/sequential.h"
+#include "layers/model.h"
 #include "optim/optimizer.h"
 #include "train/partial_epoch.h"
 
@@ -46,7 +46,7 @@ struct BatchLogs {
 /// What callbacks may read and change while fit runs.
 struct FitContext {
   /// The model being trained.
-  Sequential& model;
+  Model& model;
   /// The optimizer stepping `model`'s parameters.
   Optimizer& optimizer;
   /// Set to true to end training after the current epoch.

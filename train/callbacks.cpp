@@ -215,12 +215,21 @@ void ProgressLogger::on_batch_end(FitContext&, const BatchLogs& logs) {
 
 void ProgressLogger::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   if (started_) bar_.finish_epoch();
-  std::string line = fmt::format("epoch {}/{}: loss {:.4f} accuracy {:.4f}", logs.epoch + 1,
-                                 context.epochs, logs.get("loss"), logs.get("accuracy"));
-  if (logs.values.count("val_loss")) {
+  std::string line =
+      fmt::format("epoch {}/{}: loss {:.4f}", logs.epoch + 1, context.epochs, logs.get("loss"));
+  if (logs.values.count("accuracy")) line += fmt::format(" accuracy {:.4f}", logs.get("accuracy"));
+  if (logs.values.count("val_auroc")) {
     line += fmt::format(" | val_loss {:.4f} val_accuracy {:.4f} val_auROC {:.4f} val_auPRC {:.4f}",
                         logs.get("val_loss"), logs.get("val_accuracy"), logs.get("val_auroc"),
                         logs.get("val_auprc"));
+  } else if (logs.values.count("val_loss")) {
+    // Other models: every validation figure but the per-task ones.
+    line += " |";
+    for (const auto& [key, value] : logs.values) {
+      if (key.rfind("val_", 0) == 0 && key.find('/') == std::string::npos) {
+        line += fmt::format(" {} {:.4f}", key, value);
+      }
+    }
   }
   line += fmt::format(" | {:.0f} samples/s, {:.2f} s", logs.get("samples_per_second"),
                       logs.get("epoch_seconds"));

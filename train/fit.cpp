@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "autograd/grad_mode.h"
-#include "layers/activations.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "optim/clipping.h"
@@ -20,30 +19,8 @@
 namespace strand::train {
 namespace {
 
-// Where the model's parameters live: batches go there before the forward pass.
-Device model_device(const Sequential& model) {
-  const std::vector<Var> parameters = model.parameters();
-  return parameters.empty() ? Device::cpu() : parameters.front().device();
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-bool ends_in_sigmoid(const Sequential& model) {
-  return model.size() > 0 && dynamic_cast<const Sigmoid*>(model.layer(model.size() - 1).get());
-}
-
-// The loss of one batch, with its label mask where the loss has a masked form (BCE).
-Var batch_loss(const Loss& loss, const Var& output, const TrainingBatch& batch) {
-  return loss.masked(output, Var(batch.labels.to(output.dtype())), batch.label_mask);
-}
-
-void check_output_shape(const Var& output, const TrainingBatch& batch) {
-  STRAND_CHECK(output.shape() == batch.labels.shape(),
-               "the model's output {} does not match the labels {}: the last layer must have "
-               "one unit per target",
-               output.value().describe(), batch.labels.describe());
 }
 
 // The batch's loss as every rank agrees on it: with a strategy, the mean over ranks, and a
@@ -93,21 +70,18 @@ double EpochLogs::get(const std::string& key) const {
   return it->second;
 }
 
-Var training_output(Sequential& model, const Loss& loss, const Var& input) {
-  if (loss.takes_logits() && ends_in_sigmoid(model)) {
-    return model.forward_layers(input, model.size() - 1);
-  }
-  STRAND_CHECK(!loss.takes_logits(),
-               "loss '{}' expects logits: end the model in Sigmoid (skipped while training) or "
-               "in a layer producing raw scores",
-               loss.name());
-  return model.forward(input);
-}
-
-History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
+History fit(Model& model, const Objective& objective, Optimizer& optimizer, data::DataLoader& train,
             data::DataLoader* validation, const FitOptions& options,
             const std::vector<std::shared_ptr<Callback>>& callbacks) {
   FitContext context{model, optimizer, false, options.epochs, train.steps_per_epoch()};
+  const std::vector<size_t> bound = objective.bind(model);
+  // Training accuracy is counted for a first term on binary labels, on what its loss sees:
+  // logits (threshold 0) or probabilities (0.5).
+  const LossTerm& first_term = objective.terms().front();
+  const bool counts_accuracy =
+      first_term.target == Target::kLabels && first_term.kind() == TargetKind::kBinary;
+  const bool first_takes_logits = first_term.loss->applies_activation() == Activation::kSigmoid &&
+                                  model.output_activation(bound.front()) == Activation::kSigmoid;
   History history;
   const auto train_start = std::chrono::steady_clock::now();
   int64_t global_step = options.initial_global_step;
@@ -150,7 +124,7 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       int64_t samples_this_call = 0;
       // Training accuracy stays on the model's device: (correct, counted) summed over the
       // epoch, read once at its end.
-      TrainingAccuracy accuracy(device, loss.takes_logits() ? 0.0 : kDefaultThreshold);
+      TrainingAccuracy accuracy(device, first_takes_logits ? 0.0 : kDefaultThreshold);
       int64_t step_in_epoch = before.steps;
       bool interrupted = false;
       // The host reads each step's loss (for the logs, the divergence check and the agreed
@@ -181,9 +155,8 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         const TrainingBatch tensors = as_device_tensors(*batch, device);
         optimizer.zero_grad();
         model.set_step(global_step);  // Dropout's masks follow the step: a resume repeats them
-        Var output = training_output(model, loss, Var(tensors.codes));
-        check_output_shape(output, tensors);
-        Var batch_loss_value = batch_loss(loss, output, tensors);
+        const std::vector<Var> outputs = model.forward_outputs(tensors.inputs());
+        Var batch_loss_value = objective.loss(model, bound, outputs, tensors);
         PendingLoss step{dispatch<StartHostReadOp>(device, batch_loss_value.value()), {}};
         double local_loss = NAN;
         if (!read_loss_late) {
@@ -209,7 +182,12 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
         ++global_step;
         samples += tensors.size;
         samples_this_call += tensors.size;
-        accuracy.add(output.value(), tensors);
+        if (counts_accuracy) {
+          accuracy.add(term_input(outputs[bound.front()], model.output_activation(bound.front()),
+                                  *first_term.loss)
+                           .value(),
+                       tensors);
+        }
         step.logs = BatchLogs{
             epoch,
             step_in_epoch,
@@ -260,8 +238,10 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
       EpochLogs logs;
       logs.epoch = epoch;
       logs.global_step = global_step;
-      logs.values["accuracy"] =
-          labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : NAN;
+      if (counts_accuracy) {
+        logs.values["accuracy"] =
+            labelled > 0 ? static_cast<double>(correct) / static_cast<double>(labelled) : NAN;
+      }
       if (strategy != nullptr) strategy->on_epoch_end();
       logs.values["loss"] = samples > 0 ? loss_sum / static_cast<double>(samples) : NAN;
       logs.values["learning_rate"] = optimizer.learning_rate();
@@ -269,11 +249,8 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
           static_cast<double>(samples) / std::max(epoch_seconds, 1e-9);
       logs.values["epoch_seconds"] = epoch_seconds;
       if (validation != nullptr) {
-        const Evaluation result = evaluate(model, loss, *validation, strategy);
-        logs.values["val_loss"] = result.loss;
-        logs.values["val_accuracy"] = result.accuracy;
-        logs.values["val_auroc"] = result.auroc;
-        logs.values["val_auprc"] = result.auprc;
+        const Evaluation result = evaluate(model, objective, *validation, strategy);
+        for (const auto& [key, value] : result.values) logs.values["val_" + key] = value;
       }
       history.epochs.push_back(logs);
       for (auto& callback : callbacks) callback->on_epoch_end(context, logs);
@@ -294,80 +271,35 @@ History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::Dat
   return history;
 }
 
-Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader,
-                    DistributedStrategy* strategy) {
-  NoGradGuard no_grad;
-  model.eval();
-  const Device device = model_device(model);
-  loader.start_epoch(0);
-  double loss_sum = 0.0, weight_sum = 0.0;
-  MetricAccumulator metrics(1);
-  // With a strategy, this rank's kept (score, label) pairs, gathered after the pass.
-  std::vector<double> local_scores, local_labels;
-  while (auto batch = loader.next()) {
-    const TrainingBatch host = as_tensors(*batch);
-    const TrainingBatch tensors = host.to(device);
-    Var output = training_output(model, loss, Var(tensors.codes));
-    check_output_shape(output, tensors);
-    // Batches weigh by their valid labels, so the mean matches a single pass over the data.
-    const double batch_weight = ops::sum(host.label_mask).item();
-    loss_sum += batch_loss(loss, output, tensors).value().item() * batch_weight;
-    weight_sum += batch_weight;
-    // Metrics use probabilities: the logits through the Sigmoid that training skipped.
-    Var scores = loss.takes_logits() ? sigmoid(output) : output;
-    const Tensor s = scores.value().to(Device::cpu()).to(DType::kFloat32).contiguous();
-    if (strategy != nullptr) {
-      const float* sp = s.data<float>();
-      const float* lp = host.labels.data<float>();
-      const float* mp = host.label_mask.data<float>();
-      // The same values MetricAccumulator::add keeps: unmasked, labelled.
-      for (int64_t i = 0; i < s.numel(); ++i) {
-        if (mp[i] == 0.0f || std::isnan(lp[i])) continue;
-        local_scores.push_back(sp[i]);
-        local_labels.push_back(lp[i]);
-      }
-      continue;
-    }
-    metrics.add(std::span<const float>(s.data<float>(), s.numel()),
-                std::span<const float>(host.labels.data<float>(), host.labels.numel()),
-                std::span<const float>(host.label_mask.data<float>(), host.label_mask.numel()));
-  }
-  model.train();
-  if (strategy != nullptr) {
-    const std::vector<double> totals = strategy->sum({loss_sum, weight_sum});
-    loss_sum = totals[0];
-    weight_sum = totals[1];
-    const std::vector<double> scores = strategy->all_gather(local_scores);
-    const std::vector<double> labels = strategy->all_gather(local_labels);
-    metrics.add(std::span<const double>(scores), std::span<const double>(labels));
-  }
-  Evaluation result;
-  const BinaryMetrics binary = metrics.compute(0);
-  result.loss = weight_sum > 0 ? loss_sum / weight_sum : NAN;
-  result.accuracy = binary.accuracy;
-  result.auroc = binary.auroc;
-  result.auprc = binary.auprc;
-  result.count = static_cast<int64_t>(binary.count);
-  return result;
+History fit(Model& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
+            data::DataLoader* validation, const FitOptions& options,
+            const std::vector<std::shared_ptr<Callback>>& callbacks) {
+  return fit(model, Objective::of(loss), optimizer, train, validation, options, callbacks);
 }
 
-Predictions predict(Sequential& model, data::DataLoader& loader) {
+Predictions predict(Model& model, data::DataLoader& loader, size_t output) {
   NoGradGuard no_grad;
+  const bool was_training = model.is_training();
   model.eval();
+  const std::vector<std::string> names = model.output_names();
+  STRAND_CHECK(output < names.size(), "predict: the model has {} output(s), not {}", names.size(),
+               output + 1);
   const Device device = model_device(model);
   loader.start_epoch(0);
   Predictions out;
   while (auto batch = loader.next()) {
     const TrainingBatch host = as_tensors(*batch);
     const TrainingBatch tensors = host.to(device);
-    const Tensor scores = model.forward(Var(tensors.codes))
+    const std::vector<Var> outputs = model.forward_outputs(tensors.inputs());
+    const Tensor scores = apply_activation(model.output_activation(output), outputs.at(output))
                               .value()
                               .to(Device::cpu())
                               .to(DType::kFloat32)
                               .contiguous();
-    STRAND_CHECK(scores.dim() == 2, "predict: the model's output {} is not (B, T)",
+    STRAND_CHECK(scores.dim() >= 1 && scores.size(0) == batch->size,
+                 "predict: output '{}' is {}, expected one row per example", names[output],
                  scores.describe());
-    out.num_targets = scores.size(1);
+    out.num_targets = scores.numel() / batch->size;
     const float* s = scores.data<float>();
     out.scores.insert(out.scores.end(), s, s + scores.numel());
     const float* l = host.labels.data<float>();
@@ -375,7 +307,7 @@ Predictions predict(Sequential& model, data::DataLoader& loader) {
     out.sample_index.insert(out.sample_index.end(), batch->sample_index,
                             batch->sample_index + batch->size);
   }
-  model.train();
+  model.train(was_training);
   return out;
 }
 

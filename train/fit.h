@@ -1,4 +1,4 @@
-// The training loop: fit, evaluate, predict over data::DataLoader batches.
+// The training loop: fit and predict over data::DataLoader batches (evaluate: train/evaluation.h).
 #pragma once
 
 #include <functional>
@@ -11,9 +11,11 @@
 #include "data/data_loader.h"
 #include "dist/distributed_strategy.h"
 #include "layers/losses.h"
-#include "layers/sequential.h"
+#include "layers/model.h"
 #include "optim/optimizer.h"
 #include "train/callback.h"
+#include "train/evaluation.h"
+#include "train/objective.h"
 
 namespace strand::train {
 
@@ -65,32 +67,20 @@ struct History {
   double seconds = 0.0;
 };
 
-/// What evaluate() returns (metrics over the first target).
-struct Evaluation {
-  /// Mean loss, batches weighted by their valid labels (NaN without any).
-  double loss = 0.0;
-  /// Fraction of labelled examples classified correctly (probability threshold 0.5).
-  double accuracy = 0.0;
-  /// Area under the ROC curve.
-  double auroc = 0.0;
-  /// Area under the precision-recall curve.
-  double auprc = 0.0;
-  /// Labelled examples (first target).
-  int64_t count = 0;
-};
-
-/// Trains `model` for options.epochs epochs (or until a callback stops it). The loader's
-/// epoch plan, and so the shuffling, is a function of its seed and the epoch number. When the
-/// model ends in Sigmoid and the loss takes logits, the Sigmoid is skipped during training so
-/// the loss stays numerically stable. Validation (if given) runs after every epoch.
-History fit(Sequential& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
+/// Trains `model` for options.epochs epochs (or until a callback stops it), minimising
+/// `objective` (its terms bind the model's outputs to losses and batch targets). The loader's
+/// epoch plan, and so the shuffling, is a function of its seed and the epoch number. A loss
+/// that applies its output's final activation itself (BCE from logits after a Sigmoid) trains
+/// on what comes before it, so it stays numerically stable. Validation (if given) runs after
+/// every epoch; its figures are logged with a "val_" prefix (see Evaluation::values).
+History fit(Model& model, const Objective& objective, Optimizer& optimizer, data::DataLoader& train,
             data::DataLoader* validation, const FitOptions& options,
             const std::vector<std::shared_ptr<Callback>>& callbacks = {});
 
-/// Loss, accuracy, auROC and auPRC (first target) over one pass of `loader` (epoch 0 plan).
-/// With a strategy, over the union of every rank's shard (the same result on every rank).
-Evaluation evaluate(Sequential& model, const Loss& loss, data::DataLoader& loader,
-                    DistributedStrategy* strategy = nullptr);
+/// fit() of the single-output objective Objective::of(loss).
+History fit(Model& model, const Loss& loss, Optimizer& optimizer, data::DataLoader& train,
+            data::DataLoader* validation, const FitOptions& options,
+            const std::vector<std::shared_ptr<Callback>>& callbacks = {});
 
 /// What predict() returns: N examples, T targets, row-major.
 struct Predictions {
@@ -104,12 +94,10 @@ struct Predictions {
   int64_t num_targets = 0;
 };
 
-/// The full forward of `model` (in eval mode, without gradients) over one pass of `loader`
-/// (epoch 0 plan). Throws Error when the model's output is not (B, T).
-Predictions predict(Sequential& model, data::DataLoader& loader);
-
-/// The model's training-time output: logits when the model ends in Sigmoid and the loss takes
-/// logits, else the full forward.
-Var training_output(Sequential& model, const Loss& loss, const Var& input);
+/// The predictions of `model`'s output `output` (through its final activation; in evaluation
+/// mode, without gradients) over one pass of `loader` (epoch 0 plan). An output of more than
+/// two dimensions (a profile, (B, S, L)) is flattened per example to S x L scores. Throws Error
+/// when the model has no such output.
+Predictions predict(Model& model, data::DataLoader& loader, size_t output = 0);
 
 }  // namespace strand::train

@@ -39,7 +39,20 @@ TrainingBatch as_device_tensors(const data::Batch& batch, Device device) {
 
 TrainingBatch TrainingBatch::to(Device device) const {
   if (codes.device() == device) return *this;
-  return {codes.to(device), labels.to(device), label_mask.to(device), size};
+  TrainingBatch out = *this;
+  out.codes = codes.to(device);
+  out.labels = labels.to(device);
+  out.label_mask = label_mask.to(device);
+  if (profile.defined()) out.profile = profile.to(device);
+  if (control.defined()) out.control = control.to(device);
+  return out;
+}
+
+ModelInputs TrainingBatch::inputs() const {
+  ModelInputs out;
+  out.sequence = Var(codes);
+  if (control.defined()) out.tracks[kControlInput] = Var(control);
+  return out;
 }
 
 }  // namespace strand::train

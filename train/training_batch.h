@@ -3,6 +3,7 @@
 #pragma once
 
 #include "data/batch.h"
+#include "layers/model.h"
 #include "tensor/tensor.h"
 
 namespace strand::train {
@@ -15,12 +16,18 @@ struct TrainingBatch {
   Tensor labels;
   /// (B, T) float32, 1 = valid label, 0 = ambiguous.
   Tensor label_mask;
+  /// (B, S, Lp) float32 per-position counts (profile targets); undefined when the data has none.
+  Tensor profile;
+  /// (B, Sc, L) float32 control signal, a model input ("control"); undefined when none.
+  Tensor control;
   /// B, the number of examples.
   int64_t size = 0;
 
   /// The same batch on `device` (itself when already there): the model's inputs and targets
   /// must live where its parameters do.
   TrainingBatch to(Device device) const;
+  /// The model's inputs: the codes as "sequence", the control signal (if any) as "control".
+  ModelInputs inputs() const;
 };
 
 /// CPU tensors over `batch`: codes and labels are views (keeping the batch's storage alive),

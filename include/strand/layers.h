@@ -3,10 +3,17 @@
 #pragma once
 
 #include "layers/activations.h"
+#include "layers/batch_norm.h"
 #include "layers/conv1d.h"
+#include "layers/crop1d.h"
 #include "layers/dense.h"
+#include "layers/dropout.h"
+#include "layers/graph.h"
 #include "layers/layer.h"
 #include "layers/losses.h"
+#include "layers/merge.h"
+#include "layers/model.h"
 #include "layers/module.h"
+#include "layers/pooling.h"
 #include "layers/sequential.h"
 #include "strand/autograd.h"

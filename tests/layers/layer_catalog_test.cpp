@@ -83,7 +83,15 @@ TEST_CASE("layer catalog: every type completes its defaults and builds for a fit
     const auto layer = type.build(options, input);
     REQUIRE(layer != nullptr);
     CHECK(layer->type_name() == type.name);
-    CHECK_FALSE(layer->output_shape(input).empty());
+    if (type.inputs == kTwoOrMoreInputs) {
+      // Merges (Add, Concat) take several inputs and refuse one.
+      CHECK(layer->input_count() == kTwoOrMoreInputs);
+      const std::vector<Shape> inputs = {input, input};
+      CHECK_FALSE(layer->output_shape_of(inputs).empty());
+      CHECK_THROWS_AS(layer->output_shape(input), Error);
+    } else {
+      CHECK_FALSE(layer->output_shape(input).empty());
+    }
   }
   // Given options win over defaults.
   const LayerType& conv = *find_layer_type("Conv1D");

@@ -12,6 +12,7 @@
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
+#include "layers/sequential.h"
 #include "optim/adam.h"
 #include "test_helpers.h"
 #include "train/callbacks.h"

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "layers/sequential.h"
 #include "optim/sgd.h"
 #include "train/lr_callbacks.h"
 
