@@ -147,6 +147,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
           path, n, excerpt(line)));
     }
     may_name_tasks = false;
+    if (options.names_only) break;
     Interval iv;
     iv.contig = std::string(fields[0]);
     iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
@@ -220,6 +221,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     throw DataError(
         fmt::format("'{}' is empty: expected a header line 'chrom start end CELL...'", path));
   }
+  if (options.names_only) return set;
   if (set.intervals.empty()) {
     throw DataError(fmt::format("'{}' contains no intervals ({} lines read, {} skipped)", path,
                                 set.stats.lines, set.stats.skipped));

@@ -81,6 +81,9 @@ struct IntervalReadOptions {
   /// False: read coordinates only (T = 0; no label column is needed, a BED3 or BED6 is fine;
   /// a DREAM header is still required). For prediction and peak files.
   bool labelled = true;
+  /// Stop before the first interval: the set holds the task names and no interval (read the
+  /// names of a large file without reading it).
+  bool names_only = false;
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,

@@ -7,6 +7,7 @@
 #include "data/interval_source.h"
 #include "data/negatives.h"
 #include "data/record_source.h"
+#include "data/text_fields.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -104,6 +105,32 @@ IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& rea
   }
   if (!config.task_names.empty()) set_task_names(set, config.task_names);
   return set;
+}
+
+std::vector<std::string> read_task_names(const LoaderConfig& config) {
+  config.validate();
+  if (!config.task_names.empty()) return config.task_names;
+  if (config.negatives_ratio > 0) {
+    return {std::filesystem::path(config.intervals).stem().string()};
+  }
+  if (config.format == "records") {
+    const FastaReader reader = open_fasta(config);
+    LineReader in(config.intervals);
+    std::string line;
+    while (in.next(line)) {
+      if (is_blank(line)) continue;
+      const std::vector<std::string_view> fields = split_tabs(line);
+      if (is_label_tsv_header(fields, reader)) return {fields.begin() + 1, fields.end()};
+      return SequenceSource::default_task_names(static_cast<int64_t>(fields.size()) - 1);
+    }
+    return {};
+  }
+  IntervalReadOptions options;
+  options.format = parse_interval_format(config.format);
+  options.label_columns = config.label_columns;
+  options.labelled = config.labelled;
+  options.names_only = true;
+  return read_intervals(config.intervals, options).target_names;
 }
 
 std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {

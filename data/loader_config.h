@@ -65,6 +65,10 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config);
 /// `config`), with GC-matched negatives added when negatives_ratio > 0 and task_names applied.
 IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& reader);
 
+/// The task names make_source(config) would give, read from the head of the files only
+/// (config.task_names; the peak file's stem with negatives; a header; else task_0, ...).
+std::vector<std::string> read_task_names(const LoaderConfig& config);
+
 /// Opens config.fasta with its index options (fasta_index).
 FastaReader open_fasta(const LoaderConfig& config);
 
