@@ -83,7 +83,8 @@ TEST_CASE("predict: a negative --window, --batch-size 0 or --threads -1 is an er
   // The window that was ignored before now applies: 100 bp windows around each interval.
   const auto ok = with({"--window", "100"});
   REQUIRE_MESSAGE(ok.status == 0, ok.err);
-  CHECK(read_text(dir.path() / "s.tsv").find("chr1:100-200\tchr1\t100\t200\t1\t") != std::string::npos);
+  CHECK(read_text(dir.path() / "s.tsv").find("chr1:100-200\tchr1\t100\t200\t1\t") !=
+        std::string::npos);
 }
 
 TEST_CASE("predict: --format records on a BED file is refused, a two-label records file is not") {
@@ -121,7 +122,9 @@ TEST_CASE("predict: --format records on a BED file is refused, a two-label recor
            dir.str("labels.tsv"), "--format", "records", "--out", dir.str("rec.tsv")});
   REQUIRE_MESSAGE(records.status == 0, records.err);
   const std::string rec = read_text(dir.path() / "rec.tsv");
-  CHECK(rec.rfind("name\tchrom\tstart\tend\tlabel_task_0\tlabel_task_1\ttask_0\nr1\tr1\t0\t100\t0\t1\t", 0) == 0);
+  CHECK(rec.rfind(
+            "name\tchrom\tstart\tend\tlabel_task_0\tlabel_task_1\ttask_0\nr1\tr1\t0\t100\t0\t1\t",
+            0) == 0);
 }
 
 TEST_CASE("predict: a checkpoint with NaN or infinite weights is refused naming the tensor") {
