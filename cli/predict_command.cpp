@@ -126,9 +126,12 @@ std::string lower(std::string text) {
 bool first_interval_has_labels(const std::string& path, const std::vector<int>& columns) {
   data::LineReader in(path);
   std::string line;
+  const auto keyword = [&line](std::string_view word) {
+    return line.starts_with(word) &&
+           (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '\t');
+  };
   while (in.next(line)) {
-    if (data::is_blank(line) || line.starts_with('#') || line.starts_with("track") ||
-        line.starts_with("browser")) {
+    if (data::is_blank(line) || line.starts_with('#') || keyword("track") || keyword("browser")) {
       continue;
     }
     const std::vector<std::string_view> fields = data::split_tabs(line);

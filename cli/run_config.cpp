@@ -429,6 +429,12 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
             "data.folds, data.valid_fraction) or write negatives for each file with "
             "`strand negatives`");
   }
+  for (const auto& [file, key] : {std::pair{&f.valid_fasta, "data.valid_fasta"},
+                                  std::pair{&f.test_fasta, "data.test_fasta"}}) {
+    require(file->empty() || ways.empty(),
+            fmt::format("{} and {}", key, ways.empty() ? "" : ways[0]),
+            "the parts of a split of data.intervals all come from data.fasta");
+  }
   require(f.valid_fraction + f.test_fraction < 1, "data.valid_fraction and data.test_fraction",
           fmt::format("{} + {} leave nothing to train on (their sum must be below 1)",
                       f.valid_fraction, f.test_fraction));

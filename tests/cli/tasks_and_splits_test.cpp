@@ -185,6 +185,8 @@ TEST_CASE("splits: misuse fails naming the keys, the chromosome or the fold file
         "data.valid_intervals and data.valid_chroms: ");
   fails({"--test-fraction", "0.1", "--test-intervals", dir.str("tasks.bed")},
         "data.test_intervals and data.test_fraction: ");
+  fails({"--test-fraction", "0.1", "--valid-fasta", dir.str("g.fa")},
+        "data.valid_fasta and data.test_fraction: the parts of a split");
   fails({"--valid-chroms", "chr8", "--valid-fraction", "0.1"},
         "data.valid_chroms and data.valid_fraction: split data.intervals one way");
   fails({"--valid-fraction", "0.6", "--test-fraction", "0.5"},
