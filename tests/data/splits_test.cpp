@@ -80,7 +80,7 @@ TEST_CASE("chromosome split: named chromosomes to validation and test, the rest 
         }).find("none is left to train on") != std::string::npos);
 }
 
-TEST_CASE("fold file: chrombpnet's lists; unlisted chromosomes are used nowhere") {
+TEST_CASE("fold file: chrombpnet's lists, and chromosomes no list names are used nowhere") {
   TempDir dir;
   const IntervalSet set = three_chromosomes(dir);
   const std::string path = dir.write(

@@ -101,7 +101,7 @@ TEST_CASE("BED task names: a '#' header names them, else task_0, task_1, ...") {
         }).find("t.bed:1: task name 'A' appears twice") != std::string::npos);
 }
 
-TEST_CASE("task names given by the user replace the file's; their count must match") {
+TEST_CASE("task names given by the user replace the file's, one per label column") {
   TempDir dir;
   IntervalReadOptions options;
   options.label_columns = {4, 5};
