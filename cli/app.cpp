@@ -10,7 +10,9 @@
 
 #include "cli/config_keys.h"
 #include "cli/inspect_command.h"
+#include "cli/negatives_command.h"
 #include "cli/predict_command.h"
+#include "cli/prepare_command.h"
 #include "cli/run_config.h"
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
@@ -106,6 +108,14 @@ constexpr const char* kTrainHelp =
     "--fasta D/train.fa --intervals D/train.tsv --valid-fasta D/valid.fa --valid-intervals "
     "D/valid.tsv --test-fasta D/test.fa --test-intervals D/test.tsv";
 
+constexpr const char* kPredictHelp =
+    "Score sequences with a trained model. Input: --fasta with --intervals (labels are copied "
+    "when the file has them), --fasta alone (every record a sample of the model's length; "
+    "--center for longer ones), --fasta with --tile REGION [--step N], or nothing (the run's "
+    "simulated test split). Output TSV: name, chrom, start, end (the window scored), "
+    "label_<task>..., then one score per task named by the run's task names; a bedGraph for "
+    "tiles";
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -139,20 +149,43 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "Print the resolved config as JSON and exit without training");
 
   // ---- predict ----
-  CLI::App* predict = app.add_subcommand(
-      "predict", "Score sequences with a trained model; writes NAME, label(s), score(s) as TSV");
+  CLI::App* predict = app.add_subcommand("predict", kPredictHelp);
   PredictOptions predict_options;
   predict->add_option("--model", predict_options.model, "Run directory or checkpoint file")
       ->required();
   predict->add_option("--config", predict_options.config,
                       "Config to build the model from (default: the run's config.json)");
-  predict->add_option("--fasta", predict_options.fasta, "FASTA (omit both: simulated test split)");
-  predict->add_option("--intervals", predict_options.intervals, "Intervals or records label TSV");
+  predict->add_option("--fasta", predict_options.fasta,
+                      "FASTA: the genome of --intervals or --tile, or alone: score every record "
+                      "(omit: the simulated test split)");
+  predict->add_option("--intervals", predict_options.intervals,
+                      "Intervals (bed incl. BED3/BED6, narrowpeak, dream) or records label TSV");
   predict->add_option("--format", predict_options.format,
-                      "bed, narrowpeak, dream or records (default: the run's)");
+                      "Format of --intervals: bed, narrowpeak, dream or records (default: the "
+                      "run's)");
+  predict->add_option("--label-columns", predict_options.label_columns,
+                      "bed/narrowpeak label columns copied to the output, 4-167 or 4,6 (default: "
+                      "the run's, else bed 4 / narrowpeak 7, when the first interval has labels "
+                      "there)");
+  predict->add_option("--tile", predict_options.tiles,
+                      "Score windows across REGION (chr1, chr1:1-1000000: 1-based inclusive as in "
+                      "samtools); repeat for several regions");
+  optional_flag(predict, "--step", predict_options.step,
+                "Bases between --tile windows, 1 to the window (default: the window)");
+  predict->add_flag("--center", predict_options.center,
+                    "--fasta alone: score the central window of records longer than the model's "
+                    "input (default: such records are an error)");
+  predict->add_flag("--rc-average", predict_options.rc_average,
+                    "Average each score with the reverse complement's (as DeepSEA)");
+  predict->add_option("--out-format", predict_options.out_format,
+                      "tsv or bedgraph (--tile only: each window's score on its central --step "
+                      "bases); default: bedgraph when --out ends in .bedgraph or .bg");
+  predict->add_option("--task", predict_options.task,
+                      "bedGraph of a multi-task model: the task to write, by name or index");
   optional_flag(predict, "--window", predict_options.window,
                 "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
-  predict->add_option("--out", predict_options.out, "Output TSV, or - for standard output")
+  predict
+      ->add_option("--out", predict_options.out, "Output TSV or bedGraph, or - for standard output")
       ->required();
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
   predict->add_option("--threads", predict_options.threads,
@@ -179,6 +212,76 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   simulate->add_option("--seed", simulate_options.seed, "Seed")->capture_default_str();
   simulate->add_option("--out", simulate_options.out, "Output directory")->required();
+
+  // ---- negatives ----
+  CLI::App* negatives = app.add_subcommand(
+      "negatives",
+      "Draw GC-matched background windows for peaks from a genome (away from peaks and a "
+      "blacklist) and write them as a BED; --labelled-out also writes peaks (1) + negatives (0) "
+      "to train on");
+  NegativesOptions negatives_options;
+  negatives->add_option("--fasta", negatives_options.fasta, "Genome FASTA")->required();
+  negatives
+      ->add_option("--peaks", negatives_options.peaks,
+                   "Peaks: BED (3+ columns) or narrowPeak (windows centred on summits)")
+      ->required();
+  negatives->add_option("--format", negatives_options.format,
+                        "bed or narrowpeak (default: narrowpeak for *.narrowPeak)");
+  negatives->add_option("--blacklist", negatives_options.blacklist,
+                        "BED of regions negatives never overlap");
+  negatives->add_option("--ratio", negatives_options.ratio, "Negatives per peak, may be 0.5")
+      ->capture_default_str();
+  negatives
+      ->add_option("--window", negatives_options.window,
+                   "Bases of each window (peaks' windows too)")
+      ->capture_default_str();
+  negatives
+      ->add_option("--stride", negatives_options.stride,
+                   "Bases between candidate windows (0: the window, so negatives never "
+                   "overlap)")
+      ->capture_default_str();
+  negatives
+      ->add_option("--gc-bins", negatives_options.gc_bins,
+                   "GC-fraction bins matched (50: bins 0.02 wide)")
+      ->capture_default_str();
+  negatives
+      ->add_option("--max-n-fraction", negatives_options.max_n_fraction,
+                   "Largest fraction of N in a negative")
+      ->capture_default_str();
+  negatives->add_option("--chroms", negatives_options.chroms,
+                        "Contigs to draw from, comma-separated (default: all)");
+  negatives->add_option("--seed", negatives_options.seed, "Seed")->capture_default_str();
+  negatives->add_option("--out", negatives_options.out, "Negatives BED to write")->required();
+  negatives->add_option("--labelled-out", negatives_options.labelled_out,
+                        "Also write peaks' windows (label 1) and negatives (0) as a BED with a "
+                        "'#chrom start end TASK' header, TASK the peak file's stem");
+
+  // ---- prepare ----
+  CLI::App* prepare = app.add_subcommand(
+      "prepare",
+      "Turn positive and negative FASTAs into a labelled records dataset (FASTA + label TSV) and "
+      "print the strand train command for it");
+  PrepareOptions prepare_options;
+  prepare
+      ->add_option("--positives", prepare_options.positives,
+                   "FASTA of positives; several, comma-separated, are several tasks named by "
+                   "their file stems")
+      ->required();
+  prepare->add_option("--negatives", prepare_options.negatives,
+                      "FASTA of negatives (label 0 for every task)");
+  prepare->add_option("--task-names", prepare_options.task_names,
+                      "Task names instead of the file stems, comma-separated");
+  prepare
+      ->add_option("--valid-fraction", prepare_options.valid_fraction,
+                   "Fraction of records for validation (stratified, seeded): writes "
+                   "train/valid/test files instead of sequences.fa + labels.tsv")
+      ->capture_default_str();
+  prepare
+      ->add_option("--test-fraction", prepare_options.test_fraction,
+                   "Fraction of records for the test")
+      ->capture_default_str();
+  prepare->add_option("--seed", prepare_options.seed, "Seed of the split")->capture_default_str();
+  prepare->add_option("--out", prepare_options.out, "Output directory")->required();
 
   // ---- inspect ----
   CLI::App* inspect = app.add_subcommand(
@@ -253,6 +356,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       run_predict(predict_options, out, err);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
+    } else if (*negatives) {
+      run_negatives(negatives_options, out);
+    } else if (*prepare) {
+      run_prepare(prepare_options, out);
     } else if (*inspect) {
       run_inspect(resolve_config(inspect_config, inspect_overrides), out);
     } else if (*summary) {

@@ -11,8 +11,11 @@
 #include "data/data_error.h"
 #include "data/fasta_reader.h"
 #include "data/interval_source.h"
+#include "data/list_syntax.h"
 #include "data/loader_config.h"
 #include "data/record_source.h"
+#include "data/split_sources.h"
+#include "data/subset_source.h"
 
 namespace strand::cli {
 namespace {
@@ -93,30 +96,96 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   loader.jitter = max_shift;
   loader.labels = labels;
   loader.streaming = streaming;
-  DataSplit split;
-  split.name = name;
+  return build_files_split(name, loader);
+}
+
+DataSplit build_files_split(const std::string& name, const data::LoaderConfig& loader) {
+  std::shared_ptr<data::SequenceSource> source;
   try {
-    split.source = data::make_source(loader);
+    source = data::make_source(loader);
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("data ({} split): {}", name, error.what()));
   }
+  return describe_split(name, std::move(source));
+}
+
+DataSplit describe_split(const std::string& name, std::shared_ptr<data::SequenceSource> source) {
+  DataSplit split;
+  split.name = name;
+  split.source = std::move(source);
   // A streaming source reads through one file handle per worker; this one serves direct
   // fetches (inspect). A DataLoader prepares its own workers' handles again.
-  if (streaming) split.source->prepare_workers(1);
+  split.source->prepare_workers(1);
   const int64_t n = split.source->size();
-  if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
-    for (const data::Interval& interval : source->intervals().intervals) {
+  // A subset names its samples by the source it was cut from.
+  const data::SequenceSource* whole = split.source.get();
+  std::vector<int64_t> indices;
+  if (const auto* subset = dynamic_cast<const data::SubsetSource*>(whole)) {
+    whole = &subset->inner();
+    indices = subset->indices();
+  } else {
+    for (int64_t i = 0; i < n; ++i) indices.push_back(i);
+  }
+  if (const auto* intervals = dynamic_cast<const data::IntervalSource*>(whole)) {
+    for (const int64_t i : indices) {
+      const data::Interval& interval = intervals->intervals().intervals[static_cast<size_t>(i)];
       split.sample_names.push_back(
           fmt::format("{}:{}-{}", interval.contig, interval.start, interval.end));
       split.raw_lengths.push_back(interval.end - interval.start);
     }
-  } else if (const auto* records = dynamic_cast<const data::RecordSource*>(split.source.get())) {
+  } else if (const auto* records = dynamic_cast<const data::RecordSource*>(whole)) {
     // The source's own names, so a header line is told apart by the same rule that read it.
-    split.sample_names = records->sample_names();
-    for (int64_t i = 0; i < n; ++i) split.raw_lengths.push_back(records->record_length(i));
+    for (const int64_t i : indices) {
+      split.sample_names.push_back(records->sample_names()[static_cast<size_t>(i)]);
+      split.raw_lengths.push_back(records->record_length(i));
+    }
   }
   split.sample_names.resize(static_cast<size_t>(n));
   return split;
+}
+
+data::LoaderConfig files_loader_config(const FilesDataConfig& f, const data::LabelOptions& labels,
+                                       uint64_t seed) {
+  data::LoaderConfig loader;
+  loader.fasta = f.fasta;
+  loader.intervals = f.intervals;
+  loader.format = f.format;
+  loader.window = f.window;
+  loader.jitter = f.jitter;
+  loader.labels = labels;
+  loader.streaming = f.streaming;
+  loader.seed = seed;
+  try {
+    if (!f.label_columns.empty()) {
+      loader.label_columns = data::parse_column_list(f.label_columns, "data.label_columns", 4);
+    }
+    if (!f.task_names.empty()) {
+      loader.task_names = data::parse_name_list(f.task_names, "data.task_names");
+    }
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
+  }
+  loader.negatives_ratio = f.negatives_ratio;
+  loader.blacklist = f.blacklist;
+  return loader;
+}
+
+std::vector<std::string> read_run_task_names(const RunConfig& config) {
+  if (config.data.source != "files") return data::SequenceSource::default_task_names(1);
+  try {
+    return data::read_task_names(
+        files_loader_config(config.data.files, {data::LabelKind::kReal, false}, config.seed));
+  } catch (const std::exception&) {
+    return {};  // the training files moved or changed: the outputs get default names
+  }
+}
+
+std::vector<std::string> run_task_names(const RunConfig& config, int64_t count) {
+  std::vector<std::string> names = read_run_task_names(config);
+  if (static_cast<int64_t>(names.size()) != count) {
+    names = data::SequenceSource::default_task_names(count);
+  }
+  return names;
 }
 
 data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
@@ -136,21 +205,76 @@ RunData build_run_data(const RunConfig& config) {
   }
   const FilesDataConfig& f = config.data.files;
   const data::LabelOptions labels = training_label_options();
-  out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, labels,
-                                f.streaming);
+  const data::LoaderConfig loader = files_loader_config(f, labels, config.seed);
+  data::SplitConfig split;
+  split.valid_fraction = f.valid_fraction;
+  split.test_fraction = f.test_fraction;
+  split.folds = f.folds;
+  split.seed = config.seed;
+  try {
+    if (!f.valid_chroms.empty()) {
+      split.valid_chroms = data::parse_name_list(f.valid_chroms, "data.valid_chroms");
+    }
+    if (!f.test_chroms.empty()) {
+      split.test_chroms = data::parse_name_list(f.test_chroms, "data.test_chroms");
+    }
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
+  }
+  if (split.enabled()) {
+    // One file split into parts (data/splits.h): each part is its own split of the run.
+    data::SplitSources parts;
+    try {
+      parts = data::make_split_sources(loader, split);
+    } catch (const std::exception& error) {
+      throw ConfigError(fmt::format("data (splitting {}): {}", f.intervals, error.what()));
+    }
+    out.train = describe_split("train", parts.train);
+    out.length = out.train.source->length();
+    if (parts.validation) out.validation = describe_split("validation", parts.validation);
+    if (parts.test) out.test = describe_split("test", parts.test);
+    const std::string how =
+        !split.folds.empty() ? fmt::format("fold file {}", split.folds)
+        : split.valid_fraction > 0 || split.test_fraction > 0
+            ? fmt::format("fractions {} validation, {} test (seed {})", split.valid_fraction,
+                          split.test_fraction, config.seed)
+            : fmt::format("chromosomes: validation {}, test {}",
+                          f.valid_chroms.empty() ? "-" : f.valid_chroms,
+                          f.test_chroms.empty() ? "-" : f.test_chroms);
+    out.description = fmt::format(
+        "files {} + {} ({}, {} bp windows{}{}; split by {}{})", f.fasta, f.intervals, f.format,
+        out.length, f.streaming ? ", streamed" : "",
+        f.negatives_ratio > 0 ? fmt::format(", {} GC-matched negatives per peak", f.negatives_ratio)
+                              : "",
+        how,
+        parts.unassigned > 0
+            ? fmt::format("; {} intervals on chromosomes of no list left out", parts.unassigned)
+            : "");
+    return out;
+  }
+  out.train = build_files_split("train", loader);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
+  // The other files are read with the training file's label columns and task names.
+  const auto held_out = [&](const std::string& fasta, const std::string& intervals) {
+    data::LoaderConfig other = loader;
+    other.fasta = fasta.empty() ? f.fasta : fasta;
+    other.intervals = intervals;
+    other.window = out.length;
+    other.jitter = 0;
+    return other;
+  };
   if (!f.valid_intervals.empty()) {
-    out.validation =
-        build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                          f.valid_intervals, f.format, out.length, 0, labels, f.streaming);
+    out.validation = build_files_split("validation", held_out(f.valid_fasta, f.valid_intervals));
   }
   if (!f.test_intervals.empty()) {
-    out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length, 0, labels, f.streaming);
+    out.test = build_files_split("test", held_out(f.test_fasta, f.test_intervals));
   }
-  out.description = fmt::format("files {} + {} ({}, {} bp windows{})", f.fasta, f.intervals,
-                                f.format, out.length, f.streaming ? ", streamed" : "");
+  out.description = fmt::format(
+      "files {} + {} ({}, {} bp windows{}{})", f.fasta, f.intervals, f.format, out.length,
+      f.streaming ? ", streamed" : "",
+      f.negatives_ratio > 0 ? fmt::format(", {} GC-matched negatives per peak", f.negatives_ratio)
+                            : "");
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "cli/run_config.h"
 #include "data/data_loader.h"
 #include "data/labels.h"
+#include "data/loader_config.h"
 #include "data/sequence_source.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
@@ -54,6 +55,28 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             int64_t max_shift = 0,
                             const data::LabelOptions& labels = {data::LabelKind::kReal, false},
                             bool streaming = false);
+
+/// Files data for one split as `loader` describes it (labelled or not, label columns, task
+/// names, negatives); errors are ConfigErrors naming the split.
+DataSplit build_files_split(const std::string& name, const data::LoaderConfig& loader);
+
+/// A split of an existing source: names every sample (chrom:start-end of an interval, a record's
+/// name) and keeps its raw length.
+DataSplit describe_split(const std::string& name, std::shared_ptr<data::SequenceSource> source);
+
+/// The loader settings of the training file of files data `f`: label columns, task names and
+/// negatives (seeded by `seed`) from their keys.
+data::LoaderConfig files_loader_config(const FilesDataConfig& f, const data::LabelOptions& labels,
+                                       uint64_t seed);
+
+/// The task names of the model a run trains, read cheaply (data.task_names, the head of the
+/// training file, the peak file's stem with negatives, task_0 for simulated data); empty when
+/// the run's files cannot be read.
+std::vector<std::string> read_run_task_names(const RunConfig& config);
+
+/// read_run_task_names(), or `count` default names (task_0, ...) when they are unknown or not
+/// `count` (the model's outputs).
+std::vector<std::string> run_task_names(const RunConfig& config, int64_t count);
 
 /// The labels `strand train`, `inspect` and evaluation need: 0 or 1 (or missing) whatever the
 /// loss, because every run is scored with binary metrics (accuracy, auROC, auPRC:

@@ -46,11 +46,20 @@ SplitStats split_stats(const DataSplit& split) {
   return stats;
 }
 
+namespace {
+
+// Splits list their mean label per task up to this many tasks.
+constexpr size_t kListedTasks = 4;
+
+}  // namespace
+
 std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out) {
   validate_config(config);
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";
-  out << fmt::format("{:<12}{:>9}{:>14}{:>9}{:>10}{:>18}{:>9}\n", "split", "count", "mean label",
+  const std::vector<std::string> tasks = data.train.source->task_names();
+  out << fmt::format("tasks ({}): {}\n", tasks.size(), fmt::join(tasks, ", "));
+  out << fmt::format("{:<12}{:>9} {:>13}{:>9}{:>10}{:>18}{:>9}\n", "split", "count", "mean label",
                      "GC", "N", "length range", "window");
   std::vector<const DataSplit*> splits = {&data.train};
   if (data.validation) splits.push_back(&*data.validation);
@@ -58,9 +67,16 @@ std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out) 
   std::vector<SplitStats> all;
   for (const DataSplit* split : splits) {
     SplitStats s = split_stats(*split);
+    // Per task up to kListedTasks tasks, else their mean (hundreds of tasks make no column).
     std::vector<std::string> means;
     for (const double m : s.mean_label) means.push_back(fmt::format("{:.4f}", m));
-    out << fmt::format("{:<12}{:>9}{:>14}{:>9.4f}{:>10.6f}{:>18}{:>9}\n", s.name, s.count,
+    if (means.size() > kListedTasks) {
+      double sum = 0;
+      for (const double m : s.mean_label) sum += m;
+      means = {fmt::format("{:.4f} (mean of {})", sum / static_cast<double>(means.size()),
+                           means.size())};
+    }
+    out << fmt::format("{:<12}{:>9} {:>13}{:>9.4f}{:>10.6f}{:>18}{:>9}\n", s.name, s.count,
                        fmt::format("{}", fmt::join(means, ",")), s.gc_fraction, s.n_fraction,
                        fmt::format("{}-{}", s.min_length, s.max_length), s.window);
     all.push_back(std::move(s));

@@ -1,9 +1,12 @@
-// Prediction over files or the simulated test split with a run's model and weights.
+// Prediction with a run's model and weights over files, FASTA records, tiled regions or the
+// simulated test split; TSV and bedGraph tables.
 #include "cli/predict_command.h"
 
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -13,7 +16,13 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
+#include "data/data_error.h"
+#include "data/interval_source.h"
+#include "data/labels.h"
+#include "data/list_syntax.h"
+#include "data/scoring_windows.h"
 #include "data/text_fields.h"
+#include "data/window.h"
 #include "io/atomic_file.h"
 #include "train/checkpoint.h"
 #include "train/fit.h"
@@ -107,6 +116,268 @@ std::ostream& message_stream(const PredictOptions& options, std::ostream& out, s
   return options.out == "-" ? err : out;
 }
 
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Whether the first interval line of a BED/narrowPeak file holds a label (a number or a
+// missing marker) in every one of `columns`: a labelled file, whose labels go to the output.
+bool first_interval_has_labels(const std::string& path, const std::vector<int>& columns) {
+  data::LineReader in(path);
+  std::string line;
+  const auto keyword = [&line](std::string_view word) {
+    return line.starts_with(word) &&
+           (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '\t');
+  };
+  while (in.next(line)) {
+    if (data::is_blank(line) || line.starts_with('#') || keyword("track") || keyword("browser")) {
+      continue;
+    }
+    const std::vector<std::string_view> fields = data::split_tabs(line);
+    return std::all_of(columns.begin(), columns.end(), [&fields](int c) {
+      if (static_cast<size_t>(c) > fields.size()) return false;
+      const std::string_view field = fields[static_cast<size_t>(c - 1)];
+      return data::is_missing_label(field) || data::parse_float(field).has_value();
+    });
+  }
+  return false;
+}
+
+std::vector<int> column_list(const std::string& text, const char* what) {
+  try {
+    return data::parse_column_list(text, what, 4);
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
+  }
+}
+
+// --fasta + --intervals: labels are copied when the file has them (see the --help).
+DataSplit interval_file_split(const PredictOptions& options, const RunConfig& config,
+                              const std::string& format, int64_t window) {
+  data::LoaderConfig loader;
+  loader.fasta = options.fasta;
+  loader.intervals = options.intervals;
+  loader.format = format;
+  loader.window = window;
+  loader.labels = {data::LabelKind::kReal, false};
+  if (format == "bed" || format == "narrowpeak") {
+    if (!options.label_columns.empty()) {
+      loader.label_columns = column_list(options.label_columns, "--label-columns");
+    } else {
+      // The run's columns when it read this format, else the format's default column.
+      const FilesDataConfig& f = config.data.files;
+      std::vector<int> columns = {format == "bed" ? 4 : 7};
+      if (config.data.source == "files" && f.format == format && !f.label_columns.empty()) {
+        columns = column_list(f.label_columns, "data.label_columns (the run's)");
+      }
+      loader.labelled = first_interval_has_labels(options.intervals, columns);
+      if (loader.labelled) loader.label_columns = columns;
+    }
+  } else if (!options.label_columns.empty()) {
+    throw ConfigError(fmt::format(
+        "--label-columns: {} files label their own columns; it is for bed and narrowpeak", format));
+  }
+  return build_files_split("predict", loader);
+}
+
+// An unlabelled split of windows that are exactly the intervals of `set`.
+DataSplit window_split(data::FastaReader reader, data::IntervalSet set, int64_t window) {
+  data::IntervalSourceOptions source_options;
+  source_options.window = window;
+  source_options.use_summit = false;
+  source_options.labels = {data::LabelKind::kReal, false};
+  return describe_split("predict", std::make_shared<data::IntervalSource>(
+                                       std::move(reader), std::move(set), source_options));
+}
+
+// --tile REGION...: windows every `step` bases; regions sorted and not overlapping, so a
+// bedGraph of the windows' central bases is sorted and non-overlapping too.
+DataSplit tile_split(const PredictOptions& options, int64_t window, int64_t step) {
+  data::FastaReader reader(options.fasta);
+  std::vector<data::Region> regions;
+  for (const std::string& text : options.tiles) {
+    try {
+      regions.push_back(data::parse_region(text, reader.contigs()));
+    } catch (const data::DataError& error) {
+      throw ConfigError(fmt::format("--tile: {} (FASTA '{}')", error.what(), options.fasta));
+    }
+  }
+  std::sort(regions.begin(), regions.end(), [&reader](const auto& a, const auto& b) {
+    const int ia = reader.contig_id(a.contig);
+    const int ib = reader.contig_id(b.contig);
+    return ia != ib ? ia < ib : a.start < b.start;
+  });
+  data::IntervalSet set;
+  set.path = "--tile";
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const data::Region& r = regions[i];
+    if (i > 0 && regions[i - 1].contig == r.contig && regions[i - 1].end > r.start) {
+      throw ConfigError(fmt::format("--tile: regions {}:{}-{} and {}:{}-{} overlap",
+                                    regions[i - 1].contig, regions[i - 1].start + 1,
+                                    regions[i - 1].end, r.contig, r.start + 1, r.end));
+    }
+    try {
+      data::tile_region(r, window, step, set);
+    } catch (const data::DataError& error) {
+      throw ConfigError(fmt::format("--tile: {}", error.what()));
+    }
+  }
+  return window_split(std::move(reader), std::move(set), window);
+}
+
+// --fasta alone: every record is a sample, of the model's length (or centred with --center).
+DataSplit record_split(const PredictOptions& options, int64_t window) {
+  data::FastaReader reader(options.fasta);
+  if (window == 0) {
+    // A records run of window 0 takes the records' common length.
+    window = reader.contigs().front().length;
+    for (const data::Contig& record : reader.contigs()) {
+      if (record.length != window) {
+        throw ConfigError(fmt::format(
+            "--fasta: records '{}' ({} bases) and '{}' ({} bases) differ in length and the run "
+            "gives no window; pass --window",
+            reader.contigs().front().name, window, record.name, record.length));
+      }
+    }
+  }
+  data::IntervalSet set;
+  try {
+    set = data::record_windows(reader, window, options.center);
+  } catch (const data::DataError& error) {
+    throw ConfigError(fmt::format("--fasta: {}", error.what()));
+  }
+  DataSplit split = window_split(std::move(reader), std::move(set), window);
+  // Named by the record; the window's place in it is in the start and end columns.
+  const auto& intervals =
+      dynamic_cast<const data::IntervalSource&>(*split.source).intervals().intervals;
+  for (size_t i = 0; i < intervals.size(); ++i) split.sample_names[i] = intervals[i].contig;
+  return split;
+}
+
+// The bases each sample's scored window covers: an interval source knows; a record or a
+// simulated sequence is named by itself and its window is centred in it.
+data::Interval scored_window(const DataSplit& split, int64_t index) {
+  if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
+    return source->window(index);
+  }
+  const int64_t length = split.source->length();
+  const int64_t raw = split.raw_lengths[static_cast<size_t>(index)];
+  data::Interval window;
+  window.contig = split.sample_names[static_cast<size_t>(index)];
+  window.start = data::window_start(raw / 2, length, 0, raw);
+  window.end = std::min(window.start + length, raw);
+  return window;
+}
+
+// The loader predictions read: plan order, both strands with --rc-average.
+std::unique_ptr<data::DataLoader> prediction_loader(const DataSplit& split, int64_t batch_size,
+                                                    bool both_strands) {
+  if (!both_strands) return make_eval_loader(split, batch_size);
+  data::LoaderOptions options;
+  options.sampler.batch_size = batch_size;
+  options.sampler.shuffle = false;
+  options.sampler.both_strands = true;
+  return std::make_unique<data::DataLoader>(split.source, std::move(options));
+}
+
+// The mean score of each sample over its rows (N, T): one row per sample, two with both strands
+// (the forward and the reverse complement, as DeepSEA averages them).
+std::vector<float> scores_per_sample(const train::Predictions& predictions, int64_t samples,
+                                     const DataSplit& split, const std::string& checkpoint) {
+  const int64_t targets = predictions.num_targets;
+  std::vector<double> sums(static_cast<size_t>(samples * targets), 0.0);
+  std::vector<int64_t> rows(static_cast<size_t>(samples), 0);
+  for (size_t r = 0; r < predictions.sample_index.size(); ++r) {
+    const int64_t sample = predictions.sample_index[r];
+    for (int64_t t = 0; t < targets; ++t) {
+      const float score = predictions.scores[r * static_cast<size_t>(targets) + t];
+      // A non-finite score means broken weights or an overflowing model: no table beats a wrong
+      // one.
+      if (!std::isfinite(score)) {
+        throw Error(fmt::format(
+            "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no "
+            "usable scores (nothing written)",
+            sample, split.sample_names[static_cast<size_t>(sample)], score, checkpoint));
+      }
+      sums[static_cast<size_t>(sample * targets + t)] += score;
+    }
+    ++rows[static_cast<size_t>(sample)];
+  }
+  std::vector<float> scores(sums.size());
+  for (int64_t i = 0; i < samples; ++i) {
+    if (rows[static_cast<size_t>(i)] == 0) {
+      throw Error(fmt::format("predict: sample {} got no prediction", i));
+    }
+    for (int64_t t = 0; t < targets; ++t) {
+      const auto k = static_cast<size_t>(i * targets + t);
+      scores[k] = static_cast<float>(sums[k] / static_cast<double>(rows[static_cast<size_t>(i)]));
+    }
+  }
+  return scores;
+}
+
+// The table: name, window, labels (label_<task>), one score per model task.
+std::string tsv_table(const DataSplit& split, const std::vector<float>& scores,
+                      const std::vector<std::string>& tasks) {
+  const data::SequenceSource& source = *split.source;
+  const int64_t label_count = source.num_targets();
+  const std::vector<std::string> label_names = source.task_names();
+  const auto targets = static_cast<int64_t>(tasks.size());
+  std::string text = "name\tchrom\tstart\tend";
+  for (const std::string& name : label_names) text += "\tlabel_" + name;
+  for (const std::string& name : tasks) text += "\t" + name;
+  text += "\n";
+  std::vector<float> labels(static_cast<size_t>(label_count));
+  std::vector<uint8_t> mask(static_cast<size_t>(label_count));
+  for (int64_t i = 0; i < source.size(); ++i) {
+    const data::Interval window = scored_window(split, i);
+    text += fmt::format("{}\t{}\t{}\t{}", split.sample_names[static_cast<size_t>(i)], window.contig,
+                        window.start, window.end);
+    source.labels(i, labels.data(), mask.data());
+    for (int64_t t = 0; t < label_count; ++t) {
+      text += mask[static_cast<size_t>(t)] ? fmt::format("\t{}", labels[static_cast<size_t>(t)])
+                                           : std::string("\tNA");
+    }
+    for (int64_t t = 0; t < targets; ++t) {
+      text += fmt::format("\t{}", scores[static_cast<size_t>(i * targets + t)]);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+// bedGraph of tiles: each window's score on its central `step` bases; windows every `step`
+// bases make these blocks adjacent, sorted and non-overlapping.
+std::string bedgraph_table(const DataSplit& split, const std::vector<float>& scores,
+                           int64_t targets, int64_t task, int64_t step) {
+  const int64_t length = split.source->length();
+  std::string text;
+  for (int64_t i = 0; i < split.source->size(); ++i) {
+    const data::Interval window = scored_window(split, i);
+    const int64_t start = window.start + (length - step) / 2;
+    text += fmt::format("{}\t{}\t{}\t{}\n", window.contig, start, start + step,
+                        scores[static_cast<size_t>(i * targets + task)]);
+  }
+  return text;
+}
+
+// The task a bedGraph shows: --task by name or index; the only one by default.
+int64_t bedgraph_task(const PredictOptions& options, const std::vector<std::string>& tasks) {
+  if (options.task.empty()) {
+    if (tasks.size() == 1) return 0;
+    throw ConfigError(fmt::format(
+        "--task: the model has {} tasks ({}); a bedGraph shows one: pass --task NAME or INDEX",
+        tasks.size(), fmt::join(tasks, ", ")));
+  }
+  const auto named = std::find(tasks.begin(), tasks.end(), options.task);
+  if (named != tasks.end()) return named - tasks.begin();
+  const auto index = data::parse_int(options.task);
+  if (index && *index >= 0 && *index < static_cast<int64_t>(tasks.size())) return *index;
+  throw ConfigError(fmt::format("--task: '{}' is neither a task name ({}) nor an index in [0, {})",
+                                options.task, fmt::join(tasks, ", "), tasks.size()));
+}
+
 }  // namespace
 
 int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
@@ -122,6 +393,27 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     throw ConfigError(
         fmt::format("--threads: must be >= 0 (0 = every core), got {}", options.threads));
   }
+  if (options.step && *options.step < 1) {
+    throw ConfigError(fmt::format("--step: must be >= 1, got {}", *options.step));
+  }
+  if (options.step && options.tiles.empty()) throw ConfigError("--step: goes with --tile");
+  std::string out_format = options.out_format;
+  if (out_format.empty()) {
+    const std::string name = lower(options.out);
+    out_format = name.ends_with(".bedgraph") || name.ends_with(".bg") ? "bedgraph" : "tsv";
+  }
+  if (out_format != "tsv" && out_format != "bedgraph") {
+    throw ConfigError(
+        fmt::format("--out-format: '{}' is not one of tsv, bedgraph", options.out_format));
+  }
+  if (!options.task.empty() && out_format != "bedgraph") {
+    throw ConfigError("--task: chooses the task of a bedGraph (--out-format bedgraph)");
+  }
+  if (out_format == "bedgraph" && options.tiles.empty()) {
+    throw ConfigError(
+        "--out-format bedgraph: a bedGraph needs non-overlapping windows: give --tile REGION "
+        "(or write a TSV)");
+  }
   std::ostream& log = message_stream(options, out, err);
   const auto [checkpoint, config_path] = locate(options);
   RunConfig config = load_config_file(config_path);
@@ -129,35 +421,55 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   omp_set_num_threads(resolved_threads(config));
 
   // The model's input length: the run's, unless a window is given for the new files.
-  const bool from_files = !options.fasta.empty() || !options.intervals.empty();
+  std::string format = options.format;
+  int64_t window = options.window.value_or(0);
+  if (config.data.source == "files") {
+    if (format.empty()) format = config.data.files.format;
+    if (!options.window) window = config.data.files.window;
+  } else if (!options.window) {
+    window = config.data.simulated.length;
+  }
+  if (format.empty()) format = "bed";
+  if (!options.tiles.empty() && (options.fasta.empty() || !options.intervals.empty())) {
+    throw ConfigError("--tile: takes --fasta (the genome to tile) and no --intervals");
+  }
+  if (options.center &&
+      (options.fasta.empty() || !options.intervals.empty() || !options.tiles.empty())) {
+    throw ConfigError("--center: applies to the records of --fasta alone (no --intervals, --tile)");
+  }
+  if (!options.label_columns.empty() && options.intervals.empty()) {
+    throw ConfigError("--label-columns: goes with --intervals");
+  }
   DataSplit split;
-  if (from_files) {
-    if (options.fasta.empty() || options.intervals.empty()) {
-      throw ConfigError("predict: --fasta and --intervals go together");
+  if (!options.tiles.empty()) {
+    if (window == 0) {
+      throw ConfigError("--window: tiles need the model's input length; the run gives none");
     }
-    std::string format = options.format;
-    int64_t window = options.window.value_or(0);
-    if (config.data.source == "files") {
-      if (format.empty()) format = config.data.files.format;
-      if (!options.window) window = config.data.files.window;
-    } else if (!options.window) {
-      window = config.data.simulated.length;
-    }
-    if (format.empty()) format = "bed";
+    split = tile_split(options, window, options.step.value_or(window));
+  } else if (!options.fasta.empty() && options.intervals.empty()) {
+    split = record_split(options, window);
+  } else if (!options.intervals.empty()) {
+    if (options.fasta.empty()) throw ConfigError("predict: --intervals needs --fasta");
     if (format == "records") {
       refuse_intervals_as_records(options.intervals);
     } else if (window == 0) {
       throw ConfigError(fmt::format(
           "--window: {} intervals need a window of at least 1 base (0 is for records)", format));
     }
-    split = build_files_split("predict", options.fasta, options.intervals, format, window);
+    split = interval_file_split(options, config, format, window);
   } else {
     if (config.data.source != "simulated") {
       throw ConfigError(
-          "predict: give --fasta and --intervals (the run did not use simulated data)");
+          "predict: give --fasta (with --intervals, --tile, or alone for its records); the run "
+          "did not use simulated data");
     }
     RunData data = build_run_data(config);
     split = std::move(*data.test);
+  }
+  // A bedGraph's task is checked against the run's names before the (long) prediction.
+  if (out_format == "bedgraph") {
+    const std::vector<std::string> names = read_run_task_names(config);
+    if (!names.empty()) bedgraph_task(options, names);
   }
   const int64_t length = split.source->length();
   manual_seed(config.seed);
@@ -167,54 +479,21 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("--model: {}", error.what()));
   }
-  log << fmt::format("predict: {} samples of {} bp with {}\n", split.source->size(), length,
-                     checkpoint.string());
+  log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
+                     checkpoint.string(),
+                     options.rc_average ? " (averaged with the reverse complement)" : "");
 
-  std::unique_ptr<data::DataLoader> loader = make_eval_loader(split, options.batch_size);
+  std::unique_ptr<data::DataLoader> loader =
+      prediction_loader(split, options.batch_size, options.rc_average);
   const train::Predictions predictions = train::predict(*model, *loader);
-  const int64_t targets = predictions.num_targets;
-  // A non-finite score means broken weights or an overflowing model: no table beats a wrong one.
-  for (size_t k = 0; k < predictions.scores.size(); ++k) {
-    const float score = predictions.scores[k];
-    if (std::isfinite(score)) continue;
-    const int64_t sample = predictions.sample_index[k / static_cast<size_t>(targets)];
-    throw Error(fmt::format(
-        "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no usable "
-        "scores (nothing written)",
-        sample, split.sample_names[static_cast<size_t>(sample)], score, checkpoint.string()));
-  }
-  const int64_t label_count = split.source->num_targets();
-  std::string text = "name";
-  for (int64_t t = 0; t < label_count; ++t) {
-    text += label_count == 1 ? "\tlabel" : fmt::format("\tlabel_{}", t);
-  }
-  for (int64_t t = 0; t < targets; ++t) {
-    text += targets == 1 ? "\tscore" : fmt::format("\tscore_{}", t);
-  }
-  text += "\n";
-  // Rows come back in plan order; a sample seen twice (wrap-around padding) is written once.
   const int64_t n = split.source->size();
-  std::vector<int64_t> row_of(static_cast<size_t>(n), -1);
-  for (size_t r = 0; r < predictions.sample_index.size(); ++r) {
-    int64_t& slot = row_of[static_cast<size_t>(predictions.sample_index[r])];
-    if (slot < 0) slot = static_cast<int64_t>(r);
-  }
-  std::vector<float> labels(static_cast<size_t>(label_count));
-  std::vector<uint8_t> mask(static_cast<size_t>(label_count));
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = row_of[static_cast<size_t>(i)];
-    if (r < 0) throw Error(fmt::format("predict: sample {} got no prediction", i));
-    split.source->labels(i, labels.data(), mask.data());
-    text += split.sample_names[static_cast<size_t>(i)];
-    for (int64_t t = 0; t < label_count; ++t) {
-      text += mask[static_cast<size_t>(t)] ? fmt::format("\t{}", labels[static_cast<size_t>(t)])
-                                           : std::string("\tNA");
-    }
-    for (int64_t t = 0; t < targets; ++t) {
-      text += fmt::format("\t{}", predictions.scores[static_cast<size_t>(r * targets + t)]);
-    }
-    text += "\n";
-  }
+  const std::vector<float> scores = scores_per_sample(predictions, n, split, checkpoint.string());
+  const std::vector<std::string> tasks = run_task_names(config, predictions.num_targets);
+  const std::string text =
+      out_format == "bedgraph"
+          ? bedgraph_table(split, scores, predictions.num_targets, bedgraph_task(options, tasks),
+                           options.step.value_or(length))
+          : tsv_table(split, scores, tasks);
   if (options.out == "-") {
     out << text << std::flush;
     if (!out) throw Error("--out -: writing the table to standard output failed");

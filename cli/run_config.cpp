@@ -14,6 +14,8 @@
 #include "cli/edit_distance.h"
 #include "core/device.h"
 #include "core/parse_number.h"
+#include "data/data_error.h"
+#include "data/list_syntax.h"
 #ifdef STRAND_WITH_CUDA
 #include "tensor/cuda/device.h"
 #endif
@@ -385,6 +387,81 @@ void require_file(const std::string& path, const std::string& key) {
   require(regular, key, fmt::format("file {} does not exist", quoted_path(path)));
 }
 
+// The task, split and negatives keys of files data (issue 14): each list parses, and no two
+// keys ask for incompatible things. Errors name both keys.
+void validate_tasks_and_splits(const FilesDataConfig& f) {
+  const auto parse = [](const auto& parser, const std::string& text, const char* key) {
+    if (text.empty()) return;
+    try {
+      parser(text, key);
+    } catch (const data::DataError& error) {
+      throw ConfigError(error.what());
+    }
+  };
+  parse([](const std::string& t, const char* k) { data::parse_column_list(t, k, 4); },
+        f.label_columns, "data.label_columns");
+  const auto names = [](const std::string& t, const char* k) { data::parse_name_list(t, k); };
+  parse(names, f.task_names, "data.task_names");
+  parse(names, f.valid_chroms, "data.valid_chroms");
+  parse(names, f.test_chroms, "data.test_chroms");
+  const bool records = f.format == "records";
+  // The way of splitting data.intervals that is set, by its keys, if any.
+  std::vector<std::string> ways;
+  if (!f.valid_chroms.empty() || !f.test_chroms.empty()) {
+    ways.push_back(!f.valid_chroms.empty() ? "data.valid_chroms" : "data.test_chroms");
+  }
+  if (!f.folds.empty()) ways.push_back("data.folds");
+  if (f.valid_fraction > 0 || f.test_fraction > 0) {
+    ways.push_back(f.valid_fraction > 0 ? "data.valid_fraction" : "data.test_fraction");
+  }
+  require(ways.size() <= 1,
+          fmt::format("{} and {}", ways.empty() ? "" : ways[0], ways.size() > 1 ? ways[1] : ""),
+          "split data.intervals one way: by chromosomes (data.valid_chroms, data.test_chroms), "
+          "by a fold file (data.folds) or by fractions (data.valid_fraction, data.test_fraction)");
+  for (const auto& [file, key] : {std::pair{&f.valid_intervals, "data.valid_intervals"},
+                                  std::pair{&f.test_intervals, "data.test_intervals"}}) {
+    require(file->empty() || ways.empty(),
+            fmt::format("{} and {}", key, ways.empty() ? "" : ways[0]),
+            "give the validation and test sets as files or split data.intervals, not both");
+    require(file->empty() || f.negatives_ratio == 0,
+            fmt::format("{} and data.negatives_ratio", key),
+            "negatives are drawn for data.intervals alone; split it (data.valid_chroms, "
+            "data.folds, data.valid_fraction) or write negatives for each file with "
+            "`strand negatives`");
+  }
+  for (const auto& [file, key] : {std::pair{&f.valid_fasta, "data.valid_fasta"},
+                                  std::pair{&f.test_fasta, "data.test_fasta"}}) {
+    require(file->empty() || ways.empty(),
+            fmt::format("{} and {}", key, ways.empty() ? "" : ways[0]),
+            "the parts of a split of data.intervals all come from data.fasta");
+  }
+  require(f.valid_fraction + f.test_fraction < 1, "data.valid_fraction and data.test_fraction",
+          fmt::format("{} + {} leave nothing to train on (their sum must be below 1)",
+                      f.valid_fraction, f.test_fraction));
+  require(!records || (f.valid_chroms.empty() && f.test_chroms.empty() && f.folds.empty()),
+          ways.empty() ? "data.format" : ways[0] + " and data.format",
+          "records have no chromosomes: split them by data.valid_fraction and data.test_fraction");
+  require(!records || f.label_columns.empty(), "data.label_columns and data.format",
+          "records files label every column after the name; data.label_columns is for bed, "
+          "narrowpeak and dream files");
+  if (f.negatives_ratio > 0) {
+    require(f.format == "bed" || f.format == "narrowpeak", "data.negatives_ratio and data.format",
+            fmt::format("negatives are drawn around bed or narrowpeak peaks, not for {} files "
+                        "(they label their own negatives)",
+                        f.format));
+    require(f.label_columns.empty(), "data.negatives_ratio and data.label_columns",
+            "with negatives the peaks are labelled 1 and the negatives 0; the file's columns are "
+            "not read");
+    if (!f.task_names.empty()) {
+      require(data::parse_name_list(f.task_names, "data.task_names").size() == 1,
+              "data.task_names and data.negatives_ratio",
+              "peaks and negatives make one task: give one name");
+    }
+  }
+  require(f.blacklist.empty() || f.negatives_ratio > 0, "data.blacklist",
+          "a blacklist keeps negatives away from regions; set data.negatives_ratio too");
+}
+
 }  // namespace
 
 RunConfig default_config() {
@@ -502,6 +579,7 @@ void validate_config(const RunConfig& c) {
   if (c.data.source == "files") {
     require(!(f.streaming && f.format == "records"), "data.streaming",
             "records are always held in memory");
+    validate_tasks_and_splits(f);
   }
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
   if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
@@ -537,9 +615,15 @@ bool needs_validation(const RunConfig& c) {
 void validate_training_config(const RunConfig& c) {
   validate_config(c);
   if (c.data.source == "files") {
-    require(!c.data.files.valid_intervals.empty() || !needs_validation(c), "data.valid_intervals",
-            fmt::format("a validation file is required: early stopping monitors '{}' (train "
-                        "without one with --no-early-stopping, or monitor 'loss')",
+    const FilesDataConfig& f = c.data.files;
+    const bool split_validates =
+        !f.valid_chroms.empty() || !f.folds.empty() || f.valid_fraction > 0;
+    require(!f.valid_intervals.empty() || split_validates || !needs_validation(c),
+            "data.valid_intervals",
+            fmt::format("a validation file is required: early stopping monitors '{}' (split "
+                        "data.intervals with data.valid_chroms, data.folds or "
+                        "data.valid_fraction, train without validation with "
+                        "--no-early-stopping, or monitor 'loss')",
                         c.early_stopping.monitor));
   }
 }

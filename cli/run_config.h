@@ -41,6 +41,16 @@ struct FilesDataConfig {
   std::string valid_intervals;
   std::string test_fasta;
   std::string test_intervals;
+  // Tasks, one file split into train/validation/test, and background negatives (issue 14).
+  std::string label_columns;  // 1-based, "4-167" or "4,6,9-12"; empty: the format's default
+  std::string task_names;     // "CTCF,JUN", one per label column; empty: the file's names
+  std::string valid_chroms;   // "chr8,chr9": their intervals validate
+  std::string test_chroms;    // "chr1": their intervals test
+  std::string folds;          // a chrombpnet fold JSON: train/valid/test chromosome lists
+  double valid_fraction = 0.0;
+  double test_fraction = 0.0;
+  double negatives_ratio = 0.0;  // GC-matched negatives per peak; 0: none
+  std::string blacklist;         // BED of regions negatives avoid
   int64_t window = 1000;
   int64_t jitter = 0;
   double rc_probability = 0.0;

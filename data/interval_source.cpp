@@ -113,6 +113,16 @@ void IntervalSource::fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t
   }
 }
 
+Interval IntervalSource::window(int64_t index) const {
+  const Sample& s = samples_[static_cast<size_t>(index)];
+  Interval out;
+  out.contig = reader_.contigs()[static_cast<size_t>(s.contig)].name;
+  out.start = window_start(s.centre, options_.window, 0, s.contig_length);
+  out.end = std::min(out.start + options_.window, s.contig_length);
+  out.line = intervals_.intervals[static_cast<size_t>(index)].line;
+  return out;
+}
+
 void IntervalSource::labels(int64_t index, float* out, uint8_t* mask) const {
   const auto t = static_cast<size_t>(num_targets());
   const auto offset = static_cast<std::ptrdiff_t>(static_cast<size_t>(index) * t);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "data/fasta_reader.h"
@@ -41,6 +42,11 @@ class IntervalSource : public SequenceSource {
              int worker) const override;
   void labels(int64_t index, float* out, uint8_t* mask) const override;
   bool has_lower_mask() const override { return options_.lower_mask || options_.streaming; }
+  std::vector<std::string> task_names() const override { return intervals_.target_names; }
+
+  /// The bases sample `index` covers without a shift: contig, start and end of its window,
+  /// the end cut at the contig's end (fetch() pads the rest with N); line as in the file.
+  Interval window(int64_t index) const;
 
   /// The intervals after validation (one per sample).
   const IntervalSet& intervals() const { return intervals_; }

@@ -7,6 +7,7 @@
 
 #include "data/data_error.h"
 #include "data/labels.h"
+#include "data/sequence_source.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -63,10 +64,21 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
   std::vector<int> columns = options.label_columns;
   const bool dream = options.format == IntervalFormat::kDreamTsv;
   bool have_header = !dream;
-  if (!dream) {
+  // BED/narrowPeak: a '#' line before the first interval may name the tasks.
+  bool may_name_tasks = !dream && options.labelled;
+  if (!options.labelled) {
+    columns.clear();
+  } else if (!dream) {
     if (columns.empty()) columns = {options.format == IntervalFormat::kBed ? 4 : 7};
-    for (const int c : columns) set.target_names.push_back(fmt::format("column{}", c));
+    set.target_names = SequenceSource::default_task_names(static_cast<int64_t>(columns.size()));
   }
+  // Whether every label column of `fields` holds a task name rather than a label.
+  const auto names_tasks = [&columns](const std::vector<std::string_view>& fields) {
+    return std::all_of(columns.begin(), columns.end(), [&fields](int c) {
+      return static_cast<size_t>(c) <= fields.size() &&
+             is_target_name(fields[static_cast<size_t>(c - 1)]);
+    });
+  };
   for (const int c : columns) {
     if (c < 4) {
       throw DataError(
@@ -89,7 +101,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
             "label column, found '{}'",
             path, n, excerpt(line)));
       }
-      if (columns.empty()) {
+      if (columns.empty() && options.labelled) {
         for (size_t i = 3; i < fields.size(); ++i) columns.push_back(static_cast<int>(i + 1));
       }
       for (const int c : columns) {
@@ -103,12 +115,39 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
       have_header = true;
       continue;
     }
-    if (!dream && is_bed_comment(line)) continue;
+    if (!dream && is_bed_comment(line)) {
+      if (may_name_tasks && line.starts_with('#')) {
+        std::vector<std::string_view> names = split_tabs(std::string_view(line).substr(1));
+        if (names_tasks(names)) {
+          set.target_names.clear();
+          for (const int c : columns) {
+            const std::string name(names[static_cast<size_t>(c - 1)]);
+            if (std::find(set.target_names.begin(), set.target_names.end(), name) !=
+                set.target_names.end()) {
+              throw DataError(fmt::format("{}:{}: task name '{}' appears twice in the header", path,
+                                          n, excerpt(name)));
+            }
+            set.target_names.push_back(name);
+          }
+          may_name_tasks = false;
+        }
+      }
+      continue;
+    }
     if (fields.size() < 3) {
       throw DataError(fmt::format(
           "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
           path, n, fields.size(), excerpt(line)));
     }
+    if (!dream && set.intervals.empty() && set.stats.skipped == 0 && !columns.empty() &&
+        !parse_int(fields[1]) && names_tasks(fields)) {
+      throw DataError(fmt::format(
+          "{}:{}: '{}' looks like a header line; start it with '#' (#chrom<TAB>start<TAB>end<TAB>"
+          "NAME...) to name the tasks by its fields at the label columns",
+          path, n, excerpt(line)));
+    }
+    may_name_tasks = false;
+    if (options.names_only) break;
     Interval iv;
     iv.contig = std::string(fields[0]);
     iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
@@ -182,13 +221,23 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
     throw DataError(
         fmt::format("'{}' is empty: expected a header line 'chrom start end CELL...'", path));
   }
+  if (options.names_only) return set;
   if (set.intervals.empty()) {
     throw DataError(fmt::format("'{}' contains no intervals ({} lines read, {} skipped)", path,
                                 set.stats.lines, set.stats.skipped));
   }
   set.stats.intervals = set.size();
-  check_some_label_valid(set.label_mask, options.labels, path, set.size());
+  if (!columns.empty()) check_some_label_valid(set.label_mask, options.labels, path, set.size());
   return set;
+}
+
+void set_task_names(IntervalSet& set, std::vector<std::string> names) {
+  if (names.size() != set.target_names.size()) {
+    throw DataError(fmt::format("{} task names given ({}) but '{}' has {} label columns ({})",
+                                names.size(), fmt::join(names, ","), set.path,
+                                set.target_names.size(), fmt::join(set.target_names, ",")));
+  }
+  set.target_names = std::move(names);
 }
 
 void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
@@ -243,7 +292,7 @@ void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
                                 set.path, fasta_path, set.stats.skipped));
   }
   // read_intervals() checked this before intervals were dropped (found by fuzz/fuzz_bed).
-  if (labels.require_valid &&
+  if (labels.require_valid && set.num_targets() > 0 &&
       std::none_of(set.label_mask.begin(), set.label_mask.end(), [](uint8_t m) { return m; })) {
     throw DataError(fmt::format(
         "every interval of '{}' with a valid label was dropped as invalid for '{}' ({} skipped): "

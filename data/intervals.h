@@ -5,6 +5,9 @@
 //               lines (the keyword, then a space, a tab or the end of the line) are skipped.
 //               Labels: label_columns (1-based), default {4}. Numbers checked per
 //               LabelOptions (data/labels.h); '.', 'NA', 'nan', '-nan' mean missing (masked).
+//               Task names: the first '#' line before the first interval whose fields at the
+//               label columns are all task names (is_target_name: "#chrom start end CTCF JUN")
+//               is the header and names the tasks; without one they are task_0, task_1, ...
 //   narrowPeak  BED6+4; column 10 is the summit offset from start (-1: none; any other value
 //               must lie in [0, end - start), else an error). Labels default to column 7
 //               (signalValue).
@@ -53,12 +56,14 @@ struct Interval {
 
 /// Intervals with their labels; labels and label_mask are (N, T) row-major.
 struct IntervalSet {
-  std::string path;                       ///< the file read
-  std::vector<Interval> intervals;        ///< (N)
-  std::vector<std::string> target_names;  ///< (T) DREAM cell types, else "columnK" for column K
-  std::vector<float> labels;              ///< (N, T); 0.0 where masked
-  std::vector<uint8_t> label_mask;        ///< 1 = valid label, 0 = ambiguous
-  IntervalStats stats;                    ///< counts from reading and validation
+  std::string path;                 ///< the file read
+  std::vector<Interval> intervals;  ///< (N)
+  /// (T) the task names: DREAM cell types, a BED/narrowPeak '#' header's names at the label
+  /// columns, else "task_0", "task_1", ...
+  std::vector<std::string> target_names;
+  std::vector<float> labels;        ///< (N, T); 0.0 where masked
+  std::vector<uint8_t> label_mask;  ///< 1 = valid label, 0 = ambiguous
+  IntervalStats stats;              ///< counts from reading and validation
 
   /// N, the number of intervals.
   int64_t size() const { return static_cast<int64_t>(intervals.size()); }
@@ -73,12 +78,19 @@ struct IntervalReadOptions {
   std::vector<int> label_columns;
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< invalid coordinates
   LabelOptions labels;  ///< what a valid numeric label is (DREAM labels are always binary)
+  /// False: read coordinates only (T = 0; no label column is needed, a BED3 or BED6 is fine;
+  /// a DREAM header is still required). For prediction and peak files.
+  bool labelled = true;
+  /// Stop before the first interval: the set holds the task names and no interval (read the
+  /// names of a large file without reading it).
+  bool names_only = false;
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,
 /// start < 0 or start >= end (under kError), a missing label column or a label that is not
-/// valid for options.labels, a bad header, a file with no intervals, or (require_valid) one
-/// whose every label is missing.
+/// valid for options.labels, a bad header (or a BED header without its '#', or with a task
+/// name twice), a file with no intervals, or (labelled and require_valid) one whose every
+/// label is missing.
 IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options);
 
 /// Checks every interval against the FASTA's contigs: unknown contig or end past the contig
@@ -89,6 +101,10 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
 void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
                         const std::string& fasta_path, BadIntervalPolicy policy,
                         const LabelOptions& labels = {});
+
+/// Replaces the task names of `set` (e.g. by `--task-names`); throws DataError naming the file
+/// unless there is one name per label column.
+void set_task_names(IntervalSet& set, std::vector<std::string> names);
 
 /// Parses a format name: "bed", "narrowpeak", "dream" (case-insensitive).
 IntervalFormat parse_interval_format(const std::string& name);

@@ -19,6 +19,13 @@ bool is_missing_label(std::string_view field) {
   return l == "." || l == "na" || l == "nan" || l == "-nan" || l == "+nan";
 }
 
+bool is_target_name(std::string_view field) {
+  if (field.empty()) return false;
+  const auto first = static_cast<unsigned char>(field.front());
+  return (std::isalpha(first) != 0 || first == '_') && !is_missing_label(field) &&
+         !parse_float(field);
+}
+
 Label parse_label(std::string_view field, LabelKind kind, const std::string& path, int64_t line,
                   int column) {
   if (is_missing_label(field)) return {0.0F, false};

@@ -38,6 +38,11 @@ struct Label {
 /// True for the missing markers ".", "NA", "NaN", "-NaN", "+NaN" (any case).
 bool is_missing_label(std::string_view field);
 
+/// True for a field that names a task rather than holding a label: an ASCII letter or '_'
+/// first, and neither a missing marker (NA, nan) nor a number (inf). Header lines (label TSV,
+/// BED '#' headers) are recognised by their label fields all being task names.
+bool is_target_name(std::string_view field);
+
 /// Parses a numeric label field of `path` at `line`, 1-based `column`. Throws DataError naming
 /// file, line, column, the field and what `kind` allows.
 Label parse_label(std::string_view field, LabelKind kind, const std::string& path, int64_t line,

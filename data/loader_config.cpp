@@ -1,9 +1,13 @@
 // LoaderConfig validation and the source/loader factory.
 #include "data/loader_config.h"
 
+#include <filesystem>
+
 #include "data/data_error.h"
 #include "data/interval_source.h"
+#include "data/negatives.h"
 #include "data/record_source.h"
+#include "data/text_fields.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -42,10 +46,23 @@ void LoaderConfig::validate() const {
   require(!(format == "records" && streaming), "streaming", "true",
           "records are always held in memory");
   require(!(format == "records" && lower_mask), "lower_mask", "true", "not available for records");
+  require(!(format == "records" && !labelled), "labelled", "false",
+          "records are labelled by their label TSV");
+  require(negatives_ratio >= 0 && negatives_ratio <= kMaxNegativesRatio, "negatives_ratio",
+          negatives_ratio, "must be in [0, 1000]");
+  require(!(negatives_ratio > 0 && format == "records"), "negatives_ratio", negatives_ratio,
+          "negatives are drawn from a genome around interval peaks, not for records");
+  require(!(negatives_ratio > 0 && format == "dream"), "negatives_ratio", negatives_ratio,
+          "DREAM files label their own negatives (U)");
+  require(!(negatives_ratio > 0 && !label_columns.empty()), "negatives_ratio", negatives_ratio,
+          "peaks are labelled 1 and negatives 0; label_columns must stay empty");
+  require(!(negatives_ratio > 0 && !labelled), "negatives_ratio", negatives_ratio,
+          "negatives give labels; labelled must be true");
+  require(blacklist.empty() || negatives_ratio > 0, "blacklist", blacklist,
+          "a blacklist only applies to negatives (negatives_ratio > 0)");
 }
 
-std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
-  config.validate();
+FastaReader open_fasta(const LoaderConfig& config) {
   FastaOptions fasta_options;
   fasta_options.index_path = config.fasta_index;
   if (!config.fasta_index.empty()) {
@@ -54,15 +71,78 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
     const bool has_suffix = fai.size() > 4 && fai.ends_with(".fai");
     fasta_options.gzi_path = (has_suffix ? fai.substr(0, fai.size() - 4) : fai) + ".gzi";
   }
-  FastaReader reader(config.fasta, fasta_options);
-  if (config.format == "records") {
-    return std::make_shared<RecordSource>(reader, config.intervals, config.window, config.labels);
-  }
+  return FastaReader(config.fasta, fasta_options);
+}
+
+IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& reader) {
   IntervalReadOptions read_options;
   read_options.format = parse_interval_format(config.format);
   read_options.label_columns = config.label_columns;
   read_options.policy = config.bad_intervals;
   read_options.labels = config.labels;
+  const bool negatives = config.negatives_ratio > 0;
+  read_options.labelled = config.labelled && !negatives;
+  IntervalSet set = read_intervals(config.intervals, read_options);
+  if (negatives) {
+    validate_intervals(set, reader.contigs(), reader.path(), config.bad_intervals);
+    std::vector<Interval> excluded;
+    if (!config.blacklist.empty()) {
+      excluded = read_blacklist(config.blacklist, reader.contigs(), reader.path());
+    }
+    NegativeSamplingOptions options;
+    options.window = config.window;
+    options.ratio = config.negatives_ratio;
+    options.use_summit = config.use_summit;
+    options.seed = config.seed;
+    const NegativeSampling sampled = sample_gc_matched_negatives(reader, set, excluded, options);
+    const size_t peaks = set.intervals.size();
+    set.intervals.insert(set.intervals.end(), sampled.negatives.begin(), sampled.negatives.end());
+    set.labels.assign(peaks, 1.0F);
+    set.labels.resize(set.intervals.size(), 0.0F);
+    set.label_mask.assign(set.intervals.size(), 1);
+    set.target_names = {std::filesystem::path(config.intervals).stem().string()};
+    set.stats.intervals = set.size();
+  }
+  if (!config.task_names.empty()) set_task_names(set, config.task_names);
+  return set;
+}
+
+std::vector<std::string> read_task_names(const LoaderConfig& config) {
+  config.validate();
+  if (!config.task_names.empty()) return config.task_names;
+  if (config.negatives_ratio > 0) {
+    return {std::filesystem::path(config.intervals).stem().string()};
+  }
+  if (config.format == "records") {
+    const FastaReader reader = open_fasta(config);
+    LineReader in(config.intervals);
+    std::string line;
+    while (in.next(line)) {
+      if (is_blank(line)) continue;
+      const std::vector<std::string_view> fields = split_tabs(line);
+      if (is_label_tsv_header(fields, reader)) return {fields.begin() + 1, fields.end()};
+      return SequenceSource::default_task_names(static_cast<int64_t>(fields.size()) - 1);
+    }
+    return {};
+  }
+  IntervalReadOptions options;
+  options.format = parse_interval_format(config.format);
+  options.label_columns = config.label_columns;
+  options.labelled = config.labelled;
+  options.names_only = true;
+  return read_intervals(config.intervals, options).target_names;
+}
+
+std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
+  config.validate();
+  FastaReader reader = open_fasta(config);
+  if (config.format == "records") {
+    auto source =
+        std::make_shared<RecordSource>(reader, config.intervals, config.window, config.labels);
+    if (!config.task_names.empty()) source->set_task_names(config.task_names);
+    return source;
+  }
+  IntervalSet set = read_interval_set(config, reader);
   IntervalSourceOptions source_options;
   source_options.window = config.window;
   source_options.max_shift = config.jitter;
@@ -71,8 +151,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   source_options.lower_mask = config.lower_mask;
   source_options.policy = config.bad_intervals;
   source_options.labels = config.labels;
-  return std::make_shared<IntervalSource>(
-      std::move(reader), read_intervals(config.intervals, read_options), source_options);
+  return std::make_shared<IntervalSource>(std::move(reader), std::move(set), source_options);
 }
 
 std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator) {

@@ -22,6 +22,16 @@ struct LoaderConfig {
   std::string intervals;           ///< BED / narrowPeak / DREAM TSV, or the label TSV for "records"
   std::string format = "bed";      ///< bed, narrowpeak, dream, records
   std::vector<int> label_columns;  ///< 1-based; empty: the format's default
+  /// Replace the file's task names, one per label column (checked); empty: the file's (a
+  /// header's) names, else task_0, task_1, ...
+  std::vector<std::string> task_names;
+  /// false: intervals without labels (T = 0), e.g. a BED3 or BED6 to predict on.
+  bool labelled = true;
+  /// > 0: the intervals are peaks, labelled 1 whatever their columns, and GC-matched negatives
+  /// (data/negatives.h; window, seed and blacklist below) labelled 0 are added, this many per
+  /// peak. The one task is named by task_names, else after the interval file's stem.
+  double negatives_ratio = 0.0;
+  std::string blacklist;  ///< BED of regions negatives avoid (with negatives_ratio); optional
   /// What a valid label is (kBinary for binary cross-entropy) and whether a file whose every
   /// label is missing is an error; checked line by line when the file is read.
   LabelOptions labels;
@@ -50,6 +60,17 @@ struct LoaderConfig {
 
 /// Builds the source described by `config` (after validate()).
 std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config);
+
+/// The intervals `config` describes, read and validated against `reader` (the FASTA of
+/// `config`), with GC-matched negatives added when negatives_ratio > 0 and task_names applied.
+IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& reader);
+
+/// The task names make_source(config) would give, read from the head of the files only
+/// (config.task_names; the peak file's stem with negatives; a header; else task_0, ...).
+std::vector<std::string> read_task_names(const LoaderConfig& config);
+
+/// Opens config.fasta with its index options (fasta_index).
+FastaReader open_fasta(const LoaderConfig& config);
 
 /// Builds source and loader; the allocator is the batch buffer hook.
 std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator = {});

@@ -2,7 +2,6 @@
 #include "data/record_source.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "data/data_error.h"
 #include "data/labels.h"
@@ -18,15 +17,6 @@ constexpr const char* kHeaderRule =
     "every other field is a target name (a letter or '_' first, not NA/nan/inf); see "
     "docs/data_formats.md";
 
-// A header's label field: a name that cannot be mistaken for a label ("CTCF", "HepG2",
-// "_x"), so "1x" (a typo) or "NA" (missing) make the line data.
-bool is_target_name(std::string_view field) {
-  if (field.empty()) return false;
-  const auto first = static_cast<unsigned char>(field.front());
-  return (std::isalpha(first) != 0 || first == '_') && !is_missing_label(field) &&
-         !parse_float(field);
-}
-
 }  // namespace
 
 bool is_label_tsv_header(const std::vector<std::string_view>& fields, const FastaReader& reader) {
@@ -36,7 +26,7 @@ bool is_label_tsv_header(const std::vector<std::string_view>& fields, const Fast
 
 RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_path,
                            int64_t window, const LabelOptions& label_options)
-    : window_(window) {
+    : labels_path_(labels_path), window_(window) {
   if (window < 0) throw DataError(fmt::format("RecordSource: window {} must be >= 0", window));
   LineReader in(labels_path);
   std::string line;
@@ -58,7 +48,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
       num_labels = fields.size() - 1;
       const bool header = is_label_tsv_header(fields, reader);
       for (size_t i = 1; i < fields.size(); ++i) {
-        const std::string name = header ? std::string(fields[i]) : fmt::format("label{}", i);
+        const std::string name = header ? std::string(fields[i]) : fmt::format("task_{}", i - 1);
         if (std::find(target_names_.begin(), target_names_.end(), name) != target_names_.end()) {
           throw DataError(fmt::format("{}:{}: target name '{}' appears twice in the header",
                                       labels_path, n, excerpt(name)));
@@ -115,6 +105,15 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
   if (window_ == 0) {
     throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));
   }
+}
+
+void RecordSource::set_task_names(std::vector<std::string> names) {
+  if (names.size() != target_names_.size()) {
+    throw DataError(fmt::format("{} task names given ({}) but '{}' has {} label columns ({})",
+                                names.size(), fmt::join(names, ","), labels_path_,
+                                target_names_.size(), fmt::join(target_names_, ",")));
+  }
+  target_names_ = std::move(names);
 }
 
 void RecordSource::fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t* lower_mask,

@@ -44,8 +44,13 @@ class RecordSource : public SequenceSource {
              int worker) const override;
   void labels(int64_t index, float* out, uint8_t* mask) const override;
 
-  /// (T) names from the header line, or "label1", "label2", ... without one.
+  std::vector<std::string> task_names() const override { return target_names_; }
+
+  /// (T) names from the header line, or "task_0", "task_1", ... without one.
   const std::vector<std::string>& target_names() const { return target_names_; }
+  /// Replaces the task names (e.g. by `--task-names`); throws DataError unless there is one
+  /// per label column.
+  void set_task_names(std::vector<std::string> names);
   /// (N) the record name of each sample, in TSV order.
   const std::vector<std::string>& sample_names() const { return sample_names_; }
   /// Bases of sample `index`'s whole record, before cropping or padding to the window.
@@ -59,6 +64,7 @@ class RecordSource : public SequenceSource {
   std::vector<uint8_t> label_mask_;  // (N, T)
   std::vector<std::string> target_names_;
   std::vector<std::string> sample_names_;  // (N) record names
+  std::string labels_path_;
   int64_t window_ = 0;
 };
 

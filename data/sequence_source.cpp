@@ -1,10 +1,18 @@
-// sample_class: the binary class of a sample, as used by balanced sampling.
+// sample_class: the binary class of a sample, as used by balanced sampling; default task names.
 #include "data/sequence_source.h"
 
 #include <cstddef>
 #include <vector>
 
+#include "fmt/format.h"
+
 namespace strand::data {
+
+std::vector<std::string> SequenceSource::default_task_names(int64_t count) {
+  std::vector<std::string> names;
+  for (int64_t t = 0; t < count; ++t) names.push_back(fmt::format("task_{}", t));
+  return names;
+}
 
 int sample_class(const SequenceSource& source, int64_t index) {
   const auto t = static_cast<size_t>(source.num_targets());

@@ -35,13 +35,13 @@ class SequenceSource {
   /// Whether fetch() can produce a lowercase mask.
   virtual bool has_lower_mask() const { return false; }
 
-  /// The names of the T tasks (label columns), shown in per-task metrics and predictions.
-  /// Default: "task_0", "task_1", ...
-  virtual std::vector<std::string> task_names() const {
-    std::vector<std::string> names;
-    for (int64_t t = 0; t < num_targets(); ++t) names.push_back("task_" + std::to_string(t));
-    return names;
-  }
+  /// The T task names, in label order: from the file's header or given by the user
+  /// (LoaderConfig::task_names); default_task_names(T) when neither names them. Predictions,
+  /// per-task metrics and logs are labelled with them.
+  virtual std::vector<std::string> task_names() const { return default_task_names(num_targets()); }
+
+  /// "task_0", "task_1", ...: the names of `count` tasks that nothing names.
+  static std::vector<std::string> default_task_names(int64_t count);
 };
 
 /// Class used by balanced sampling: 1 when any valid label of the sample is > 0.5, else 0.

@@ -83,7 +83,8 @@ TEST_CASE("predict: a negative --window, --batch-size 0 or --threads -1 is an er
   // The window that was ignored before now applies: 100 bp windows around each interval.
   const auto ok = with({"--window", "100"});
   REQUIRE_MESSAGE(ok.status == 0, ok.err);
-  CHECK(read_text(dir.path() / "s.tsv").find("chr1:100-200\t1\t") != std::string::npos);
+  CHECK(read_text(dir.path() / "s.tsv").find("chr1:100-200\tchr1\t100\t200\t1\t") !=
+        std::string::npos);
 }
 
 TEST_CASE("predict: --format records on a BED file is refused, a two-label records file is not") {
@@ -113,7 +114,7 @@ TEST_CASE("predict: --format records on a BED file is refused, a two-label recor
   REQUIRE_MESSAGE(as_bed.status == 0, as_bed.err);
   const std::string table = read_text(dir.path() / "s.tsv");
   CHECK(count_lines(table) == 1 + 3);
-  CHECK(table.find("chr2:10-110\t1\t") != std::string::npos);
+  CHECK(table.find("chr2:10-110\tchr2\t10\t110\t1\t") != std::string::npos);
   // Records with two 0/1 label columns are not mistaken for intervals.
   write_text(dir.path() / "labels.tsv", "r1\t0\t1\nr2\t1\t0\n");
   const auto records =
@@ -121,7 +122,9 @@ TEST_CASE("predict: --format records on a BED file is refused, a two-label recor
            dir.str("labels.tsv"), "--format", "records", "--out", dir.str("rec.tsv")});
   REQUIRE_MESSAGE(records.status == 0, records.err);
   const std::string rec = read_text(dir.path() / "rec.tsv");
-  CHECK(rec.rfind("name\tlabel_0\tlabel_1\tscore\nr1\t0\t1\t", 0) == 0);
+  CHECK(rec.rfind(
+            "name\tchrom\tstart\tend\tlabel_task_0\tlabel_task_1\ttask_0\nr1\tr1\t0\t100\t0\t1\t",
+            0) == 0);
 }
 
 TEST_CASE("predict: a checkpoint with NaN or infinite weights is refused naming the tensor") {
@@ -162,7 +165,7 @@ TEST_CASE("predict: --out - writes the table to standard output and messages to 
   std::filesystem::remove("-");
   const auto result = run({"predict", "--model", dir.str("r"), "--out", "-", "--threads", "1"});
   REQUIRE_MESSAGE(result.status == 0, result.err);
-  CHECK(result.out.rfind("name\tlabel\tscore\nseq", 0) == 0);
+  CHECK(result.out.rfind("name\tchrom\tstart\tend\tlabel_task_0\ttask_0\nseq", 0) == 0);
   CHECK(count_lines(result.out) == 1 + 80);
   CHECK(result.err.find("predict: 80 samples") != std::string::npos);
   CHECK(result.err.find("to standard output") != std::string::npos);

@@ -168,7 +168,7 @@ TEST_CASE("predict writes one line per sample") {
   REQUIRE_MESSAGE(result.status == 0, result.err);
   const std::string text = read_text(dir.path() / "scores.tsv");
   CHECK(count_lines(text) == 1 + 80);
-  CHECK(text.rfind("name\tlabel\tscore\nseq", 0) == 0);
+  CHECK(text.rfind("name\tchrom\tstart\tend\tlabel_task_0\ttask_0\nseq", 0) == 0);
   // A checkpoint file works too (its run's config.json is found next to checkpoints/).
   const auto from_file = run({"predict", "--model", dir.str("r/checkpoints/last.safetensors"),
                               "--out", dir.str("last.tsv")});

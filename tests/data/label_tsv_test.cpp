@@ -70,7 +70,7 @@ TEST_CASE("label TSV: headers, missing first labels and sample names") {
   // A first line whose labels are missing is data.
   RecordSource missing_first(r.reader, r.dir.write("m.tsv", "r7\tNA\nr8\t1\n"));
   CHECK(missing_first.size() == 2);
-  CHECK(missing_first.target_names() == std::vector<std::string>{"label1"});
+  CHECK(missing_first.target_names() == std::vector<std::string>{"task_0"});
   // A record named "name" is data, not a header.
   RecordSource named(r.reader, r.dir.write("n.tsv", "name\t1\nr8\t0\n"));
   CHECK(named.size() == 2);

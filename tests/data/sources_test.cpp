@@ -107,7 +107,7 @@ TEST_CASE("records + label TSV: header masking crop and pad errors") {
   CHECK(labels[0] == 1.0F);
   CHECK(mask[1] == 0);
   RecordSource padded(reader, dir.write("p.tsv", "s2\t1\n"), 6);
-  CHECK(padded.target_names() == std::vector<std::string>{"label1"});
+  CHECK(padded.target_names() == std::vector<std::string>{"task_0"});
   CHECK(fetch_text(padded, 0, 0) == "ACGTNN");
   CHECK_THROWS_WITH_AS(RecordSource(reader, dir.write("x.tsv", "s1\t1\ns9\t0\n")),
                        doctest::Contains("x.tsv:2: record 's9' is not in FASTA"), DataError);
