@@ -60,10 +60,13 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
   IntervalSet set;
   set.path = path;
   LineReader reader(path);
-  std::vector<int> columns = options.label_columns;
+  std::vector<int> columns = options.read_labels ? options.label_columns : std::vector<int>{};
   const bool dream = options.format == IntervalFormat::kDreamTsv;
+  if (dream && !options.read_labels) {
+    throw DataError(fmt::format("'{}': DREAM files are read with their label columns", path));
+  }
   bool have_header = !dream;
-  if (!dream) {
+  if (!dream && options.read_labels) {
     if (columns.empty()) columns = {options.format == IntervalFormat::kBed ? 4 : 7};
     for (const int c : columns) set.target_names.push_back(fmt::format("column{}", c));
   }
@@ -187,7 +190,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
                                 set.stats.lines, set.stats.skipped));
   }
   set.stats.intervals = set.size();
-  check_some_label_valid(set.label_mask, options.labels, path, set.size());
+  if (options.read_labels) check_some_label_valid(set.label_mask, options.labels, path, set.size());
   return set;
 }
 

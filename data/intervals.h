@@ -73,6 +73,9 @@ struct IntervalReadOptions {
   std::vector<int> label_columns;
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< invalid coordinates
   LabelOptions labels;  ///< what a valid numeric label is (DREAM labels are always binary)
+  /// false: only coordinates (and summits) are read, no label column (T = 0), e.g. when the
+  /// labels come from bigWig tracks; not for DREAM files.
+  bool read_labels = true;
 };
 
 /// Reads an interval file. Throws DataError naming file and line for non-numeric coordinates,

@@ -42,6 +42,10 @@ void LoaderConfig::validate() const {
   require(!(format == "records" && streaming), "streaming", "true",
           "records are always held in memory");
   require(!(format == "records" && lower_mask), "lower_mask", "true", "not available for records");
+  require(!signals.any() || format == "bed" || format == "narrowpeak", "format", format,
+          "bigWig tracks (signals) need bed or narrowpeak intervals");
+  require(signals.profile_length >= 0, "signals.profile_length", signals.profile_length,
+          "must be >= 0 (0: the window)");
 }
 
 std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
@@ -63,6 +67,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   read_options.label_columns = config.label_columns;
   read_options.policy = config.bad_intervals;
   read_options.labels = config.labels;
+  read_options.read_labels = config.signals.targets != TargetSource::kCounts;
   IntervalSourceOptions source_options;
   source_options.window = config.window;
   source_options.max_shift = config.jitter;
@@ -71,6 +76,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   source_options.lower_mask = config.lower_mask;
   source_options.policy = config.bad_intervals;
   source_options.labels = config.labels;
+  source_options.signals = config.signals;
   return std::make_shared<IntervalSource>(
       std::move(reader), read_intervals(config.intervals, read_options), source_options);
 }

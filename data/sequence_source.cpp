@@ -1,10 +1,24 @@
-// sample_class: the binary class of a sample, as used by balanced sampling.
+// sample_class: the binary class of a sample, as used by balanced sampling; the identity track
+// maps of sources without signal tracks.
 #include "data/sequence_source.h"
 
 #include <cstddef>
+#include <numeric>
 #include <vector>
 
 namespace strand::data {
+
+std::vector<int64_t> SequenceSource::reverse_profile_tracks() const {
+  std::vector<int64_t> map(static_cast<size_t>(profile_tracks()));
+  std::iota(map.begin(), map.end(), int64_t{0});
+  return map;
+}
+
+std::vector<int64_t> SequenceSource::reverse_control_tracks() const {
+  std::vector<int64_t> map(static_cast<size_t>(control_tracks()));
+  std::iota(map.begin(), map.end(), int64_t{0});
+  return map;
+}
 
 int sample_class(const SequenceSource& source, int64_t index) {
   const auto t = static_cast<size_t>(source.num_targets());
