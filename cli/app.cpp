@@ -82,6 +82,9 @@ void add_config_flags(CLI::App* app, ConfigOverrides& overrides) {
       case ConfigKind::kLayerIndices:  // the text "0,3", read by apply_overrides
         option = key_flag<std::string>(app, key, overrides);
         break;
+      case ConfigKind::kTrackFiles:  // --profile-bigwigs a.bw plus.bw,minus.bw (or repeated)
+        option = key_flag<std::vector<std::string>>(app, key, overrides);
+        break;
       case ConfigKind::kLayers:
         throw Error(fmt::format("{}: a list of layers has no flag", key.key));
     }

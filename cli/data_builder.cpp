@@ -84,7 +84,8 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift, const data::LabelOptions& labels, bool streaming) {
+                            int64_t max_shift, const data::LabelOptions& labels, bool streaming,
+                            const data::SignalOptions& signals) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
@@ -93,6 +94,7 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   loader.jitter = max_shift;
   loader.labels = labels;
   loader.streaming = streaming;
+  loader.signals = signals;
   DataSplit split;
   split.name = name;
   try {
@@ -121,6 +123,16 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
 
 data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
 
+data::SignalOptions signal_options(const FilesDataConfig& files) {
+  data::SignalOptions signals;
+  signals.profile_bigwigs = files.profile_bigwigs;
+  signals.control_bigwigs = files.control_bigwigs;
+  signals.count_bigwigs = files.count_bigwigs;
+  signals.profile_length = files.profile_length;
+  signals.targets = data::parse_target_source(files.targets);
+  return signals;
+}
+
 RunData build_run_data(const RunConfig& config) {
   RunData out;
   if (config.data.source == "simulated") {
@@ -136,21 +148,30 @@ RunData build_run_data(const RunConfig& config) {
   }
   const FilesDataConfig& f = config.data.files;
   const data::LabelOptions labels = training_label_options();
+  const data::SignalOptions signals = signal_options(f);
   out.train = build_files_split("train", f.fasta, f.intervals, f.format, f.window, f.jitter, labels,
-                                f.streaming);
+                                f.streaming, signals);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
   if (!f.valid_intervals.empty()) {
     out.validation =
         build_files_split("validation", f.valid_fasta.empty() ? f.fasta : f.valid_fasta,
-                          f.valid_intervals, f.format, out.length, 0, labels, f.streaming);
+                          f.valid_intervals, f.format, out.length, 0, labels, f.streaming, signals);
   }
   if (!f.test_intervals.empty()) {
-    out.test = build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta,
-                                 f.test_intervals, f.format, out.length, 0, labels, f.streaming);
+    out.test =
+        build_files_split("test", f.test_fasta.empty() ? f.fasta : f.test_fasta, f.test_intervals,
+                          f.format, out.length, 0, labels, f.streaming, signals);
   }
   out.description = fmt::format("files {} + {} ({}, {} bp windows{})", f.fasta, f.intervals,
                                 f.format, out.length, f.streaming ? ", streamed" : "");
+  const data::SequenceSource& train = *out.train.source;
+  if (train.profile_tracks() > 0 || train.control_tracks() > 0 || f.targets == "counts") {
+    out.description +=
+        fmt::format("; bigWig tracks: {} profile ({} bp output window), {} control{}",
+                    train.profile_tracks(), train.profile_length(), train.control_tracks(),
+                    f.targets == "counts" ? ", count labels" : "");
+  }
   return out;
 }
 
