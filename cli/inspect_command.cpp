@@ -108,7 +108,8 @@ std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out) 
     std::vector<std::string> means;
     for (const double m : s.mean_label) means.push_back(fmt::format("{:.4f}", m));
     out << fmt::format("{:<12}{:>9}{:>14}{:>9.4f}{:>10.6f}{:>18}{:>9}\n", s.name, s.count,
-                       fmt::format("{}", fmt::join(means, ",")), s.gc_fraction, s.n_fraction,
+                       // Leading blanks keep a long list of means apart from the count.
+                       fmt::format("  {}", fmt::join(means, ",")), s.gc_fraction, s.n_fraction,
                        fmt::format("{}-{}", s.min_length, s.max_length), s.window);
     all.push_back(std::move(s));
   }
