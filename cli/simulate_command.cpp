@@ -239,16 +239,20 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o,
 }
 
 void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
+  const size_t sequences = o.simulation == "multi_motif_embedding"
+                               ? count_of(o.n_seqs, 20000, 1, "--n-seqs")
+                               : static_cast<size_t>(o.data.n_pos + o.data.n_neg);
   RunConfig check;
   check.data.simulated = o.data;
-  validate_numbers(check);  // lengths, counts and GC in range
+  if (o.simulation == "multi_motif_embedding") {
+    check.data.simulated.n_pos = static_cast<int64_t>(sequences);  // the split checks its total
+    check.data.simulated.n_neg = 0;
+  }
+  validate_numbers(check);  // lengths, counts, GC and split sizes in range
   data::SequenceSimulationConfig config;
   config.seq_length = static_cast<size_t>(o.data.length);
   config.gc_fraction = o.data.gc_fraction;
   config.seed = o.seed;
-  const size_t sequences = o.simulation == "multi_motif_embedding"
-                               ? count_of(o.n_seqs, 20000, 1, "--n-seqs")
-                               : static_cast<size_t>(o.data.n_pos + o.data.n_neg);
   data::SequenceSplits splits;
   try {
     // The codes exist twice while the splits are cut from them.

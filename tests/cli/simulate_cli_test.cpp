@@ -120,7 +120,7 @@ TEST_CASE("simulate heterodimer_grammar: positives keep the spacing, and the dat
   CHECK_MESSAGE(trained.status == 0, trained.err);
 }
 
-TEST_CASE("simulate chip_nexus_profile: FASTA, bigWigs and peaks read back; inspect runs") {
+TEST_CASE("simulate chip_nexus_profile: FASTA, bigWigs and peaks read back, and inspect runs") {
   TempDir dir("sim-profile");
   const std::vector<std::string> args = {"simulate",
                                          "--simulation",

@@ -132,7 +132,7 @@ TEST_CASE("profile simulation: motifs sit at the peaks, spaced and inside the fl
   CHECK(reverse < 40);
 }
 
-TEST_CASE("profile simulation: deterministic per seed; bad configs are refused") {
+TEST_CASE("profile simulation: deterministic per seed, and bad configs are refused") {
   const std::vector<Motif> motifs = {library().get("TAL1_known4")};
   const ProfileSimulation a = simulate_chip_nexus_profiles(motifs, small(4));
   const ProfileSimulation b = simulate_chip_nexus_profiles(motifs, small(4));
