@@ -84,6 +84,9 @@ void add_config_flags(CLI::App* app, ConfigOverrides& overrides) {
       case ConfigKind::kLayerIndices:  // the text "0,3", read by apply_overrides
         option = key_flag<std::string>(app, key, overrides);
         break;
+      case ConfigKind::kTrackFiles:  // --profile-bigwigs a.bw plus.bw,minus.bw (or repeated)
+        option = key_flag<std::vector<std::string>>(app, key, overrides);
+        break;
       case ConfigKind::kLayers:
         throw Error(fmt::format("{}: a list of layers has no flag", key.key));
     }
@@ -193,25 +196,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(
-      "simulate", "Write a simulated single-motif dataset as {train,valid,test}.{fa,tsv}");
+      "simulate",
+      "Write a simulated dataset: DragoNN's sequence simulations as {train,valid,test}.{fa,tsv}, "
+      "or a ChIP-nexus-like profile dataset as FASTA + bigWigs + narrowPeaks (--list names them)");
   SimulateOptions simulate_options;
-  simulate->add_option("--motif", simulate_options.data.motif, "Motif name")->capture_default_str();
-  simulate->add_option("--motif-file", simulate_options.data.motif_file,
-                       "ENCODE-format motif file (default: the shipped one)");
-  simulate->add_option("--n-pos", simulate_options.data.n_pos, "Sequences with the motif")
-      ->capture_default_str();
-  simulate->add_option("--n-neg", simulate_options.data.n_neg, "Background sequences")
-      ->capture_default_str();
-  simulate->add_option("--length", simulate_options.data.length, "Sequence length")
-      ->capture_default_str();
-  simulate->add_option("--gc-fraction", simulate_options.data.gc_fraction, "Background GC")
-      ->capture_default_str();
-  simulate->add_option("--validation", simulate_options.data.validation, "Validation sequences")
-      ->capture_default_str();
-  simulate->add_option("--test", simulate_options.data.test, "Test sequences")
-      ->capture_default_str();
-  simulate->add_option("--seed", simulate_options.seed, "Seed")->capture_default_str();
-  simulate->add_option("--out", simulate_options.out, "Output directory")->required();
+  add_simulate_flags(simulate, simulate_options);
 
   // ---- negatives ----
   CLI::App* negatives = app.add_subcommand(

@@ -266,6 +266,41 @@ const std::vector<ConfigKey>& config_keys() {
        .only_when = files,
        .range = IntRange{1, kMaxPrefetch},
        .help = "Batches the loader prepares ahead"},
+      {.key = "data.profile_bigwigs",
+       .field = field([](auto& c) -> auto& { return c.data.files.profile_bigwigs; }),
+       .only_when = files,
+       .flag = "--profile-bigwigs",
+       .help = "Per-base target tracks over the output window, as batch profile (B, S, Lp): one "
+               "bigWig per unstranded track, a `plus.bw,minus.bw` pair per stranded one (reverse "
+               "complement swaps it); bed and narrowpeak only"},
+      {.key = "data.control_bigwigs",
+       .field = field([](auto& c) -> auto& { return c.data.files.control_bigwigs; }),
+       .only_when = files,
+       .flag = "--control-bigwigs",
+       .help = "Per-base control tracks over the whole window, a model input as batch control "
+               "(B, Sc, L); entries as for data.profile_bigwigs"},
+      {.key = "data.profile_length",
+       .field = field([](auto& c) -> auto& { return c.data.files.profile_length; }),
+       .only_when = files,
+       .range = IntRange{0, kMaxSequenceLength},
+       .range_note = "0: the window; window - profile_length must be even",
+       .flag = "--profile-length",
+       .help = "Bases of the output window, centred in the window: the profile tracks' and count "
+               "sums' span"},
+      {.key = "data.targets",
+       .field = field([](auto& c) -> auto& { return c.data.files.targets; }),
+       .only_when = files,
+       .choices = {"labels", "counts"},
+       .flag = "--targets",
+       .help = "Where labels come from: the interval file's label columns, or counts (one task "
+               "per data.count_bigwigs entry, else per data.profile_bigwigs entry: its sum over "
+               "the output window; the file's label columns are not read)"},
+      {.key = "data.count_bigwigs",
+       .field = field([](auto& c) -> auto& { return c.data.files.count_bigwigs; }),
+       .only_when = files,
+       .flag = "--count-bigwigs",
+       .help = "With targets counts: one task per entry, its summed bigWig(s) over the output "
+               "window; empty: the profile tracks"},
       // ---- the model, from the layer catalog ----
       {.key = "model",
        .field = field([](auto& c) -> auto& { return c.model; }),
@@ -487,6 +522,8 @@ std::string kind_text(const ConfigKey& key) {
       return "layer indices";
     case ConfigKind::kLayers:
       return "layers";
+    case ConfigKind::kTrackFiles:
+      return "bigWig list";
   }
   return "";
 }

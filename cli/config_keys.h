@@ -32,6 +32,7 @@ enum class ConfigKind {
   kDirectory,     ///< std::string: a directory, created when needed
   kLayerIndices,  ///< std::vector<int64_t>: indices into the model list
   kLayers,        ///< std::vector<LayerSpec>: the model list (the layer catalog)
+  kTrackFiles,    ///< std::vector<std::string>: files, an entry may be a "plus,minus" pair
 };
 
 /// What a text key names: files are checked to exist, and both kinds of path are made absolute
@@ -61,6 +62,8 @@ constexpr ConfigKind kind_of_field() {
     return ConfigKind::kText;
   } else if constexpr (std::is_same_v<Value, std::vector<int64_t>>) {
     return ConfigKind::kLayerIndices;
+  } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
+    return ConfigKind::kTrackFiles;
   } else {
     static_assert(std::is_same_v<Value, std::vector<LayerSpec>>, "not a ConfigValue type");
     return ConfigKind::kLayers;

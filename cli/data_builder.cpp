@@ -87,7 +87,8 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift, const data::LabelOptions& labels, bool streaming) {
+                            int64_t max_shift, const data::LabelOptions& labels, bool streaming,
+                            const data::SignalOptions& signals) {
   data::LoaderConfig loader;
   loader.fasta = fasta;
   loader.intervals = intervals;
@@ -96,6 +97,7 @@ DataSplit build_files_split(const std::string& name, const std::string& fasta,
   loader.jitter = max_shift;
   loader.labels = labels;
   loader.streaming = streaming;
+  loader.signals = signals;
   return build_files_split(name, loader);
 }
 
@@ -167,6 +169,7 @@ data::LoaderConfig files_loader_config(const FilesDataConfig& f, const data::Lab
   }
   loader.negatives_ratio = f.negatives_ratio;
   loader.blacklist = f.blacklist;
+  loader.signals = signal_options(f);
   return loader;
 }
 
@@ -189,6 +192,16 @@ std::vector<std::string> run_task_names(const RunConfig& config, int64_t count) 
 }
 
 data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
+
+data::SignalOptions signal_options(const FilesDataConfig& files) {
+  data::SignalOptions signals;
+  signals.profile_bigwigs = files.profile_bigwigs;
+  signals.control_bigwigs = files.control_bigwigs;
+  signals.count_bigwigs = files.count_bigwigs;
+  signals.profile_length = files.profile_length;
+  signals.targets = data::parse_target_source(files.targets);
+  return signals;
+}
 
 RunData build_run_data(const RunConfig& config) {
   RunData out;
@@ -275,6 +288,13 @@ RunData build_run_data(const RunConfig& config) {
       f.streaming ? ", streamed" : "",
       f.negatives_ratio > 0 ? fmt::format(", {} GC-matched negatives per peak", f.negatives_ratio)
                             : "");
+  const data::SequenceSource& train = *out.train.source;
+  if (train.profile_tracks() > 0 || train.control_tracks() > 0 || f.targets == "counts") {
+    out.description +=
+        fmt::format("; bigWig tracks: {} profile ({} bp output window), {} control{}",
+                    train.profile_tracks(), train.profile_length(), train.control_tracks(),
+                    f.targets == "counts" ? ", count labels" : "");
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "data/labels.h"
 #include "data/loader_config.h"
 #include "data/sequence_source.h"
+#include "data/signal_tracks.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
 
@@ -50,11 +51,15 @@ RunData build_run_data(const RunConfig& config);
 /// prediction, where labels are only copied to the output. With `streaming` the windows are
 /// read from the FASTA per sample (one file handle per loader worker) instead of being held
 /// in memory; records are always held in memory.
+/// `signals` adds bigWig tracks (profile, control, count labels) to bed and narrowpeak data.
 DataSplit build_files_split(const std::string& name, const std::string& fasta,
                             const std::string& intervals, const std::string& format, int64_t window,
                             int64_t max_shift = 0,
                             const data::LabelOptions& labels = {data::LabelKind::kReal, false},
-                            bool streaming = false);
+                            bool streaming = false, const data::SignalOptions& signals = {});
+
+/// The bigWig tracks of files data (data.profile_bigwigs, ...), as the loader takes them.
+data::SignalOptions signal_options(const FilesDataConfig& files);
 
 /// Files data for one split as `loader` describes it (labelled or not, label columns, task
 /// names, negatives); errors are ConfigErrors naming the split.

@@ -16,6 +16,7 @@
 #include "core/parse_number.h"
 #include "data/data_error.h"
 #include "data/list_syntax.h"
+#include "data/signal_tracks.h"
 #ifdef STRAND_WITH_CUDA
 #include "tensor/cuda/device.h"
 #endif
@@ -279,6 +280,23 @@ std::vector<int64_t> parse_index_list(const std::string& text, const std::string
   return out;
 }
 
+// A list of bigWig entries (data.profile_bigwigs): strings, each one file or a "plus,minus" pair;
+// validate_config checks the files.
+std::vector<std::string> parse_track_files(const json& value, const std::string& path) {
+  if (!value.is_array()) {
+    throw ConfigError(fmt::format(
+        "{}: expected a list of bigWig files (\"a.bw\" or \"plus.bw,minus.bw\"), got {}", path,
+        value.dump()));
+  }
+  std::vector<std::string> entries;
+  for (size_t i = 0; i < value.size(); ++i) {
+    require(value[i].is_string(), fmt::format("{}[{}]", path, i),
+            fmt::format("expected a file name, got {}", value[i].dump()));
+    entries.push_back(value[i].get<std::string>());
+  }
+  return entries;
+}
+
 // Reads `key` from the object `reader` reads into `config`, checked against the key's kind.
 // First a default that depends on an earlier key (data.window for records) takes effect.
 void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
@@ -297,6 +315,11 @@ void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
     case ConfigKind::kLayerIndices:
       if (const json* value = reader.find(name)) {
         key.field.set(config, parse_layer_indices(*value, join_path(reader.path(), name)));
+      }
+      return;
+    case ConfigKind::kTrackFiles:
+      if (const json* value = reader.find(name)) {
+        key.field.set(config, parse_track_files(*value, join_path(reader.path(), name)));
       }
       return;
     case ConfigKind::kWord: {
@@ -460,6 +483,47 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
   }
   require(f.blacklist.empty() || f.negatives_ratio > 0, "data.blacklist",
           "a blacklist keeps negatives away from regions; set data.negatives_ratio too");
+  require(f.negatives_ratio == 0 || f.targets != "counts", "data.negatives_ratio and data.targets",
+          "negatives are labelled 0 and peaks 1; count targets label windows by their bigWig "
+          "sums instead");
+}
+
+// The bigWig keys: every entry a file or a pair of existing files, tracks only for interval
+// formats with a window they fit, and count targets with tracks to count.
+void validate_signal_tracks(const RunConfig& c) {
+  const FilesDataConfig& f = c.data.files;
+  for (const ConfigKey& key : config_keys()) {
+    if (key.kind() != ConfigKind::kTrackFiles || !key.applies_to(c)) continue;
+    const auto entries = std::get<std::vector<std::string>>(key.field.get(c));
+    std::vector<data::TrackGroup> groups;
+    try {
+      groups = data::parse_track_groups(entries, key.key);
+    } catch (const data::DataError& error) {
+      throw ConfigError(error.what());
+    }
+    for (size_t i = 0; i < groups.size(); ++i) {
+      for (const std::string& file : groups[i].files) {
+        require_file(file, fmt::format("{}[{}]", key.key, i));
+      }
+    }
+  }
+  const bool tracks =
+      !f.profile_bigwigs.empty() || !f.control_bigwigs.empty() || !f.count_bigwigs.empty();
+  require(!(tracks || f.targets == "counts") || f.format == "bed" || f.format == "narrowpeak",
+          "data.format",
+          fmt::format("bigWig tracks and count targets need bed or narrowpeak intervals, not {}",
+                      f.format));
+  require(f.targets == "counts" || f.count_bigwigs.empty(), "data.count_bigwigs",
+          "is used only with data.targets \"counts\"");
+  require(f.targets != "counts" || !f.count_bigwigs.empty() || !f.profile_bigwigs.empty(),
+          "data.targets", "\"counts\" needs data.count_bigwigs or data.profile_bigwigs to count");
+  require(f.profile_length == 0 ||
+              (f.profile_length <= f.window && (f.window - f.profile_length) % 2 == 0),
+          "data.profile_length",
+          fmt::format("{} does not fit the {}-base window: it must be at most the window, with an "
+                      "even difference so that the output window stays centred under reverse "
+                      "complement (0: the window)",
+                      f.profile_length, f.window));
 }
 
 }  // namespace
@@ -581,6 +645,7 @@ void validate_config(const RunConfig& c) {
             "records are always held in memory");
     validate_tasks_and_splits(f);
   }
+  if (c.data.source == "files") validate_signal_tracks(c);
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
   if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
   for (const int64_t index : c.freeze) {
@@ -777,6 +842,21 @@ void apply_overrides(RunConfig& c, const ConfigOverrides& overrides) {
 
 RunConfig with_absolute_paths(RunConfig c) {
   for (const ConfigKey& key : config_keys()) {
+    if (key.kind() == ConfigKind::kTrackFiles) {
+      // Each file of each entry ("plus.bw,minus.bw" stays a pair).
+      std::vector<std::string> entries = std::get<std::vector<std::string>>(key.field.get(c));
+      for (std::string& entry : entries) {
+        std::vector<std::string> files;
+        std::stringstream in(entry);
+        for (std::string file; std::getline(in, file, ',');) {
+          files.push_back(
+              file.empty() ? file : std::filesystem::absolute(file).lexically_normal().string());
+        }
+        entry = fmt::format("{}", fmt::join(files, ","));
+      }
+      key.field.set(c, std::move(entries));
+      continue;
+    }
     if (key.kind() != ConfigKind::kFile && key.kind() != ConfigKind::kDirectory) continue;
     const std::string path = std::get<std::string>(key.field.get(c));
     if (!path.empty()) {

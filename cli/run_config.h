@@ -58,6 +58,13 @@ struct FilesDataConfig {
   bool streaming = false;
   int64_t loader_threads = 2;
   int64_t prefetch = 2;
+  // bigWig signal tracks (data/signal_tracks.h): entries "a.bw" (unstranded) or
+  // "plus.bw,minus.bw" (a stranded pair); bed and narrowpeak intervals only.
+  std::vector<std::string> profile_bigwigs;
+  std::vector<std::string> control_bigwigs;
+  std::vector<std::string> count_bigwigs;
+  int64_t profile_length = 0;      // 0: the window
+  std::string targets = "labels";  // or "counts": labels are sums of count (else profile) tracks
 };
 
 struct DataConfig {
@@ -127,7 +134,7 @@ struct RunConfig {
 
 /// The value of one config key, as the C++ type of its RunConfig field (cli/config_keys.h).
 using ConfigValue = std::variant<int64_t, uint64_t, double, bool, std::string, std::vector<int64_t>,
-                                 std::vector<LayerSpec>>;
+                                 std::vector<LayerSpec>, std::vector<std::string>>;
 
 /// The reference experiment: TAL1 simulation, Conv1D(16, 15) -> ReLU -> GlobalMaxPool1D ->
 /// Dense(1) -> Sigmoid, Adam 1e-3, batch 128, early stopping on val_loss (patience 3).

@@ -1,5 +1,5 @@
-// Batch: one batch of encoded sequences and labels, in a single allocation from a pluggable
-// allocator (so a CUDA backend can hand out pinned host memory).
+// Batch: one batch of encoded sequences, labels and per-base signal tracks, in a single
+// allocation from a pluggable allocator (so a CUDA backend can hand out pinned host memory).
 #pragma once
 
 #include <cstddef>
@@ -32,11 +32,24 @@ struct Batch {
   uint8_t* lower_mask = nullptr;    ///< (B, L) 1 = soft-masked base; null unless requested
   int64_t* sample_index = nullptr;  ///< (B) index of each row in the source
   uint8_t* reverse = nullptr;       ///< (B) 1 where the row was reverse complemented
+  int64_t profile_tracks = 0;       ///< S: per-base target tracks (0: none)
+  int64_t profile_length = 0;       ///< Lp: the centred output window of each sample (Lp <= L)
+  float* profile = nullptr;         ///< (B, S, Lp) per-base counts; null when S == 0
+  int64_t control_tracks = 0;       ///< Sc: per-base control tracks, a model input (0: none)
+  float* control = nullptr;         ///< (B, Sc, L) per-base control signal over the input window
   std::shared_ptr<void> storage;    ///< owns every array above
 };
 
-/// Allocates a batch with room for B rows through `allocator`.
+/// The per-base signal arrays of a batch (SequenceSource::profile_tracks() and friends).
+struct SignalSizes {
+  int64_t profile_tracks = 0;  ///< S (0: no profile array)
+  int64_t profile_length = 0;  ///< Lp
+  int64_t control_tracks = 0;  ///< Sc (0: no control array)
+};
+
+/// Allocates a batch with room for B rows through `allocator`, with profile (B, S, Lp) and
+/// control (B, Sc, L) arrays when `signals` asks for them.
 Batch allocate_batch(int64_t batch_size, int64_t length, int64_t num_targets, bool lower_mask,
-                     const BatchAllocator& allocator = {});
+                     const BatchAllocator& allocator = {}, const SignalSizes& signals = {});
 
 }  // namespace strand::data

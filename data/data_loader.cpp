@@ -21,6 +21,38 @@ SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_
   return a;
 }
 
+namespace {
+
+// A reverse track map must be a permutation of the tracks that undoes itself: reverse
+// complementing twice gives the sample back.
+void check_reverse_map(const std::vector<int64_t>& map, int64_t tracks, const char* what) {
+  bool ok = static_cast<int64_t>(map.size()) == tracks;
+  for (size_t i = 0; ok && i < map.size(); ++i) {
+    ok = map[i] >= 0 && map[i] < tracks &&
+         map[static_cast<size_t>(map[i])] == static_cast<int64_t>(i);
+  }
+  if (!ok) {
+    throw DataError(fmt::format(
+        "DataLoader: the source's reverse {} track map [{}] is not a list of {} track indices "
+        "that reverse complementing twice maps back (pairs swap, other tracks map to themselves)",
+        what, fmt::join(map, ", "), tracks));
+  }
+}
+
+// rows: (tracks, length) of one sample. Reverse complement: track map[i] becomes track i with
+// its positions reversed.
+void reverse_tracks(float* rows, int64_t tracks, int64_t length, const std::vector<int64_t>& map,
+                    std::vector<float>& scratch) {
+  scratch.assign(rows, rows + tracks * length);
+  for (int64_t i = 0; i < tracks; ++i) {
+    const float* from = scratch.data() + i * length;
+    float* to = rows + map[static_cast<size_t>(i)] * length;
+    std::reverse_copy(from, from + length, to);
+  }
+}
+
+}  // namespace
+
 void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t length) {
   if (rate <= 0.0) return;
   CounterRng rng(splitmix64_hash(key ^ 0x5355425354ULL));
@@ -51,6 +83,23 @@ DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions opt
         "DataLoader: lower_mask requested but the source keeps no soft-mask "
         "information (enable lower_mask on the source)");
   }
+  signal_sizes_ = {source_->profile_tracks(), source_->profile_length(), source_->control_tracks()};
+  const int64_t l = source_->length();
+  if (signal_sizes_.profile_tracks < 0 || signal_sizes_.control_tracks < 0 ||
+      (signal_sizes_.profile_tracks > 0 &&
+       (signal_sizes_.profile_length < 1 || signal_sizes_.profile_length > l ||
+        (l - signal_sizes_.profile_length) % 2 != 0))) {
+    throw DataError(fmt::format(
+        "DataLoader: the source's signal tracks do not fit its {}-base samples: {} profile tracks "
+        "of {} bases (need 1 to {} bases with an even difference, so that the window stays "
+        "centred under reverse complement), {} control tracks",
+        l, signal_sizes_.profile_tracks, signal_sizes_.profile_length, l,
+        signal_sizes_.control_tracks));
+  }
+  profile_reverse_ = source_->reverse_profile_tracks();
+  control_reverse_ = source_->reverse_control_tracks();
+  check_reverse_map(profile_reverse_, signal_sizes_.profile_tracks, "profile");
+  check_reverse_map(control_reverse_, signal_sizes_.control_tracks, "control");
   if (options_.sampler.balanced) {
     classes_.resize(static_cast<size_t>(source_->size()));
     for (int64_t i = 0; i < source_->size(); ++i) {
@@ -162,10 +211,14 @@ Batch DataLoader::build_batch(const Plan& plan, int64_t step, int worker) const 
   const int64_t rows = p.batch_end(step) - begin;
   const int64_t l = source_->length();
   const int64_t t = source_->num_targets();
-  Batch batch = allocate_batch(rows, l, t, options_.lower_mask, options_.allocator);
+  const int64_t s = signal_sizes_.profile_tracks;
+  const int64_t lp = signal_sizes_.profile_length;
+  const int64_t sc = signal_sizes_.control_tracks;
+  Batch batch = allocate_batch(rows, l, t, options_.lower_mask, options_.allocator, signal_sizes_);
   batch.epoch = plan.epoch;
   batch.step = step;
   const uint64_t seed = options_.sampler.seed;
+  std::vector<float> scratch;  // one sample's tracks while they are reordered
   for (int64_t r = 0; r < rows; ++r) {
     if (stop_) break;  // shutting down: the batch is discarded
     const PlanItem& item = p.items[static_cast<size_t>(begin + r)];
@@ -176,7 +229,16 @@ Batch DataLoader::build_batch(const Plan& plan, int64_t step, int worker) const 
     source_->fetch(item.index, a.shift, codes, lower, worker);
     if (a.reverse) reverse_complement(codes, static_cast<size_t>(l), lower);
     apply_substitutions(options_.augment.substitution_rate, a.key, codes, l);
-    source_->labels(item.index, batch.labels + r * t, batch.label_mask + r * t);
+    if (s > 0 || sc > 0) {
+      float* profile = s > 0 ? batch.profile + r * s * lp : nullptr;   // (S, Lp)
+      float* control = sc > 0 ? batch.control + r * sc * l : nullptr;  // (Sc, L)
+      source_->signals(item.index, a.shift, profile, control, worker);
+      if (a.reverse && profile != nullptr)
+        reverse_tracks(profile, s, lp, profile_reverse_, scratch);
+      if (a.reverse && control != nullptr)
+        reverse_tracks(control, sc, l, control_reverse_, scratch);
+    }
+    source_->labels_at(item.index, a.shift, batch.labels + r * t, batch.label_mask + r * t, worker);
     batch.sample_index[r] = item.index;
     batch.reverse[r] = a.reverse ? 1 : 0;
   }

@@ -59,8 +59,14 @@ class DataLoader {
  public:
   /// Starts the worker threads. Throws DataError for a null source, threads or
   /// prefetch_depth < 1, max_shift < 0, probabilities outside [0, 1], a lower_mask request
-  /// the source cannot serve, a sampler plan that cannot give every rank a batch, or a worker
-  /// thread that cannot be started (the ones already started are stopped and joined first).
+  /// the source cannot serve, signal tracks the batch cannot hold (a profile window longer
+  /// than the sample or off its centre, reverse track maps that are not involutions of the
+  /// tracks), a sampler plan that cannot give every rank a batch, or a worker thread that cannot
+  /// be started (the ones already started are stopped and joined first).
+  ///
+  /// Signal tracks follow the codes: the same shift, and under reverse complement every
+  /// track's positions reversed and track i moved to reverse_*_tracks()[i] (a strand pair
+  /// swaps). Labels come from SequenceSource::labels_at() with the sample's shift.
   DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options);
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
@@ -93,6 +99,9 @@ class DataLoader {
 
   std::shared_ptr<SequenceSource> source_;
   LoaderOptions options_;
+  SignalSizes signal_sizes_;              // the source's profile and control tracks
+  std::vector<int64_t> profile_reverse_;  // (S) reverse_profile_tracks()
+  std::vector<int64_t> control_reverse_;  // (Sc) reverse_control_tracks()
   std::vector<uint8_t> classes_;
   int64_t steps_per_epoch_ = 0;
   int window_ = 1;

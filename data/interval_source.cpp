@@ -22,8 +22,10 @@ IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
     throw DataError(fmt::format("IntervalSource: window {} must be > 0 and max_shift {} >= 0",
                                 options_.window, options_.max_shift));
   }
-  validate_intervals(intervals_, reader_.contigs(), reader_.path(), options_.policy,
-                     options_.labels);
+  // Count labels replace the file's: the file was read without labels, so none can be valid.
+  LabelOptions labels = options_.labels;
+  if (options_.signals.targets == TargetSource::kCounts) labels.require_valid = false;
+  validate_intervals(intervals_, reader_.contigs(), reader_.path(), options_.policy, labels);
   const int64_t l = options_.window;
   const int64_t j = options_.max_shift;
   samples_.reserve(intervals_.intervals.size());
@@ -42,6 +44,12 @@ IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
       s.offset = pool_.size();
     }
     samples_.push_back(s);
+  }
+  if (options_.signals.any()) {
+    std::vector<SignalWindow> windows;
+    for (const Sample& s : samples_) windows.push_back({s.contig, s.centre});
+    signals_ = std::make_unique<IntervalSignals>(options_.signals, l, reader_.contigs(),
+                                                 std::move(windows), intervals_, reader_.path());
   }
   if (options_.streaming) return;
   size_t total = 0;
@@ -73,6 +81,7 @@ IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
 }
 
 void IntervalSource::prepare_workers(int n) {
+  if (signals_) signals_->prepare_workers(n);
   if (!options_.streaming) return;
   worker_readers_.clear();
   for (int i = 0; i < n; ++i) worker_readers_.push_back(reader_.clone());
@@ -123,11 +132,58 @@ Interval IntervalSource::window(int64_t index) const {
   return out;
 }
 
+int64_t IntervalSource::num_targets() const {
+  return signals_ && signals_->count_labels() ? signals_->count_tasks() : intervals_.num_targets();
+}
+
+std::vector<std::string> IntervalSource::task_names() const {
+  return signals_ && signals_->count_labels() ? signals_->count_task_names()
+                                              : intervals_.target_names;
+}
+
 void IntervalSource::labels(int64_t index, float* out, uint8_t* mask) const {
+  if (signals_ && signals_->count_labels()) {
+    signals_->labels(index, out, mask);
+    return;
+  }
   const auto t = static_cast<size_t>(num_targets());
   const auto offset = static_cast<std::ptrdiff_t>(static_cast<size_t>(index) * t);
   std::copy_n(intervals_.labels.begin() + offset, t, out);
   std::copy_n(intervals_.label_mask.begin() + offset, t, mask);
+}
+
+void IntervalSource::labels_at(int64_t index, int64_t shift, float* out, uint8_t* mask,
+                               int worker) const {
+  if (signals_ && signals_->count_labels()) {
+    signals_->labels_at(index, shift, out, mask, worker);
+    return;
+  }
+  labels(index, out, mask);
+}
+
+int64_t IntervalSource::profile_tracks() const { return signals_ ? signals_->profile_tracks() : 0; }
+
+int64_t IntervalSource::profile_length() const {
+  return signals_ && signals_->profile_tracks() > 0 ? signals_->profile_length() : 0;
+}
+
+int64_t IntervalSource::control_tracks() const { return signals_ ? signals_->control_tracks() : 0; }
+
+void IntervalSource::signals(int64_t index, int64_t shift, float* profile, float* control,
+                             int worker) const {
+  if (shift < -options_.max_shift || shift > options_.max_shift) {
+    throw DataError(
+        fmt::format("IntervalSource: shift {} exceeds max_shift {}", shift, options_.max_shift));
+  }
+  if (signals_) signals_->signals(index, shift, profile, control, worker);
+}
+
+std::vector<int64_t> IntervalSource::reverse_profile_tracks() const {
+  return signals_ ? signals_->reverse_profile_tracks() : std::vector<int64_t>{};
+}
+
+std::vector<int64_t> IntervalSource::reverse_control_tracks() const {
+  return signals_ ? signals_->reverse_control_tracks() : std::vector<int64_t>{};
 }
 
 }  // namespace strand::data

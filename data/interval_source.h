@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "data/fasta_reader.h"
+#include "data/interval_signals.h"
 #include "data/intervals.h"
 #include "data/sequence_source.h"
 
@@ -21,6 +23,9 @@ struct IntervalSourceOptions {
   bool lower_mask = false;  ///< keep soft-mask information for fetch(lower_mask)
   BadIntervalPolicy policy = BadIntervalPolicy::kError;  ///< intervals invalid for the FASTA
   LabelOptions labels;  ///< as read; require_valid also holds after invalid intervals are dropped
+  /// bigWig tracks: profile targets, control inputs, and count labels replacing the file's
+  /// (targets kCounts; the intervals must then be read without labels, labelled false).
+  SignalOptions signals;
 };
 
 /// Samples are intervals; sample i is the L-base window centred on interval i (or its summit),
@@ -36,17 +41,30 @@ class IntervalSource : public SequenceSource {
 
   int64_t size() const override { return static_cast<int64_t>(samples_.size()); }
   int64_t length() const override { return options_.window; }
-  int64_t num_targets() const override { return intervals_.num_targets(); }
+  int64_t num_targets() const override;
   void prepare_workers(int n) override;
   void fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t* lower_mask,
              int worker) const override;
   void labels(int64_t index, float* out, uint8_t* mask) const override;
   bool has_lower_mask() const override { return options_.lower_mask || options_.streaming; }
-  std::vector<std::string> task_names() const override { return intervals_.target_names; }
+  /// The file's task names, or the count bigWigs' names when the labels are their sums.
+  std::vector<std::string> task_names() const override;
 
   /// The bases sample `index` covers without a shift: contig, start and end of its window,
   /// the end cut at the contig's end (fetch() pads the rest with N); line as in the file.
   Interval window(int64_t index) const;
+  int64_t profile_tracks() const override;
+  int64_t profile_length() const override;
+  int64_t control_tracks() const override;
+  void signals(int64_t index, int64_t shift, float* profile, float* control,
+               int worker) const override;
+  std::vector<int64_t> reverse_profile_tracks() const override;
+  std::vector<int64_t> reverse_control_tracks() const override;
+  void labels_at(int64_t index, int64_t shift, float* out, uint8_t* mask,
+                 int worker) const override;
+
+  /// The bigWig tracks of the samples, or null when options.signals asks for none.
+  const IntervalSignals* signal_tracks() const { return signals_.get(); }
 
   /// The intervals after validation (one per sample).
   const IntervalSet& intervals() const { return intervals_; }
@@ -71,6 +89,7 @@ class IntervalSource : public SequenceSource {
   std::vector<Sample> samples_;
   std::vector<uint8_t> pool_;  // in-memory codes; bit 3 set for lowercase when lower_mask
   std::vector<FastaReader> worker_readers_;
+  std::unique_ptr<IntervalSignals> signals_;  // null without tracks
 };
 
 }  // namespace strand::data

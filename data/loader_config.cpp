@@ -60,6 +60,13 @@ void LoaderConfig::validate() const {
           "negatives give labels; labelled must be true");
   require(blacklist.empty() || negatives_ratio > 0, "blacklist", blacklist,
           "a blacklist only applies to negatives (negatives_ratio > 0)");
+  require(!signals.any() || format == "bed" || format == "narrowpeak", "format", format,
+          "bigWig tracks (signals) need bed or narrowpeak intervals");
+  require(signals.profile_length >= 0, "signals.profile_length", signals.profile_length,
+          "must be >= 0 (0: the window)");
+  require(!(negatives_ratio > 0 && signals.targets == TargetSource::kCounts), "negatives_ratio",
+          negatives_ratio, "negatives are labelled 0 and peaks 1; count targets label windows by "
+          "their bigWig sums instead");
 }
 
 FastaReader open_fasta(const LoaderConfig& config) {
@@ -81,7 +88,8 @@ IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& rea
   read_options.policy = config.bad_intervals;
   read_options.labels = config.labels;
   const bool negatives = config.negatives_ratio > 0;
-  read_options.labelled = config.labelled && !negatives;
+  read_options.labelled =
+      config.labelled && !negatives && config.signals.targets != TargetSource::kCounts;
   IntervalSet set = read_intervals(config.intervals, read_options);
   if (negatives) {
     validate_intervals(set, reader.contigs(), reader.path(), config.bad_intervals);
@@ -151,6 +159,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   source_options.lower_mask = config.lower_mask;
   source_options.policy = config.bad_intervals;
   source_options.labels = config.labels;
+  source_options.signals = config.signals;
   return std::make_shared<IntervalSource>(std::move(reader), std::move(set), source_options);
 }
 

@@ -12,6 +12,7 @@
 #include "data/intervals.h"
 #include "data/labels.h"
 #include "data/sequence_source.h"
+#include "data/signal_tracks.h"
 
 namespace strand::data {
 
@@ -53,6 +54,8 @@ struct LoaderConfig {
   int threads = 1;                 ///< worker threads (>= 1)
   bool streaming = false;          ///< IntervalSourceOptions::streaming (not for records)
   bool lower_mask = false;         ///< fill Batch::lower_mask (not for records)
+  /// bigWig tracks (profile targets, control inputs, count labels); bed and narrowpeak only.
+  SignalOptions signals;
 
   /// Throws DataError naming the first offending field, its value and what is allowed.
   void validate() const;

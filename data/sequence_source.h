@@ -7,8 +7,10 @@
 
 namespace strand::data {
 
-/// A dataset of fixed-length encoded sequences with T labels each. fetch() and labels() may
-/// be called concurrently from different workers (each with its own worker id).
+/// A dataset of fixed-length encoded sequences with T labels each, and optionally per-base
+/// signal tracks: profile targets (S tracks over the centred Lp-base output window) and control
+/// inputs (Sc tracks over the whole L-base window). fetch(), labels() and signals() may be
+/// called concurrently from different workers (each with its own worker id).
 class SequenceSource {
  public:
   virtual ~SequenceSource() = default;
@@ -42,6 +44,28 @@ class SequenceSource {
 
   /// "task_0", "task_1", ...: the names of `count` tasks that nothing names.
   static std::vector<std::string> default_task_names(int64_t count);
+
+  /// S: per-base target tracks of every sample (0: none).
+  virtual int64_t profile_tracks() const { return 0; }
+  /// Lp: bases of the output window, centred in the L-base window (L - Lp is even).
+  virtual int64_t profile_length() const { return 0; }
+  /// Sc: per-base control tracks of every sample, a model input (0: none).
+  virtual int64_t control_tracks() const { return 0; }
+  /// Writes sample `index`'s profile (S, Lp) and control (Sc, L) for its window moved by `shift`
+  /// (forward strand); either pointer is null when the source has no such tracks.
+  virtual void signals(int64_t /*index*/, int64_t /*shift*/, float* /*profile*/, float* /*control*/,
+                       int /*worker*/) const {}
+  /// For reverse complement: the track that track i becomes (a +/- strand pair swaps, an
+  /// unstranded track maps to itself); one list for profile tracks, one for control tracks.
+  virtual std::vector<int64_t> reverse_profile_tracks() const;  // default identity
+  virtual std::vector<int64_t> reverse_control_tracks() const;  // default identity
+
+  /// The labels of sample `index` when its window is moved by `shift`: labels computed from the
+  /// sequence's signal (a count over the window) follow the shift; the default is labels().
+  virtual void labels_at(int64_t index, int64_t /*shift*/, float* out, uint8_t* mask,
+                         int /*worker*/) const {
+    labels(index, out, mask);
+  }
 };
 
 /// Class used by balanced sampling: 1 when any valid label of the sample is > 0.5, else 0.

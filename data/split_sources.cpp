@@ -87,6 +87,7 @@ SplitSources make_split_sources(const LoaderConfig& config, const SplitConfig& s
     // unreadable file, so only the whole file had to have a valid label.
     options.labels = config.labels;
     options.labels.require_valid = false;
+    options.signals = config.signals;
     return std::make_shared<IntervalSource>(reader.clone(), std::move(selected), options);
   };
   out.train = source(SplitPart::kTrain, config.jitter);

@@ -21,8 +21,8 @@ build_dir="${STRAND_BUNDLE_BUILD_DIR:-build-bundle}"
 archs="${STRAND_BUNDLE_CUDA_ARCHS:-80;90}"
 jobs="$(nproc)"
 
-packages=(build-essential cmake pkg-config git libhts-dev zlib1g-dev doctest-dev libcli11-dev
-          nlohmann-json3-dev libfmt-dev libbenchmark-dev libdnnl-dev patchelf)
+packages=(build-essential cmake pkg-config git libhts-dev libbigwig-dev zlib1g-dev doctest-dev
+          libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libdnnl-dev patchelf)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -11,9 +11,9 @@ mode="${1:-run}"
 build_dir="${STRAND_BUILD_DIR:-build}"
 jobs="$(nproc)"
 
-packages=(build-essential cmake pkg-config git clang-format libhts-dev zlib1g-dev doctest-dev
-          libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev openmpi-bin
-          libdnnl-dev)
+packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
+          doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
+          openmpi-bin libdnnl-dev)
 
 install_missing() {
   local missing=()

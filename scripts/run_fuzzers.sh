@@ -30,8 +30,8 @@ parallel="${FUZZ_PARALLEL:-$((cores >= 2 ? 2 : 1))}"
 
 # clang-14 is Debian 12's clang; libFuzzer and the sanitizer runtimes are in libclang-rt-14-dev
 # (only a Recommends of clang-14), and find_package(OpenMP) needs LLVM's libomp under clang.
-packages=(clang-14 libclang-rt-14-dev libomp-14-dev cmake pkg-config libhts-dev zlib1g-dev
-          nlohmann-json3-dev libfmt-dev)
+packages=(clang-14 libclang-rt-14-dev libomp-14-dev cmake pkg-config libhts-dev libbigwig-dev
+          zlib1g-dev nlohmann-json3-dev libfmt-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -11,6 +11,25 @@ namespace {
 
 constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+// e^-x for x in [0, 16] from exactly rounded operations only (std::exp may differ between C
+// libraries in the last bit): halve x to at most 1/2 (exact), sum the Taylor series there, then
+// square back. Relative error below 1e-14.
+double exp_negative(double x) {
+  int halvings = 0;
+  while (x > 0.5) {
+    x *= 0.5;
+    ++halvings;
+  }
+  double term = 1.0;
+  double sum = 1.0;
+  for (int n = 1; n <= 24; ++n) {
+    term = term * -x / n;
+    sum += term;
+  }
+  for (int i = 0; i < halvings; ++i) sum *= sum;
+  return sum;
+}
+
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -51,6 +70,25 @@ std::uint64_t Rng::uniform_int(std::uint64_t n) {
 }
 
 bool Rng::bernoulli(double p) { return uniform() < p; }
+
+std::uint64_t Rng::poisson(double mean) {
+  if (!(mean >= 0.0) || mean > 1e15) {
+    throw std::invalid_argument("Rng::poisson: the mean must be finite, >= 0 and at most 1e15");
+  }
+  // Poisson(a + b) = Poisson(a) + Poisson(b): small chunks keep e^-chunk far from underflow.
+  std::uint64_t count = 0;
+  while (mean > 0.0) {
+    const double chunk = mean < 16.0 ? mean : 16.0;
+    mean -= chunk;
+    const double limit = exp_negative(chunk);
+    double product = uniform();
+    while (product > limit) {
+      ++count;
+      product *= uniform();
+    }
+  }
+  return count;
+}
 
 std::size_t Rng::categorical(std::span<const double> weights) {
   double total = 0.0;

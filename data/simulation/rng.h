@@ -27,6 +27,10 @@ class Rng {
   bool bernoulli(double p);
   /// Index i with probability weights[i] / sum(weights); weights non-negative, sum > 0.
   std::size_t categorical(std::span<const double> weights);
+  /// A Poisson(mean) count, mean finite and >= 0 (Knuth's product of uniforms, on chunks of the
+  /// mean of at most 16; O(mean) draws). e^-chunk is computed with +, *, / only, so the stream
+  /// is the same on every platform.
+  std::uint64_t poisson(double mean);
 
  private:
   std::array<std::uint64_t, 4> s_{};

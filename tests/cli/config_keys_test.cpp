@@ -36,6 +36,8 @@ ConfigValue other_value(const ConfigKey& key, const ConfigValue& value) {
           return std::vector<int64_t>{0, 1};
         } else if constexpr (std::is_same_v<Value, std::vector<LayerSpec>>) {
           return std::vector<LayerSpec>(v.begin(), v.begin() + 2);
+        } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
+          return std::vector<std::string>{"a.bw", "plus.bw,minus.bw"};
         } else if constexpr (std::is_same_v<Value, double>) {
           return v + 0.25;
         } else {
@@ -138,6 +140,10 @@ TEST_CASE("config keys: each flag sets its key, as --help says") {
     std::vector<std::string> args = {"train", "--print-config", key.flag};
     if (key.kind() == ConfigKind::kLayerIndices) {
       args.push_back("0,1");
+    } else if (key.kind() == ConfigKind::kTrackFiles) {
+      for (const std::string& entry : std::get<std::vector<std::string>>(value)) {
+        args.push_back(entry);
+      }
     } else if (key.kind() != ConfigKind::kFlag) {
       const json text = value_json(value);
       args.push_back(text.is_string() ? text.get<std::string>() : text.dump());

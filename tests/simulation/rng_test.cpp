@@ -54,3 +54,36 @@ TEST_CASE("uniform, uniform_int and categorical have the right distributions") {
   CHECK_THROWS_AS((void)rng.categorical(std::array<double, 2>{0.0, 0.0}), std::invalid_argument);
   CHECK_THROWS_AS((void)rng.categorical(std::array<double, 2>{-1.0, 2.0}), std::invalid_argument);
 }
+
+TEST_CASE("poisson counts have the mean and variance of their distribution") {
+  Rng rng(11);
+  for (const double mean : {0.05, 3.0, 16.0, 40.5, 700.0}) {
+    CAPTURE(mean);
+    const int draws = mean > 100 ? 4000 : 40000;
+    double sum = 0.0;
+    double squares = 0.0;
+    int zeros = 0;
+    for (int i = 0; i < draws; ++i) {
+      const auto k = static_cast<double>(rng.poisson(mean));
+      sum += k;
+      squares += k * k;
+      zeros += k == 0.0 ? 1 : 0;
+    }
+    const double m = sum / draws;
+    const double variance = squares / draws - m * m;
+    // Within 5 standard errors of the mean; the variance of a Poisson equals its mean.
+    CHECK(std::abs(m - mean) < 5.0 * std::sqrt(mean / draws));
+    CHECK(variance == doctest::Approx(mean).epsilon(0.1));
+    if (mean < 4) CHECK(zeros / double(draws) == doctest::Approx(std::exp(-mean)).epsilon(0.05));
+  }
+  CHECK(rng.poisson(0.0) == 0);
+  CHECK_THROWS_AS(rng.poisson(-1.0), std::invalid_argument);
+  CHECK_THROWS_AS(rng.poisson(std::nan("")), std::invalid_argument);
+  // Pinned (values from this implementation): the stream must not change with the platform
+  // or a refactor, since simulated datasets are functions of their seed.
+  Rng pinned(3);
+  std::vector<std::uint64_t> first;
+  for (int i = 0; i < 6; ++i) first.push_back(pinned.poisson(5.5));
+  CHECK(first == std::vector<std::uint64_t>{6, 8, 5, 6, 3, 7});
+  CHECK(Rng(3).poisson(40.5) == 45);
+}
