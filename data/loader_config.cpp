@@ -65,7 +65,8 @@ void LoaderConfig::validate() const {
   require(signals.profile_length >= 0, "signals.profile_length", signals.profile_length,
           "must be >= 0 (0: the window)");
   require(!(negatives_ratio > 0 && signals.targets == TargetSource::kCounts), "negatives_ratio",
-          negatives_ratio, "negatives are labelled 0 and peaks 1; count targets label windows by "
+          negatives_ratio,
+          "negatives are labelled 0 and peaks 1; count targets label windows by "
           "their bigWig sums instead");
 }
 
