@@ -31,12 +31,62 @@ double finite_mean(const std::vector<double>& values) {
   return count > 0 ? sum / static_cast<double>(count) : kNaN;
 }
 
+// The tasks a term is scored per: the labels' tasks, else one per output column ("0", "1", ...)
+// of a (B, C) output; a profile term has none.
+std::vector<std::string> term_tasks(const LossTerm& term, const std::vector<std::string>& labels,
+                                    const Shape& output) {
+  if (term.target == Target::kLabels) return labels;
+  std::vector<std::string> names;
+  const int64_t columns = output.empty() ? 1 : numel(output);
+  for (int64_t c = 0; c < columns && term.kind() != TargetKind::kProfile; ++c) {
+    names.push_back(std::to_string(c));
+  }
+  return names;
+}
+
+// Where a term's figures go: unprefixed for a single term, else under "<output>_".
+std::string term_prefix(size_t terms, const std::string& output) {
+  return terms == 1 ? "" : output + "_";
+}
+
+// The metric keys of a term of `kind` scored over `tasks`, under `prefix`, in the order
+// evaluate() reports them (the term's loss is not among them).
+std::vector<std::string> metric_keys(TargetKind kind, const std::string& prefix,
+                                     const std::vector<std::string>& tasks) {
+  std::vector<std::string> keys;
+  const auto per_task = [&](std::initializer_list<const char*> metrics) {
+    for (const char* metric : metrics) keys.push_back(prefix + metric);
+    for (const char* metric : metrics) keys.push_back(prefix + "mean_" + metric);
+    if (tasks.size() < 2) return;
+    for (const std::string& task : tasks) {
+      for (const char* metric : metrics) keys.push_back(prefix + metric + "/" + task);
+    }
+  };
+  switch (kind) {
+    case TargetKind::kBinary:
+      keys.push_back(prefix + "accuracy");
+      per_task({"auroc", "auprc"});
+      break;
+    case TargetKind::kReal:
+      per_task({"pearson", "spearman"});
+      break;
+    case TargetKind::kCategorical:
+      keys.push_back(prefix + "accuracy");
+      break;
+    case TargetKind::kProfile:
+      keys.push_back(prefix + "pearson");
+      break;
+  }
+  return keys;
+}
+
 // What one term accumulates over the pass.
 struct TermScores {
   const LossTerm* term = nullptr;
   size_t output = 0;
   TargetKind kind = TargetKind::kReal;
-  std::vector<std::string> task_names;  // labels: the source's; else the output's columns
+  bool labels = false;                  // scored against the batch's labels
+  std::vector<std::string> task_names;  // term_tasks(), known after the first batch
   double loss_sum = 0.0;                // sum over batches of mean loss x batch weight
   double loss_weight = 0.0;
   // Binary and real targets: the kept (task, prediction, target) triples, flat.
@@ -201,11 +251,9 @@ Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& 
       const Var prediction = apply_activation(model.output_activation(s.output), outputs[s.output]);
       const Tensor target = Objective::target_of(*s.term, host, DType::kFloat32);
       if (s.task_names.empty()) {
-        const Shape& shape = prediction.shape();
-        const int64_t columns = shape.size() >= 2 ? prediction.value().numel() / shape[0] : 1;
-        for (int64_t c = 0; c < columns && s.kind != TargetKind::kProfile; ++c) {
-          s.task_names.push_back(std::to_string(c));
-        }
+        Shape per_example = prediction.shape();
+        per_example.erase(per_example.begin());
+        s.task_names = term_tasks(*s.term, loader.source().task_names(), per_example);
       }
       s.add(prediction.value(), target, labels ? host.label_mask : Tensor());
     }
@@ -225,7 +273,7 @@ Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& 
   double total = 0.0;
   bool seen_binary = false;
   for (const TermScores& s : scores) {
-    const std::string prefix = scores.size() == 1 ? "" : output_names[s.output] + "_";
+    const std::string prefix = term_prefix(scores.size(), output_names[s.output]);
     const double mean_loss = s.loss_weight > 0.0 ? s.loss_sum / s.loss_weight : kNaN;
     total += s.term->weight * mean_loss;
     if (scores.size() > 1) result.values[prefix + "loss"] = mean_loss;
@@ -247,6 +295,24 @@ Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& 
   result.values["loss"] = total;
   result.loss = total;
   return result;
+}
+
+std::vector<std::string> evaluation_keys(const Model& model, const Objective& objective,
+                                         const std::vector<std::string>& task_names,
+                                         const std::vector<Shape>& output_shapes) {
+  const std::vector<size_t> bound = objective.bind(model);
+  const std::vector<std::string> outputs = model.output_names();
+  const size_t terms = objective.terms().size();
+  std::vector<std::string> keys = {"loss"};
+  for (size_t i = 0; i < terms; ++i) {
+    const LossTerm& term = objective.terms()[i];
+    const std::string prefix = term_prefix(terms, outputs[bound[i]]);
+    if (terms > 1) keys.push_back(prefix + "loss");
+    const std::vector<std::string> metrics = metric_keys(
+        term.kind(), prefix, term_tasks(term, task_names, output_shapes.at(bound[i])));
+    keys.insert(keys.end(), metrics.begin(), metrics.end());
+  }
+  return keys;
 }
 
 Evaluation evaluate(Model& model, const Loss& loss, data::DataLoader& loader,

@@ -46,6 +46,14 @@ struct Evaluation {
 Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& loader,
                     dist::DistributedStrategy* strategy = nullptr);
 
+/// The keys of Evaluation::values that evaluate() reports for `objective` on `model`, when the
+/// labels' tasks are `task_names` and the outputs' per-sample shapes `output_shapes`, in the
+/// order of the terms ("loss" first; per term its loss when there are several, then its
+/// metrics: pooled, means, per task). What early stopping may monitor, with "val_" before it.
+std::vector<std::string> evaluation_keys(const Model& model, const Objective& objective,
+                                         const std::vector<std::string>& task_names,
+                                         const std::vector<Shape>& output_shapes);
+
 /// evaluate() of the single-output objective Objective::of(loss).
 Evaluation evaluate(Model& model, const Loss& loss, data::DataLoader& loader,
                     dist::DistributedStrategy* strategy = nullptr);

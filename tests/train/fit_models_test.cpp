@@ -3,6 +3,7 @@
 // checkpoints of the trained graph.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
