@@ -13,6 +13,7 @@
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
+#include "cli/presets.h"
 #include "cli/run_config.h"
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
@@ -87,18 +88,35 @@ void add_config_flags(CLI::App* app, ConfigOverrides& overrides) {
       case ConfigKind::kTrackFiles:  // --profile-bigwigs a.bw plus.bw,minus.bw (or repeated)
         option = key_flag<std::vector<std::string>>(app, key, overrides);
         break;
-      case ConfigKind::kLayers:
-        throw Error(fmt::format("{}: a list of layers has no flag", key.key));
+      case ConfigKind::kModel:
+        throw Error(
+            fmt::format("{}: the model has no flag (the --model flag names a preset)", key.key));
     }
     option->description(flag_help(key));
     if (const std::string group = flag_group(key); !group.empty()) option->group(group);
   }
 }
 
-RunConfig resolve_config(const std::string& config_file, const ConfigOverrides& overrides) {
-  RunConfig config = config_file.empty() ? default_config() : load_config_file(config_file);
+// The config of a command: the preset (--model), then the file (--config), then the flags.
+RunConfig resolve_config(const std::string& config_file, const std::string& preset,
+                         const ConfigOverrides& overrides) {
+  RunConfig config = !config_file.empty() ? load_config_file(config_file, preset)
+                     : !preset.empty()    ? parse_config(nlohmann::json{{"preset", preset}})
+                                          : default_config();
   apply_overrides(config, overrides);
   return config;
+}
+
+// --model NAME: a preset (configs/<name>.json) as the base of the config.
+void add_preset_flag(CLI::App* command, std::string& preset) {
+  std::string names;
+  for (const Preset& p : presets()) names += fmt::format("\n  {}: {}", p.name, p.summary);
+  command
+      ->add_option("--model", preset,
+                   "A preset model with its published recipe, the base under --config and "
+                   "the flags:" +
+                       names)
+      ->check(CLI::IsMember(preset_names()));
 }
 
 constexpr const char* kTrainHelp =
@@ -130,11 +148,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // ---- train ----
   CLI::App* train = app.add_subcommand("train", kTrainHelp);
-  std::string train_config, resume_dir;
+  std::string train_config, train_preset, resume_dir;
   ConfigOverrides train_overrides;
   TrainOptions train_options;
   bool print_config = false;
   train->add_option("--config", train_config, "JSON config file")->check(CLI::ExistingFile);
+  add_preset_flag(train, train_preset);
   add_config_flags(train, train_overrides);
   train->add_option("--run-name", train_options.run_name,
                     "Run directory name (default: date-time + seed)");
@@ -185,6 +204,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                       "bases); default: bedgraph when --out ends in .bedgraph or .bg");
   predict->add_option("--task", predict_options.task,
                       "bedGraph of a multi-task model: the task to write, by name or index");
+  predict->add_option("--output", predict_options.output,
+                      "A graph model's output to write (default: its first with one value per "
+                      "task, e.g. BPNet's counts)");
   optional_flag(predict, "--window", predict_options.window,
                 "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
   predict
@@ -282,9 +304,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // ---- summary ----
   CLI::App* summary = app.add_subcommand("summary", "Print the model table of a config");
-  std::string summary_config;
+  std::string summary_config, summary_preset;
   ConfigOverrides summary_overrides;
   summary->add_option("--config", summary_config, "JSON config file")->check(CLI::ExistingFile);
+  add_preset_flag(summary, summary_preset);
   add_config_flags(summary, summary_overrides);
 
   // ---- layers ----
@@ -327,15 +350,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                 key));
           }
         }
-        if (!train_config.empty() || !train_options.run_name.empty()) {
-          throw ConfigError("--resume takes neither --config nor --run-name");
+        if (!train_config.empty() || !train_options.run_name.empty() || !train_preset.empty()) {
+          throw ConfigError("--resume takes neither --config, --model nor --run-name");
         }
         const TrainResult result =
             resume_train(resume_dir, train_overrides.int_value("epochs"),
                          train_overrides.int_value("threads"), train_options, out);
         return result.exit_code;
       }
-      const RunConfig config = resolve_config(train_config, train_overrides);
+      const RunConfig config = resolve_config(train_config, train_preset, train_overrides);
       if (print_config) {
         out << to_json(config).dump(2) << "\n";
         return 0;
@@ -350,9 +373,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } else if (*prepare) {
       run_prepare(prepare_options, out);
     } else if (*inspect) {
-      run_inspect(resolve_config(inspect_config, inspect_overrides), out);
+      run_inspect(resolve_config(inspect_config, "", inspect_overrides), out);
     } else if (*summary) {
-      out << model_summary(resolve_config(summary_config, summary_overrides));
+      out << model_summary(resolve_config(summary_config, summary_preset, summary_overrides));
     } else if (*layers) {
       out << layer_catalog_markdown();
     } else if (*keys) {

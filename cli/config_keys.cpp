@@ -58,12 +58,18 @@ const std::vector<ConfigKey>& config_keys() {
   // The sections' variants.
   const KeyCondition simulated{"data.source", {"simulated"}};
   const KeyCondition files{"data.source", {"files"}};
-  const KeyCondition adam{"optimizer.name", {"adam"}};
+  const KeyCondition adam{"optimizer.name", {"adam", "adamw"}};
   const KeyCondition sgd{"optimizer.name", {"sgd"}};
   const KeyCondition rmsprop{"optimizer.name", {"rmsprop"}};
   const RealRange unit{0.0, 1.0};
   const RealRange unit_below_one{0.0, 1.0, false, true};
   static const std::vector<ConfigKey> keys = {
+      {.key = "preset",
+       .field = field([](auto& c) -> auto& { return c.preset; }),
+       .choices = {"", "reference", "basset", "deepsea", "bpnet"},
+       .omitted_when_empty = true,
+       .help = "A preset whose config (configs/<name>.json: reference, basset, deepsea, bpnet) "
+               "is the base under this file's keys; `strand train --model NAME`"},
       // ---- data ----
       {.key = "data.source",
        .field = field([](auto& c) -> auto& { return c.data.source; }),
@@ -304,18 +310,21 @@ const std::vector<ConfigKey>& config_keys() {
       // ---- the model, from the layer catalog ----
       {.key = "model",
        .field = field([](auto& c) -> auto& { return c.model; }),
-       .help = "The layers, first to last; `strand layers` lists their types and options"},
+       .help = "The layers, first to last, or a graph {\"nodes\": [...], \"outputs\": [...]} "
+               "(docs/models.md); `strand layers` lists the layer types and options"},
       {.key = "loss",
        .field = field([](auto& c) -> auto& { return c.loss; }),
-       .choices = {"binary_crossentropy", "mse"},
+       .choices = loss_names(),
        .flag = "--loss",
-       .help = "Loss function"},
+       .help = "Loss of a layer-list model (a graph names one per output): binary_crossentropy "
+               "and categorical_crossentropy score 0/1 labels (auROC, auPRC); mse and poisson "
+               "real values (Pearson, Spearman); poisson needs a final Exp"},
       // ---- optimizer (the rows of each optimizer in the order its error messages list them)
       {.key = "optimizer.name",
        .field = field([](auto& c) -> auto& { return c.optimizer.name; }),
-       .choices = {"adam", "sgd", "rmsprop"},
+       .choices = {"adam", "adamw", "sgd", "rmsprop"},
        .flag = "--optimizer",
-       .help = "Optimizer"},
+       .help = "Optimizer (adamw: Adam with decoupled weight decay, as torch.optim.AdamW)"},
       {.key = "optimizer.learning_rate",
        .field = field([](auto& c) -> auto& { return c.optimizer.learning_rate; }),
        .range = RealRange{0.0, 1e3, true},
@@ -376,6 +385,56 @@ const std::vector<ConfigKey>& config_keys() {
        .range = IntRange{1, kMaxCount},
        .flag = "--epochs",
        .help = "Maximum epochs"},
+      {.key = "clip_grad_norm",
+       .field = field([](auto& c) -> auto& { return c.clip_grad_norm; }),
+       .range = RealRange{0.0, 1e9},
+       .range_note = "0: off",
+       .flag = "--clip-grad-norm",
+       .help = "Clip the gradients to this global L2 norm before every update"},
+      {.key = "max_weight_norm",
+       .field = field([](auto& c) -> auto& { return c.max_weight_norm; }),
+       .range = RealRange{0.0, 1e9},
+       .range_note = "0: off",
+       .flag = "--max-weight-norm",
+       .help = "Cap every weight matrix's or filter bank's per-output-unit norm after each "
+               "update (Basset: 7)"},
+      {.key = "lr_schedule.name",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.name; }),
+       .choices = {"none", "step", "cosine", "plateau"},
+       .flag = "--lr-schedule",
+       .help = "Learning-rate schedule: step decay, cosine decay after a linear warm-up (to the "
+               "last step of the last epoch), or reduce on plateau of the early-stopping monitor"},
+      {.key = "lr_schedule.step_size",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.step_size; }),
+       .only_when = {"lr_schedule.name", {"step"}},
+       .range = IntRange{1, kMaxCount},
+       .help = "Optimizer steps between decays"},
+      {.key = "lr_schedule.gamma",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.gamma; }),
+       .only_when = {"lr_schedule.name", {"step"}},
+       .range = RealRange{0.0, 1.0, true},
+       .help = "Factor of each decay"},
+      {.key = "lr_schedule.warmup_steps",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.warmup_steps; }),
+       .only_when = {"lr_schedule.name", {"cosine"}},
+       .range = IntRange{0, kMaxCount},
+       .flag = "--warmup-steps",
+       .help = "Steps of linear warm-up before the cosine decay"},
+      {.key = "lr_schedule.min_learning_rate",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.min_learning_rate; }),
+       .only_when = {"lr_schedule.name", {"cosine", "plateau"}},
+       .range = RealRange{0.0, 1e3},
+       .help = "cosine: the rate reached at the end; plateau: the rate is never reduced below"},
+      {.key = "lr_schedule.factor",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.factor; }),
+       .only_when = {"lr_schedule.name", {"plateau"}},
+       .range = RealRange{0.0, 1.0, true, true},
+       .help = "Factor of each reduction"},
+      {.key = "lr_schedule.patience",
+       .field = field([](auto& c) -> auto& { return c.lr_schedule.patience; }),
+       .only_when = {"lr_schedule.name", {"plateau"}},
+       .range = IntRange{0, kMaxCount},
+       .help = "Epochs without improvement of the early-stopping monitor before a reduction"},
       {.key = "early_stopping.enabled",
        .field = field([](auto& c) -> auto& { return c.early_stopping.enabled; }),
        .flag = "--no-early-stopping",
@@ -479,18 +538,8 @@ std::string word_of(const RunConfig& config, const std::string& path) {
 nlohmann::json value_json(const ConfigValue& value) {
   return std::visit(
       [](const auto& v) -> nlohmann::json {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<LayerSpec>>) {
-          nlohmann::json layers = nlohmann::json::array();
-          for (const LayerSpec& layer : v) {
-            nlohmann::json entry;
-            entry["type"] = layer.type;
-            for (const auto& option : layer.options) {
-              nlohmann::json& slot = entry[option.first];
-              std::visit([&slot](const auto& o) { slot = o; }, option.second);
-            }
-            layers.push_back(entry);
-          }
-          return layers;
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ModelSpec>) {
+          return model_spec_json(v);
         } else {
           return v;
         }
@@ -520,8 +569,8 @@ std::string kind_text(const ConfigKey& key) {
       return "directory";
     case ConfigKind::kLayerIndices:
       return "layer indices";
-    case ConfigKind::kLayers:
-      return "layers";
+    case ConfigKind::kModel:
+      return "layers or graph";
     case ConfigKind::kTrackFiles:
       return "bigWig list";
   }
@@ -530,10 +579,10 @@ std::string kind_text(const ConfigKey& key) {
 
 // A value as a config file writes it; the model as its layer types.
 std::string value_text(const ConfigValue& value) {
-  if (const auto* layers = std::get_if<std::vector<LayerSpec>>(&value)) {
+  if (const auto* model = std::get_if<ModelSpec>(&value)) {
     std::vector<std::string> types;
-    for (const LayerSpec& layer : *layers) types.push_back(layer.type);
-    return fmt::format("{}", fmt::join(types, ", "));
+    for (const LayerSpec& layer : model->all_layers()) types.push_back(layer.type);
+    return fmt::format("{}{}", model->graph() ? "graph: " : "", fmt::join(types, ", "));
   }
   return value_json(value).dump();
 }

@@ -3,8 +3,8 @@
 // default), its range or words, the data source or optimizer it belongs to, its command-line
 // flag and its help. Parsing, range checks, to_json (--print-config, config.json), the flags,
 // `strand config-keys` and docs/config.md all come from it, so adding a key touches the struct
-// field and one row of config_keys() (cli/config_keys.cpp). The `model` list is one row whose
-// layers come from the layer catalog (layers/layer_catalog.h).
+// field and one row of config_keys() (cli/config_keys.cpp). The `model` is one row whose layers
+// come from the layer catalog (layers/layer_catalog.h; cli/model_spec.h).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ enum class ConfigKind {
   kFile,          ///< std::string: a file that must exist when given
   kDirectory,     ///< std::string: a directory, created when needed
   kLayerIndices,  ///< std::vector<int64_t>: indices into the model list
-  kLayers,        ///< std::vector<LayerSpec>: the model list (the layer catalog)
+  kModel,         ///< ModelSpec: the model, a layer list or a graph (the layer catalog)
   kTrackFiles,    ///< std::vector<std::string>: files, an entry may be a "plus,minus" pair
 };
 
@@ -65,8 +65,8 @@ constexpr ConfigKind kind_of_field() {
   } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
     return ConfigKind::kTrackFiles;
   } else {
-    static_assert(std::is_same_v<Value, std::vector<LayerSpec>>, "not a ConfigValue type");
-    return ConfigKind::kLayers;
+    static_assert(std::is_same_v<Value, ModelSpec>, "not a ConfigValue type");
+    return ConfigKind::kModel;
   }
 }
 

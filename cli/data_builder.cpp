@@ -191,7 +191,20 @@ std::vector<std::string> run_task_names(const RunConfig& config, int64_t count) 
   return names;
 }
 
-data::LabelOptions training_label_options() { return {data::LabelKind::kBinary, true}; }
+data::LabelOptions training_label_options(const RunConfig& config) {
+  bool binary = false;
+  const auto is_binary = [](const std::string& loss) {
+    return loss == "binary_crossentropy" || loss == "categorical_crossentropy";
+  };
+  if (!config.model.graph()) {
+    binary = is_binary(config.loss);
+  } else {
+    for (const OutputSpec& output : config.model.outputs) {
+      binary = binary || (output.target == "labels" && is_binary(output.loss));
+    }
+  }
+  return {binary ? data::LabelKind::kBinary : data::LabelKind::kReal, true};
+}
 
 data::SignalOptions signal_options(const FilesDataConfig& files) {
   data::SignalOptions signals;
@@ -201,6 +214,27 @@ data::SignalOptions signal_options(const FilesDataConfig& files) {
   signals.profile_length = files.profile_length;
   signals.targets = data::parse_target_source(files.targets);
   return signals;
+}
+
+double median_total_counts(const data::SequenceSource& source, int64_t max_windows) {
+  const int64_t tracks = source.profile_tracks(), length = source.profile_length();
+  if (tracks == 0 || source.size() == 0) return 0.0;
+  const int64_t windows = std::min(source.size(), max_windows);
+  std::vector<float> profile(static_cast<size_t>(tracks * length));
+  std::vector<double> totals;
+  totals.reserve(static_cast<size_t>(windows));
+  for (int64_t k = 0; k < windows; ++k) {
+    const int64_t index = k * source.size() / windows;  // evenly spaced, deterministic
+    source.signals(index, 0, profile.data(), nullptr, 0);
+    double total = 0.0;
+    for (const float count : profile) total += count;
+    totals.push_back(total);
+  }
+  const auto middle = totals.begin() + static_cast<std::ptrdiff_t>(totals.size() / 2);
+  std::nth_element(totals.begin(), middle, totals.end());
+  if (totals.size() % 2 == 1) return *middle;
+  const double upper = *middle;
+  return 0.5 * (upper + *std::max_element(totals.begin(), middle));
 }
 
 RunData build_run_data(const RunConfig& config) {
@@ -217,7 +251,7 @@ RunData build_run_data(const RunConfig& config) {
     return out;
   }
   const FilesDataConfig& f = config.data.files;
-  const data::LabelOptions labels = training_label_options();
+  const data::LabelOptions labels = training_label_options(config);
   const data::LoaderConfig loader = files_loader_config(f, labels, config.seed);
   data::SplitConfig split;
   split.valid_fraction = f.valid_fraction;

@@ -83,11 +83,16 @@ std::vector<std::string> read_run_task_names(const RunConfig& config);
 /// `count` (the model's outputs).
 std::vector<std::string> run_task_names(const RunConfig& config, int64_t count);
 
-/// The labels `strand train`, `inspect` and evaluation need: 0 or 1 (or missing) whatever the
-/// loss, because every run is scored with binary metrics (accuracy, auROC, auPRC:
-/// train::MetricAccumulator takes 0, 1 or NaN), and at least one valid label per file. Checked
-/// when the files are read, so a bad label fails before training with its file and line.
-data::LabelOptions training_label_options();
+/// The labels a run needs: 0 or 1 (or missing) when a binary loss (binary_crossentropy,
+/// categorical_crossentropy) trains on them, any finite number for a regression loss (mse,
+/// poisson: scored by correlations); at least one valid label per file. Checked when the files
+/// are read, so a bad label fails before training with its file and line.
+data::LabelOptions training_label_options(const RunConfig& config);
+
+/// The median over `source`'s windows (at most `max_windows` of them, evenly spaced) of the
+/// total profile counts, summed over tracks and positions; 0 without profile tracks. BPNet's
+/// counts loss weighs median / 10.
+double median_total_counts(const data::SequenceSource& source, int64_t max_windows = 10000);
 
 /// Where a loader's batches go: this rank's shard of the data (data-parallel training) and the
 /// memory batches land in (pinned host memory for CUDA runs).

@@ -378,6 +378,32 @@ int64_t bedgraph_task(const PredictOptions& options, const std::vector<std::stri
                                 options.task, fmt::join(tasks, ", "), tasks.size()));
 }
 
+// The output predict writes: the one called `name`, else the first with one value per column
+// per sample ((B, T): a profile's (B, S, L) is not a table of scores). Throws naming the outputs.
+size_t predicted_output(const Model& model, const DataDimensions& data, const std::string& name) {
+  const std::vector<std::string> names = model.output_names();
+  const std::vector<Shape> shapes = model.output_shapes(input_shapes(data));
+  size_t index = 0;
+  if (!name.empty()) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      throw ConfigError(fmt::format("--output: the model has no output '{}'; its outputs are {}",
+                                    name, fmt::join(names, ", ")));
+    }
+    index = static_cast<size_t>(it - names.begin());
+  } else {
+    while (index < shapes.size() && shapes[index].size() != 1) ++index;
+    if (index == shapes.size()) index = 0;
+  }
+  if (shapes[index].size() != 1) {
+    throw ConfigError(fmt::format(
+        "predict: output '{}' gives ({}) per window; the table holds outputs of one value per "
+        "column (the model's outputs: {})",
+        names[index], fmt::join(shapes[index], ", "), fmt::join(names, ", ")));
+  }
+  return index;
+}
+
 }  // namespace
 
 int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
@@ -466,29 +492,49 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     RunData data = build_run_data(config);
     split = std::move(*data.test);
   }
-  // A bedGraph's task is checked against the run's names before the (long) prediction.
-  if (out_format == "bedgraph") {
-    const std::vector<std::string> names = read_run_task_names(config);
-    if (!names.empty()) bedgraph_task(options, names);
-  }
+  // The model as it was trained: the data sizes and task names its checkpoint records (older
+  // checkpoints: the input's length and the run's files).
+  const train::CheckpointMetadata metadata = train::read_checkpoint_metadata(checkpoint);
   const int64_t length = split.source->length();
+  DataDimensions dimensions;
+  if (const auto recorded = checkpoint_dimensions(metadata, checkpoint.string())) {
+    dimensions = *recorded;
+    if (dimensions.length != length) {
+      throw ConfigError(
+          fmt::format("predict: the model was trained on {} bp windows, the input "
+                      "has {} (give --window {})",
+                      dimensions.length, length, dimensions.length));
+    }
+  } else {
+    dimensions.length = length;
+    dimensions.tasks = static_cast<int64_t>(read_run_task_names(config).size());
+  }
+  std::vector<std::string> recorded_tasks = checkpoint_task_names(metadata);
+  if (recorded_tasks.empty()) recorded_tasks = read_run_task_names(config);
+  // A bedGraph's task is checked against the run's names before the (long) prediction.
+  if (out_format == "bedgraph" && !recorded_tasks.empty()) bedgraph_task(options, recorded_tasks);
   manual_seed(config.seed);
-  std::shared_ptr<Sequential> model = build_model(config.model, length);
+  std::shared_ptr<Model> model = build_model(config.model, dimensions);
   try {
     train::load_checkpoint(checkpoint, *model);
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("--model: {}", error.what()));
   }
+  const size_t output = predicted_output(*model, dimensions, options.output);
   log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
                      checkpoint.string(),
                      options.rc_average ? " (averaged with the reverse complement)" : "");
 
   std::unique_ptr<data::DataLoader> loader =
       prediction_loader(split, options.batch_size, options.rc_average);
-  const train::Predictions predictions = train::predict(*model, *loader);
+  const train::Predictions predictions = train::predict(*model, *loader, output);
   const int64_t n = split.source->size();
   const std::vector<float> scores = scores_per_sample(predictions, n, split, checkpoint.string());
-  const std::vector<std::string> tasks = run_task_names(config, predictions.num_targets);
+  std::vector<std::string> tasks = recorded_tasks;
+  if (static_cast<int64_t>(tasks.size()) != predictions.num_targets) {
+    // Not the labels' columns (another output, or names that cannot be read): numbered.
+    tasks = data::SequenceSource::default_task_names(predictions.num_targets);
+  }
   const std::string text =
       out_format == "bedgraph"
           ? bedgraph_table(split, scores, predictions.num_targets, bedgraph_task(options, tasks),

@@ -26,6 +26,7 @@ struct PredictOptions {
   std::string out;                 // a TSV or bedGraph path, or "-" for standard output
   std::string out_format;          // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
   std::string task;                // bedGraph of a multi-task model: the task, by name or index
+  std::string output;              // a graph model's output; default: its first (B, T) output
   int64_t batch_size = 256;
   int64_t threads = 0;  // 0: every core
 };

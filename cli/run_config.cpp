@@ -12,6 +12,8 @@
 
 #include "cli/config_keys.h"
 #include "cli/edit_distance.h"
+#include "cli/object_reader.h"
+#include "cli/presets.h"
 #include "core/device.h"
 #include "core/parse_number.h"
 #include "data/data_error.h"
@@ -25,106 +27,6 @@ namespace strand::cli {
 namespace {
 
 using nlohmann::json;
-
-std::string join_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string type_name_of(const json& value) {
-  if (value.is_number_integer() || value.is_number_unsigned()) return "integer";
-  if (value.is_number_float()) return "number";
-  return value.type_name();
-}
-
-// Reads one JSON object field by field, remembering which keys were asked for, so that
-// finish() can name every other key as unknown together with the keys that are allowed.
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string path) : object_(object), path_(std::move(path)) {
-    if (!object_.is_object()) {
-      throw ConfigError(fmt::format("{}: expected an object, got {}",
-                                    path_.empty() ? "config" : path_, type_name_of(object_)));
-    }
-  }
-
-  const json* find(const std::string& key) {
-    if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
-    auto it = object_.find(key);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  void read(const std::string& key, std::string& out) {
-    if (const json* v = find(key)) {
-      expect(key, v->is_string(), "a string", *v);
-      out = v->get<std::string>();
-    }
-  }
-  void read(const std::string& key, bool& out) {
-    if (const json* v = find(key)) {
-      expect(key, v->is_boolean(), "true or false", *v);
-      out = v->get<bool>();
-    }
-  }
-  void read(const std::string& key, double& out) {
-    if (const json* v = find(key)) {
-      expect(key, v->is_number(), "a number", *v);
-      out = v->get<double>();
-    }
-  }
-  void read(const std::string& key, int64_t& out) {
-    if (const json* v = find(key)) {
-      expect(key, v->is_number_integer(), "an integer", *v);
-      // Above INT64_MAX the value is held unsigned and would wrap to a negative number.
-      expect(key, !v->is_number_unsigned() || v->get<uint64_t>() <= INT64_MAX,
-             "an integer of at most 9223372036854775807", *v);
-      out = v->get<int64_t>();
-    }
-  }
-  void read(const std::string& key, uint64_t& out) {
-    if (const json* v = find(key)) {
-      expect(key, v->is_number_unsigned(), "a non-negative integer", *v);
-      out = v->get<uint64_t>();
-    }
-  }
-  void read_choice(const std::string& key, std::string& out,
-                   const std::vector<std::string>& choices) {
-    read(key, out);
-    if (std::find(choices.begin(), choices.end(), out) == choices.end()) {
-      throw ConfigError(fmt::format("{}: '{}' is not one of {}", join_path(path_, key), out,
-                                    fmt::join(choices, ", ")));
-    }
-  }
-
-  void finish() const {
-    for (const auto& [key, value] : object_.items()) {
-      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-      std::string message = fmt::format("{}: unknown key; expected one of {}",
-                                        join_path(path_, key), fmt::join(known_, ", "));
-      std::string closest;
-      size_t best = 3;  // suggest only near misses (typos), not unrelated keys
-      for (const std::string& candidate : known_) {
-        const size_t d = edit_distance(key, candidate);
-        if (d < best) best = d, closest = candidate;
-      }
-      if (!closest.empty()) message += fmt::format(" (did you mean '{}'?)", closest);
-      throw ConfigError(message);
-    }
-  }
-
-  const std::string& path() const { return path_; }
-
- private:
-  void expect(const std::string& key, bool ok, const char* wanted, const json& value) const {
-    if (!ok) {
-      throw ConfigError(fmt::format("{}: expected {}, got {} {}", join_path(path_, key), wanted,
-                                    type_name_of(value), value.dump()));
-    }
-  }
-
-  const json& object_;
-  std::string path_;
-  std::vector<std::string> known_;
-};
 
 // A parse callback that refuses a key repeated within one object (nlohmann keeps the last one
 // silently). It follows the nesting to name the key by its JSON path, e.g. "model[1].units".
@@ -182,66 +84,6 @@ class DuplicateKeyCheck {
 
   std::vector<Frame> frames_;
 };
-
-// A model entry: "type" names a layer of the catalog, every other key one of its options.
-LayerSpec parse_layer(const json& value, const std::string& path) {
-  ObjectReader reader(value, path);
-  std::vector<std::string> names;
-  for (const LayerType& type : layer_types()) names.push_back(type.name);
-  LayerSpec layer;
-  reader.read_choice("type", layer.type, names);
-  const LayerType& type = *find_layer_type(layer.type);
-  LayerOptions given;
-  for (const LayerOption& option : type.options) {
-    if (!reader.find(option.name)) continue;
-    switch (option.kind) {
-      case LayerOption::Kind::kInt: {
-        int64_t number = 0;
-        reader.read(option.name, number);
-        given[option.name] = number;
-        break;
-      }
-      case LayerOption::Kind::kBool: {
-        bool flag = false;
-        reader.read(option.name, flag);
-        given[option.name] = flag;
-        break;
-      }
-      case LayerOption::Kind::kChoice: {
-        std::string word = std::get<std::string>(option.default_value);
-        reader.read_choice(option.name, word, option.choices);
-        given[option.name] = word;
-        break;
-      }
-      case LayerOption::Kind::kReal: {
-        double number = 0.0;
-        reader.read(option.name, number);
-        given[option.name] = number;
-        break;
-      }
-    }
-  }
-  reader.finish();  // first: a misspelt option is named as such, not as a missing one
-  try {
-    layer.options = type.complete(std::move(given));
-  } catch (const Error& error) {
-    throw ConfigError(fmt::format("{}: {}", path, error.what()));
-  }
-  return layer;
-}
-
-// The model list: a non-empty array of layer entries.
-std::vector<LayerSpec> parse_model(const json& value, const std::string& path) {
-  if (!value.is_array() || value.empty()) {
-    throw ConfigError(
-        fmt::format("{}: expected a non-empty list of layers, got {}", path, value.dump()));
-  }
-  std::vector<LayerSpec> layers;
-  for (size_t i = 0; i < value.size(); ++i) {
-    layers.push_back(parse_layer(value[i], fmt::format("{}[{}]", path, i)));
-  }
-  return layers;
-}
 
 void require(bool ok, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
@@ -307,9 +149,9 @@ void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
   }
   const std::string name = key.name();
   switch (key.kind()) {
-    case ConfigKind::kLayers:
+    case ConfigKind::kModel:
       if (const json* value = reader.find(name)) {
-        key.field.set(config, parse_model(*value, join_path(reader.path(), name)));
+        key.field.set(config, parse_model_spec(*value, join_path(reader.path(), name)));
       }
       return;
     case ConfigKind::kLayerIndices:
@@ -361,31 +203,6 @@ void require_in(const std::string& key, double value, const RealRange& r, const 
   require(ok, key,
           fmt::format("must be in {}{}, {}{}{}, got {}", r.lo_open ? "(" : "[", r.lo, r.hi,
                       r.hi_open ? ")" : "]", note.empty() ? "" : " (" + note + ")", value));
-}
-
-// The catalog's ranges of every layer's integer options.
-void validate_layers(const std::vector<LayerSpec>& layers, const std::string& path) {
-  for (size_t i = 0; i < layers.size(); ++i) {
-    const LayerSpec& layer = layers[i];
-    const LayerType* type = find_layer_type(layer.type);
-    require(type != nullptr, fmt::format("{}[{}].type", path, i),
-            fmt::format("'{}' is not a layer type", layer.type));
-    LayerOptions options;
-    try {
-      options = type->complete(layer.options);
-    } catch (const Error& error) {
-      throw ConfigError(fmt::format("{}[{}]: {}", path, i, error.what()));
-    }
-    for (const LayerOption& option : type->options) {
-      const std::string key = fmt::format("{}[{}].{}", path, i, option.name);
-      if (option.kind == LayerOption::Kind::kInt) {
-        require_in(key, int_option(options, option.name), IntRange{option.min, option.max}, "");
-      } else if (option.kind == LayerOption::Kind::kReal) {
-        require_in(key, real_option(options, option.name),
-                   RealRange{option.real_min, option.real_max, false, option.real_max_open}, "");
-      }
-    }
-  }
 }
 
 // A path for an error message: whole when short, else its start and its length (a config
@@ -534,13 +351,48 @@ RunConfig default_config() {
     return LayerSpec{type, find_layer_type(type)->complete(std::move(options))};
   };
   // The DragoNN TAL1 reference model.
-  config.model = {layer("Conv1D", {{"filters", int64_t{16}}, {"kernel_size", int64_t{15}}}),
-                  layer("ReLU"), layer("GlobalMaxPool1D"), layer("Dense", {{"units", int64_t{1}}}),
-                  layer("Sigmoid")};
+  config.model.layers = {layer("Conv1D", {{"filters", int64_t{16}}, {"kernel_size", int64_t{15}}}),
+                         layer("ReLU"), layer("GlobalMaxPool1D"),
+                         layer("Dense", {{"units", int64_t{1}}}), layer("Sigmoid")};
   return config;
 }
 
-RunConfig parse_config(const json& value) {
+namespace {
+
+// `file` over a preset's config `base`: the file's keys win; sections merge key by key, except
+// a data section of another source, an optimizer of another name and the model, which replace
+// the preset's whole.
+json over_preset(json base, const json& file) {
+  for (const auto& [key, value] : file.items()) {
+    auto it = base.find(key);
+    const bool merge = it != base.end() && it->is_object() && value.is_object() && key != "model" &&
+                       !(key == "data" && value.value("source", "") != it->value("source", "")) &&
+                       !(key == "optimizer" && value.contains("name") &&
+                         value.value("name", "") != it->value("name", ""));
+    if (merge) {
+      *it = over_preset(*it, value);
+    } else {
+      base[key] = value;
+    }
+  }
+  return base;
+}
+
+}  // namespace
+
+RunConfig parse_config(const json& given) {
+  // A preset's config is the base under the file's keys.
+  json value = given;
+  if (given.is_object() && given.contains("preset") && given["preset"].is_string() &&
+      !given["preset"].get<std::string>().empty()) {
+    const std::string name = given["preset"].get<std::string>();
+    const std::string_view text = preset_config_text(name);
+    if (text.empty()) {
+      throw ConfigError(fmt::format("preset: '{}' is not a preset; the presets are {}", name,
+                                    fmt::join(preset_names(), ", ")));
+    }
+    value = over_preset(json::parse(text), given);
+  }
   ObjectReader top(value, "");
   RunConfig config = default_config();
   const std::vector<ConfigKey>& keys = config_keys();
@@ -565,7 +417,7 @@ RunConfig parse_config(const json& value) {
   return config;
 }
 
-RunConfig load_config_file(const std::filesystem::path& path) {
+RunConfig load_config_file(const std::filesystem::path& path, const std::string& preset) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("config file '{}' cannot be opened", path.string()));
   json value;
@@ -585,6 +437,7 @@ RunConfig load_config_file(const std::filesystem::path& path) {
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("config file '{}': {}", path.string(), error.what()));
   }
+  if (!preset.empty() && value.is_object()) value["preset"] = preset;
   try {
     return parse_config(value);
   } catch (const ConfigError& error) {
@@ -613,8 +466,8 @@ void validate_numbers(const RunConfig& c) {
       require_in(key.key, std::get<int64_t>(value), *ints, note);
     } else if (const auto* reals = std::get_if<RealRange>(&range)) {
       require_in(key.key, std::get<double>(value), *reals, note);
-    } else if (key.kind() == ConfigKind::kLayers) {
-      validate_layers(std::get<std::vector<LayerSpec>>(value), key.key);
+    } else if (key.kind() == ConfigKind::kModel) {
+      validate_model_spec(std::get<ModelSpec>(value), key.key);
     }
   }
   // What no single key's range says.
@@ -649,9 +502,9 @@ void validate_config(const RunConfig& c) {
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
   if (c.threads == 0) resolved_threads(c);  // a malformed OMP_NUM_THREADS stops here
   for (const int64_t index : c.freeze) {
-    require(index >= 0 && index < static_cast<int64_t>(c.model.size()), "freeze",
-            fmt::format("layer index {} is not in the model (layers 0..{})", index,
-                        c.model.size() - 1));
+    const auto layers = static_cast<int64_t>(c.model.all_layers().size());
+    require(index >= 0 && index < layers, "freeze",
+            fmt::format("layer index {} is not in the model (layers 0..{})", index, layers - 1));
   }
   Device device;
   try {

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "cli/config_error.h"
+#include "cli/model_spec.h"
 #include "core/error.h"
 #include "layers/layer_catalog.h"
 
@@ -73,16 +75,8 @@ struct DataConfig {
   FilesDataConfig files;
 };
 
-/// One layer of the model list: a type of the layer catalog (layers/layer_catalog.h) and its
-/// options, complete (every default filled in).
-struct LayerSpec {
-  std::string type;
-  LayerOptions options;
-  bool operator==(const LayerSpec&) const = default;
-};
-
 struct OptimizerConfig {
-  std::string name = "adam";  // adam, sgd, rmsprop
+  std::string name = "adam";  // adam, adamw (decoupled weight decay), sgd, rmsprop
   double learning_rate = 1e-3;
   double beta1 = 0.9, beta2 = 0.999;  // adam
   double eps = 1e-7;                  // adam, rmsprop (rmsprop's default is 1e-8)
@@ -92,6 +86,17 @@ struct OptimizerConfig {
   bool nesterov = false;   // sgd
   double alpha = 0.99;     // rmsprop
   bool centered = false;   // rmsprop
+};
+
+/// A learning-rate schedule (optim/lr_schedule.h, train/lr_callbacks.h).
+struct LrScheduleConfig {
+  std::string name = "none";       // none, step, cosine, plateau
+  int64_t step_size = 1000;        // step: optimizer steps between decays
+  double gamma = 0.1;              // step: the factor of each decay
+  int64_t warmup_steps = 0;        // cosine: linear warm-up steps before the decay
+  double min_learning_rate = 0.0;  // cosine: the final rate; plateau: the lowest rate
+  double factor = 0.1;             // plateau: the factor of each reduction
+  int64_t patience = 10;           // plateau: epochs without improvement before reducing
 };
 
 struct EarlyStoppingConfig {
@@ -112,12 +117,20 @@ struct DistributedConfig {
 };
 
 struct RunConfig {
+  /// A preset (cli/presets.h) whose config is the base under this one's keys; empty: none.
+  std::string preset;
   DataConfig data;
-  std::vector<LayerSpec> model;
+  ModelSpec model;
   std::string loss = "binary_crossentropy";  // or "mse"
   OptimizerConfig optimizer;
   int64_t batch_size = 128;
   int64_t epochs = 100;
+  /// > 0: gradients are clipped to this global L2 norm before every update.
+  double clip_grad_norm = 0.0;
+  /// > 0: after every update each weight matrix or filter bank has its output units' norms
+  /// capped at this (Basset's max-norm 7).
+  double max_weight_norm = 0.0;
+  LrScheduleConfig lr_schedule;
   EarlyStoppingConfig early_stopping;
   uint64_t seed = 0;
   int64_t threads = 0;  // 0: OMP_NUM_THREADS when set, else every hardware core
@@ -134,18 +147,22 @@ struct RunConfig {
 
 /// The value of one config key, as the C++ type of its RunConfig field (cli/config_keys.h).
 using ConfigValue = std::variant<int64_t, uint64_t, double, bool, std::string, std::vector<int64_t>,
-                                 std::vector<LayerSpec>, std::vector<std::string>>;
+                                 ModelSpec, std::vector<std::string>>;
 
 /// The reference experiment: TAL1 simulation, Conv1D(16, 15) -> ReLU -> GlobalMaxPool1D ->
 /// Dense(1) -> Sigmoid, Adam 1e-3, batch 128, early stopping on val_loss (patience 3).
 RunConfig default_config();
 
-/// Parses a config object, key by key of the config key table. Absent keys take their
-/// defaults; an unknown key, a wrong type or an invalid enum value throws ConfigError naming
-/// the key by its JSON path ("optimizer.learnig_rate: unknown key; expected one of ...").
+/// Parses a config object, key by key of the config key table. With a "preset" key the preset's
+/// config (cli/presets.h) is the base: the object's keys win, its sections merge into the
+/// preset's (a data section of another source, an optimizer of another name and the model
+/// replace them). Absent keys take their defaults; an unknown key, a wrong type or an invalid enum
+/// value throws ConfigError naming the key by its JSON path ("optimizer.learnig_rate: unknown key;
+/// expected one of ...").
 RunConfig parse_config(const nlohmann::json& json);
-/// Reads and parses a JSON config file; errors name the file.
-RunConfig load_config_file(const std::filesystem::path& path);
+/// Reads and parses a JSON config file; errors name the file. A non-empty `preset` replaces the
+/// file's "preset" key (the --model flag).
+RunConfig load_config_file(const std::filesystem::path& path, const std::string& preset = "");
 
 /// The fully resolved config: every key of the chosen data source and optimizer.
 nlohmann::json to_json(const RunConfig& config);
@@ -218,11 +235,5 @@ class ConfigOverrides {
 /// default depends on it (data.window). Throws ConfigError when flags of two data sources are
 /// mixed.
 void apply_overrides(RunConfig& config, const ConfigOverrides& overrides);
-
-/// A configuration problem; the message names the key (or file) at fault.
-class ConfigError : public Error {
- public:
-  using Error::Error;
-};
 
 }  // namespace strand::cli

@@ -1,23 +1,61 @@
-// Model table for a config without touching data (except records with window 0, whose input
-// length is the records' length).
+// The model table of a config: built for the data's sizes. With data files they are read (their
+// tasks, tracks and window); a preset without data files shows the sizes it was published with.
 #include "cli/summary_command.h"
 
 #include <fmt/format.h>
 
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "cli/presets.h"
 
 namespace strand::cli {
+namespace {
+
+// The data sizes the summary's model is built for, and where they come from.
+DataDimensions summary_dimensions(const RunConfig& config, std::string& source) {
+  DataDimensions data;
+  if (config.data.source == "simulated") {
+    data.length = config.data.simulated.length;
+    data.tasks = 1;
+    source = "the simulated data";
+    return data;
+  }
+  if (!config.data.files.fasta.empty()) {
+    source = "the data files";
+    return data_dimensions(*build_run_data(config).train.source);
+  }
+  const Preset* preset = find_preset(config.preset);
+  if (preset == nullptr) {
+    throw ConfigError(
+        "summary: give the data (--fasta and --intervals) or a preset (--model) to size the "
+        "model for");
+  }
+  data = preset->published;
+  data.length = config.data.files.window > 0 ? config.data.files.window : data.length;
+  if (config.data.files.profile_length > 0) data.profile_length = config.data.files.profile_length;
+  source = fmt::format("the {} preset's published data", preset->name);
+  return data;
+}
+
+}  // namespace
 
 std::string model_summary(const RunConfig& config) {
   validate_numbers(config);
-  int64_t length =
-      config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
-  if (length <= 0) length = build_run_data(config).length;
+  std::string source;
+  const DataDimensions data = summary_dimensions(config, source);
   manual_seed(config.seed);
-  const std::shared_ptr<Sequential> model = build_model(config.model, length);
+  const std::shared_ptr<Model> model = build_model(config.model, data);
   freeze_layers(*model, config.freeze);
-  return fmt::format("input: ({}) base codes\n{}", length, model->summary({length}));
+  std::string text = fmt::format("input: ({}) base codes", data.length);
+  if (data.control_tracks > 0) {
+    text += fmt::format(", control ({}, {})", data.control_tracks, data.length);
+  }
+  text += fmt::format("; {} task(s)", data.tasks);
+  if (data.profile_tracks > 0) {
+    text += fmt::format(", profile ({}, {})", data.profile_tracks, data.profile_length);
+  }
+  text += fmt::format(" ({})\n", source);
+  return text + model->summary(input_shapes(data));
 }
 
 }  // namespace strand::cli

@@ -8,7 +8,9 @@
 
 namespace strand::cli {
 
-/// Builds the configured model for its input length and returns Sequential::summary().
+/// Builds the configured model for its data's sizes and returns its summary table (layers or
+/// nodes, output shapes, parameter counts), after a line naming the input and where its sizes
+/// came from.
 std::string model_summary(const RunConfig& config);
 
 }  // namespace strand::cli

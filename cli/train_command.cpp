@@ -19,6 +19,7 @@
 #include "tensor/determinism.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/lr_callbacks.h"
 #include "train/partial_epoch.h"
 #include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
@@ -127,6 +128,38 @@ InterruptedReport interrupted_report(const RunPaths& paths, const train::History
   return report;
 }
 
+// The callback of config.lr_schedule, or null for "none". Cosine decays to the last step of the
+// last epoch; plateau follows the early-stopping monitor.
+std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
+                                                        const std::string& monitor,
+                                                        int64_t steps_per_epoch) {
+  const LrScheduleConfig& s = config.lr_schedule;
+  const double rate = config.optimizer.learning_rate;
+  try {
+    if (s.name == "step") {
+      return std::make_shared<train::LearningRateScheduler>(
+          std::make_shared<StepDecay>(rate, s.step_size, s.gamma));
+    }
+    if (s.name == "cosine") {
+      return std::make_shared<train::LearningRateScheduler>(std::make_shared<CosineWithWarmup>(
+          rate, s.warmup_steps, config.epochs * steps_per_epoch, s.min_learning_rate));
+    }
+    if (s.name == "plateau") {
+      train::ReduceLROnPlateauOptions options;
+      options.monitor = monitor;
+      options.factor = s.factor;
+      options.patience = s.patience;
+      options.min_lr = s.min_learning_rate;
+      return std::make_shared<train::ReduceLROnPlateau>(options);
+    }
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("lr_schedule: {}", error.what()));
+  }
+  return nullptr;
+}
+
 struct Session {
   RunConfig config;
   RunPaths paths;
@@ -170,23 +203,17 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
                      data.test ? data.test->source->size() : 0);
 
   manual_seed(config.seed);
-  std::shared_ptr<Sequential> model = build_model(config.model, data.length);
-  const int64_t outputs = model->output_shape({data.length}).at(0);
-  if (outputs != data.train.source->num_targets()) {
-    throw ConfigError(fmt::format(
-        "model[{}] ({}): the model gives {} output(s) per sample but the data has {} target(s)",
-        config.model.size() - 1, config.model.back().type, outputs,
-        data.train.source->num_targets()));
+  const DataDimensions dimensions = data_dimensions(*data.train.source);
+  std::shared_ptr<Model> model = build_model(config.model, dimensions);
+  // BPNet's counts weight: the median total counts of the training windows, / 10.
+  double auto_weight = 1.0;
+  if (needs_auto_weight(config.model)) {
+    const double median = median_total_counts(*data.train.source);
+    auto_weight = std::max(median / 10.0, 1e-3);
+    out << fmt::format("counts loss weight \"auto\": median total counts {} / 10 = {}\n", median,
+                       auto_weight);
   }
-  const std::unique_ptr<Loss> loss = build_loss(config.loss);
-  // Every run's labels are 0/1 (training_label_options()), so every loss is scored with the
-  // binary metrics (accuracy, auROC, auPRC).
-  const train::Objective objective = train::Objective::of(*loss, TargetKind::kBinary);
-  if (loss->takes_logits() && config.model.back().type != "Sigmoid") {
-    throw ConfigError(fmt::format(
-        "loss: '{}' trains on logits, so the model must end in Sigmoid (last layer is {})",
-        config.loss, config.model.back().type));
-  }
+  const train::Objective objective = build_objective(config, *model, dimensions, auto_weight);
   if (!config.init_weights.empty() && !session.resuming) {
     try {
       train::load_checkpoint(config.init_weights, *model);
@@ -198,7 +225,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // Parameters move before the optimizer exists, so its state is created on the same device.
   if (device.is_cuda()) model->to(device);
   std::unique_ptr<Optimizer> optimizer = build_optimizer(config.optimizer, *model);
-  out << "model:\n" << model->summary({data.length});
+  out << "model:\n" << model->summary(input_shapes(dimensions));
 
   std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
   std::unique_ptr<data::DataLoader> valid_loader;
@@ -227,6 +254,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   train::FitOptions fit_options;
   fit_options.epochs = config.epochs;
   fit_options.strategy = run.strategy.get();
+  fit_options.clip_grad_norm = config.clip_grad_norm;
+  fit_options.max_weight_norm = config.max_weight_norm;
   bool already_stopped = false;
   if (session.resuming) {
     const std::filesystem::path last = paths.last_checkpoint();
@@ -254,7 +283,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     }
     std::vector<Tensor> best_weights;
     if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
-      std::shared_ptr<Sequential> best = build_model(config.model, data.length);
+      std::shared_ptr<Model> best = build_model(config.model, dimensions);
       train::load_checkpoint(paths.best_checkpoint(), *best);
       for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
     }
@@ -300,14 +329,24 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   }
 
   const uint64_t seed = config.seed;
-  auto metadata = [early_stopping, seed] {
+  // The data sizes and task names the model was built for travel with its checkpoints, so that
+  // `strand predict` rebuilds it for any input (unlabelled files have no tasks to count).
+  const train::CheckpointMetadata model_metadata =
+      model_checkpoint_metadata(dimensions, data.train.source->task_names());
+  auto metadata = [early_stopping, seed, model_metadata] {
     train::CheckpointMetadata m = early_stopping->state();
     m["seed"] = std::to_string(seed);
+    m.insert(model_metadata.begin(), model_metadata.end());
     return m;
   };
   // Every rank runs early stopping (its decision rests on metrics reduced over ranks, so all
   // ranks stop together); only the chief writes logs, events and checkpoints.
   std::vector<std::shared_ptr<train::Callback>> callbacks = {early_stopping};
+  // The learning-rate schedule: every rank changes its rate alike.
+  if (std::shared_ptr<train::Callback> schedule =
+          learning_rate_schedule(config, monitor, train_loader->steps_per_epoch())) {
+    callbacks.push_back(schedule);
+  }
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
@@ -485,11 +524,13 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
   validate_training_config(config);
   Session session;
   session.config = config;
-  // A dry build first, so a bad model or missing data stops before a run directory exists.
-  {
-    const int64_t length =
-        config.data.source == "simulated" ? config.data.simulated.length : config.data.files.window;
-    if (length > 0) build_model(config.model, length);
+  // A dry build first, so a bad model stops before a run directory exists: the simulated data's
+  // sizes are known; files are read in the run (a model that names a data size waits for them).
+  if (config.data.source == "simulated") {
+    DataDimensions simulated;
+    simulated.length = config.data.simulated.length;
+    simulated.tasks = 1;
+    build_objective(config, *build_model(config.model, simulated), simulated);
   }
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(config.distributed, Device::parse(config.device)));

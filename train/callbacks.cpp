@@ -180,7 +180,11 @@ CsvEpochLogger::CsvEpochLogger(std::filesystem::path path, bool with_validation)
 void CsvEpochLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
   std::map<std::string, double> row;
   for (const std::string& column : logger_.columns()) {
-    row[column] = column == "epoch" ? static_cast<double>(logs.epoch + 1) : logs.get(column);
+    // A figure this model does not log (training accuracy of a regression model) stays empty.
+    auto it = logs.values.find(column);
+    row[column] = column == "epoch"         ? static_cast<double>(logs.epoch + 1)
+                  : it != logs.values.end() ? it->second
+                                            : NAN;
   }
   logger_.log(row);
 }

@@ -308,8 +308,8 @@ std::vector<std::string> evaluation_keys(const Model& model, const Objective& ob
     const LossTerm& term = objective.terms()[i];
     const std::string prefix = term_prefix(terms, outputs[bound[i]]);
     if (terms > 1) keys.push_back(prefix + "loss");
-    const std::vector<std::string> metrics = metric_keys(
-        term.kind(), prefix, term_tasks(term, task_names, output_shapes.at(bound[i])));
+    const std::vector<std::string> metrics =
+        metric_keys(term.kind(), prefix, term_tasks(term, task_names, output_shapes.at(bound[i])));
     keys.insert(keys.end(), metrics.begin(), metrics.end());
   }
   return keys;

@@ -5,6 +5,24 @@
 
 namespace strand::train {
 
+namespace {
+
+// The profile (B, S, Lp) and control (B, Sc, L) arrays of `batch`, when it has them, as views.
+template <typename Keep>
+void add_signal_tensors(const data::Batch& batch, const Keep& keep, TrainingBatch& out) {
+  if (batch.profile != nullptr) {
+    out.profile =
+        Tensor::from_blob(batch.profile, {batch.size, batch.profile_tracks, batch.profile_length},
+                          DType::kFloat32, Device::cpu(), keep);
+  }
+  if (batch.control != nullptr) {
+    out.control = Tensor::from_blob(batch.control, {batch.size, batch.control_tracks, batch.length},
+                                    DType::kFloat32, Device::cpu(), keep);
+  }
+}
+
+}  // namespace
+
 TrainingBatch as_tensors(const data::Batch& batch) {
   // Each tensor holds a reference to the batch's single allocation.
   auto keep = [storage = batch.storage](void*) { (void)storage; };
@@ -17,6 +35,7 @@ TrainingBatch as_tensors(const data::Batch& batch) {
   const Tensor mask = Tensor::from_blob(batch.label_mask, {batch.size, batch.num_targets},
                                         DType::kUInt8, Device::cpu(), keep);
   out.label_mask = mask.to(DType::kFloat32);
+  add_signal_tensors(batch, keep, out);
   return out;
 }
 
@@ -34,6 +53,9 @@ TrainingBatch as_device_tensors(const data::Batch& batch, Device device) {
   out.label_mask = Tensor::from_blob(batch.label_mask, targets, DType::kUInt8, Device::cpu(), keep)
                        .to(device)
                        .to(DType::kFloat32);
+  add_signal_tensors(batch, keep, out);
+  if (out.profile.defined()) out.profile = out.profile.to(device);
+  if (out.control.defined()) out.control = out.control.to(device);
   return out;
 }
 

@@ -34,8 +34,10 @@ ConfigValue other_value(const ConfigKey& key, const ConfigValue& value) {
           return *word == key.choices.back() ? key.choices.front() : *(word + 1);
         } else if constexpr (std::is_same_v<Value, std::vector<int64_t>>) {
           return std::vector<int64_t>{0, 1};
-        } else if constexpr (std::is_same_v<Value, std::vector<LayerSpec>>) {
-          return std::vector<LayerSpec>(v.begin(), v.begin() + 2);
+        } else if constexpr (std::is_same_v<Value, ModelSpec>) {
+          ModelSpec shorter;
+          shorter.layers.assign(v.layers.begin(), v.layers.begin() + 2);
+          return shorter;
         } else if constexpr (std::is_same_v<Value, std::vector<std::string>>) {
           return std::vector<std::string>{"a.bw", "plus.bw,minus.bw"};
         } else if constexpr (std::is_same_v<Value, double>) {
@@ -69,7 +71,7 @@ TEST_CASE("config keys: the table is well formed") {
     CHECK(paths.insert(key.key).second);
     CHECK(!key.help.empty());
     if (!key.flag.empty()) CHECK(flags.insert(key.flag).second);
-    if (key.kind() == ConfigKind::kLayers) CHECK(key.flag.empty());
+    if (key.kind() == ConfigKind::kModel) CHECK(key.flag.empty());
     // A section's rows are neighbours (parse_config reads a section in one go).
     if (key.section() != section) {
       if (!key.section().empty()) CHECK(finished_sections.count(key.section()) == 0);

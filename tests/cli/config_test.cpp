@@ -36,7 +36,7 @@ std::string parse_error(const json& value) {
 TEST_CASE("reference config file equals the defaults") {
   const RunConfig reference = load_config_file(source_dir() + "/configs/reference.json");
   CHECK(to_json(reference) == to_json(default_config()));
-  CHECK(reference.model.size() == 5);
+  CHECK(reference.model.layers.size() == 5);
   CHECK(reference.data.simulated.motif == "TAL1_known4");
 }
 
@@ -65,7 +65,8 @@ TEST_CASE("unknown key is named by its JSON path with the allowed keys") {
 TEST_CASE("wrong type and bad enum values name the key") {
   CHECK(parse_error(json{{"batch_size", "big"}}).find("batch_size: expected an integer") == 0);
   CHECK(parse_error(json{{"data", {{"n_pos", 1.5}}}}).find("data.n_pos: expected an integer") == 0);
-  CHECK(parse_error(json{{"optimizer", {{"name", "adamw"}}}}).find("optimizer.name: 'adamw'") == 0);
+  CHECK(parse_error(json{{"optimizer", {{"name", "adamax"}}}}).find("optimizer.name: 'adamax'") ==
+        0);
   CHECK(parse_error(json{{"early_stopping", 3}}).find("early_stopping: expected an object") == 0);
   CHECK(parse_error(json{{"model", {{{"type", "Conv1D"}, {"filters", 8}}}}})
             .find("model[0]: Conv1D needs") == 0);
@@ -121,10 +122,10 @@ TEST_CASE("impossible model is an error naming the layer before training") {
   CHECK(result.err.find("model[2] (Dense)") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
   // A kernel longer than the sequence is caught by the layer's own shape check.
-  std::vector<LayerSpec> layers = default_config().model;
+  std::vector<LayerSpec> layers = default_config().model.layers;
   layers[0].options["kernel_size"] = int64_t{50};
-  CHECK_THROWS_WITH_AS(build_model(layers, 20), doctest::Contains("model[0] (Conv1D)"),
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(build_sequential(layers, {.length = 20, .tasks = 1}),
+                       doctest::Contains("model[0] (Conv1D)"), ConfigError);
 }
 
 TEST_CASE("flags override the config file") {

@@ -58,7 +58,7 @@ TEST_CASE("a run that fails before saving an epoch leaves no run directory") {
   simulate(dir);
   const auto result = run(train(dir, "two.tsv", "r"));
   CHECK(result.status == 1);
-  CHECK(result.err.find("target(s)") != std::string::npos);
+  CHECK(result.err.find("label column(s)") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // nor the output_dir it made
 
   // A run directory the user made beforehand keeps its own files; only the run's go.
@@ -86,7 +86,7 @@ TEST_CASE("a run that fails after saving epochs is kept with report.json marked 
   CHECK(resumed.status == 1);
   const json report = json::parse(read_text(root / "report.json"));
   CHECK(report["status"] == "failed");
-  CHECK(report["error"].get<std::string>().find("target(s)") != std::string::npos);
+  CHECK(report["error"].get<std::string>().find("label column(s)") != std::string::npos);
   CHECK(report["resume"] == "strand train --resume " + root.string());
   CHECK(std::filesystem::exists(root / "checkpoints" / "last.safetensors"));
   CHECK(std::filesystem::exists(root / "config.json"));

@@ -143,8 +143,8 @@ TEST_CASE("resume with early stopping keeps the best checkpoint and stopping sta
         read_text(dir.path() / "full" / "steps.csv"));
   // The best checkpoints hold the same epoch and weights (timings in their metadata differ).
   const RunConfig config = default_config();
-  auto full_best = build_model(config.model, 100);
-  auto cut_best = build_model(config.model, 100);
+  auto full_best = build_model(config.model, {.length = 100, .tasks = 1});
+  auto cut_best = build_model(config.model, {.length = 100, .tasks = 1});
   const auto full_meta =
       train::load_checkpoint(dir.path() / "full" / "checkpoints" / "best.safetensors", *full_best);
   const auto cut_meta =
@@ -263,8 +263,8 @@ TEST_CASE("init weights and freeze fine-tune only the unfrozen layers") {
   REQUIRE_MESSAGE(tuned.status == 0, tuned.err);
   CHECK(tuned.out.find("Non-trainable params: 976") != std::string::npos);
   const RunConfig config = default_config();
-  auto before = build_model(config.model, 100);
-  auto after = build_model(config.model, 100);
+  auto before = build_model(config.model, {.length = 100, .tasks = 1});
+  auto after = build_model(config.model, {.length = 100, .tasks = 1});
   train::load_checkpoint(init, *before);
   train::load_checkpoint(dir.path() / "tuned" / "checkpoints" / "last.safetensors", *after);
   const auto b = before->named_parameters();
