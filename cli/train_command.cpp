@@ -19,6 +19,7 @@
 #include "tensor/determinism.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/metric_names.h"
 #include "train/partial_epoch.h"
 #include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
@@ -206,6 +207,15 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
   }
 
+  // The figures the run logs, known before training: metrics.csv's columns and what early
+  // stopping may monitor (a misspelt monitor fails here, not after the first epoch).
+  const std::vector<std::string> training_metrics = train::training_metric_names(objective);
+  InputShapes input_shapes;
+  input_shapes.sequence = {data.length};
+  const std::vector<std::string> evaluation_metrics = train::evaluation_keys(
+      *model, objective, data.train.source->task_names(), model->output_shapes(input_shapes));
+  const std::vector<std::string> logged_metrics = train::epoch_metric_names(
+      training_metrics, data.validation ? evaluation_metrics : std::vector<std::string>{});
   // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
   // validation data (allowed when early stopping is off) it tracks the training metric of the
   // same name: val_loss -> loss.
@@ -308,14 +318,16 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // Every rank runs early stopping (its decision rests on metrics reduced over ranks, so all
   // ranks stop together); only the chief writes logs, events and checkpoints.
   std::vector<std::shared_ptr<train::Callback>> callbacks = {early_stopping};
+  // Kept for the test split's figures, logged after the final evaluation.
+  std::shared_ptr<train::TensorBoardLogger> tensorboard;
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(
-        std::make_shared<train::CsvEpochLogger>(paths.metrics(), data.validation.has_value()));
+    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), logged_metrics));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
-    callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
-                                                                   config.tensorboard_every_steps));
+    tensorboard = std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
+                                                             config.tensorboard_every_steps);
+    callbacks.push_back(tensorboard);
     // best.safetensors follows EarlyStopping's best, which survives resumes through its
     // restored state (a fresh tracker would overwrite the true best after a resume).
     auto is_best = [early_stopping](const train::EpochLogs& logs) {
@@ -323,8 +335,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     };
     callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
                                                                  true, metadata, is_best));
-    callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
-                                                                options.progress_every_steps));
+    callbacks.push_back(std::make_shared<train::ProgressLogger>(
+        out, options.interactive, options.progress_every_steps, logged_metrics));
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
@@ -394,6 +406,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     report.test = train::evaluate(*model, objective, *test_loader, run.strategy.get());
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+  // TensorBoard's test run: the final figures at the last epoch's step, beside the curves.
+  if (tensorboard && report.test) {
+    tensorboard->log_evaluation("test", report.test->values, report.epochs_run);
+  }
   report.best_epoch = early_stopping->best_epoch() + 1;
   report.monitor = monitor;
   report.best_value = early_stopping->best_value();
@@ -434,13 +450,18 @@ void record_failure(const RunPaths& paths, const std::string& error, const Creat
              {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
           fs::remove(file, ignored);
         }
-        std::vector<fs::path> events;
-        for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
-          if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
-            events.push_back(entry.path());
+        // Event files sit in TensorBoard's run directories (train/, validation/, test/).
+        for (const char* run : {"train", "validation", "test"}) {
+          const fs::path run_dir = paths.tensorboard() / run;
+          std::vector<fs::path> events;
+          for (const auto& entry : fs::directory_iterator(run_dir, ignored)) {
+            if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+              events.push_back(entry.path());
+            }
           }
+          for (const fs::path& file : events) fs::remove(file, ignored);
+          fs::remove(run_dir, ignored);  // only if empty
         }
-        for (const fs::path& file : events) fs::remove(file, ignored);
         fs::remove(paths.tensorboard(), ignored);  // only if empty
         fs::remove(paths.checkpoints(), ignored);  // only if empty
       }
