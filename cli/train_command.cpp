@@ -395,6 +395,13 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.threads = threads;
   report.seed = config.seed;
   report.train_size = data.train.source->size();
+  report.task_names = data.train.source->task_names();
+  if (objective.terms().size() > 1) {
+    const std::vector<std::string> output_names = model->output_names();
+    for (const size_t output : objective.bind(*model)) {
+      report.term_outputs.push_back(output_names[output]);
+    }
+  }
   if (data.validation) {
     report.validation_size = data.validation->source->size();
     report.validation = train::evaluate(*model, objective, *valid_loader, run.strategy.get());
