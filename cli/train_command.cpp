@@ -12,6 +12,7 @@
 
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "cli/monitor.h"
 #include "core/parse_number.h"
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
@@ -220,13 +221,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // validation data (allowed when early stopping is off) it tracks the training metric of the
   // same name: val_loss -> loss.
   const EarlyStoppingConfig& es = config.early_stopping;
-  std::string monitor = es.monitor;
-  if (!data.validation && monitor.rfind("val_", 0) == 0) {
-    monitor = monitor.substr(4);
-    if (monitor == "auroc" || monitor == "auprc") monitor = "loss";  // not logged in training
-    out << fmt::format("no validation data: the best checkpoint follows the training {}\n",
-                       monitor);
-  }
+  const MonitorChoice monitor_choice =
+      choose_monitor(es.monitor, training_metrics, evaluation_metrics, data.validation.has_value());
+  const std::string& monitor = monitor_choice.key;
+  if (!monitor_choice.note.empty()) out << monitor_choice.note << "\n";
   train::EarlyStoppingOptions es_options;
   es_options.monitor = monitor;
   es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
