@@ -441,8 +441,12 @@ const std::vector<ConfigKey>& config_keys() {
        .help = "Stop when the monitored metric stops improving; false: train all epochs"},
       {.key = "early_stopping.monitor",
        .field = field([](auto& c) -> auto& { return c.early_stopping.monitor; }),
-       .choices = {"val_loss", "val_accuracy", "val_auroc", "val_auprc", "loss", "accuracy"},
-       .help = "Metric that early stopping and the best checkpoint follow"},
+       .flag = "--monitor",
+       .help = "Metric that early stopping and the best checkpoint follow: any the run logs, "
+               "checked before training (loss, accuracy for binary labels, or val_ and a "
+               "figure of the evaluation: val_loss, val_auroc, val_auprc, val_mean_auroc, "
+               "val_auroc/TASK, val_pearson, val_OUTPUT_loss, ...); losses are minimised, the "
+               "others maximised"},
       {.key = "early_stopping.patience",
        .field = field([](auto& c) -> auto& { return c.early_stopping.patience; }),
        .range = IntRange{0, kMaxCount},

@@ -6,17 +6,24 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "train/fit.h"
 
 namespace strand::cli {
 
+/// What report.json and the printed report say about a completed run. Each split's figures
+/// are every figure of Evaluation::values, grouped (see to_json()).
 struct RunReport {
   std::string run_dir;
   std::string device;
   int threads = 1;
   uint64_t seed = 0;
   int64_t train_size = 0, validation_size = 0, test_size = 0;
+  std::vector<std::string> task_names;          // the labels' tasks, in the data's order
+  std::vector<std::string> term_outputs;        // the outputs the objective's terms score when
+                                                // there are several (their names prefix the
+                                                // figures); empty for one term
   std::optional<train::Evaluation> test;        // absent when there is no test split
   std::optional<train::Evaluation> validation;  // final (best, when restored) weights; absent
                                                 // when the run had no validation data
@@ -30,12 +37,27 @@ struct RunReport {
   double samples_per_second = 0.0;  // training throughput over this invocation's epochs
 };
 
-/// report.json of a finished run: "status": "completed" and the figures above.
+/// report.json of a finished run: "status": "completed" and the figures above. "task_names"
+/// lists the tasks; "validation" and "test" hold "count" (examples scored), "labels" (the
+/// labels scored, when a term scores binary labels: with several tasks, examples x tasks less
+/// the missing ones) and every figure of the split's Evaluation::values, JSON null where
+/// undefined (NaN). A single-term model's figures sit in the split itself and its per-task
+/// figures under "tasks", by task:
+///   "test": {"count": 30, "labels": 74, "loss": 0.61, "accuracy": 0.7, "auroc": 0.74,
+///            "auprc": 0.69, "mean_auroc": 0.72, "mean_auprc": 0.66,
+///            "tasks": {"CTCF": {"auroc": 0.8, "auprc": 0.7}, "JUN": {...}}}
+/// With several terms the split holds the objective's "loss" and "outputs", by output name,
+/// each with that term's figures (unprefixed) and "tasks":
+///   "test": {"count": 30, "loss": 2.5, "outputs": {"profile": {"loss": 2.3, "pearson": 0.4},
+///            "counts": {"loss": 0.4, "pearson": 0.6, ..., "tasks": {...}}}}
 nlohmann::json to_json(const RunReport& report);
 /// report.json of a run that stopped on an error: "status": "failed", the error, the run
 /// directory and the command that continues it from its last checkpoint. (A failed resume of a
 /// completed run adds that run's report as "previous".)
 nlohmann::json failed_report_json(const std::string& run_dir, const std::string& error);
+/// The report as text: each split's main figures (main_metric_names()) per term, and with
+/// several tasks a table of the per-task figures of the test split (else validation): every
+/// task up to 20, else the 5 best and 5 worst by the first figure.
 void print_report(std::ostream& out, const RunReport& report);
 
 /// What report.json holds for a run that SIGINT or SIGTERM stopped: where it stopped, so that

@@ -12,6 +12,7 @@
 
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "cli/monitor.h"
 #include "core/parse_number.h"
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
@@ -20,6 +21,7 @@
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #include "train/lr_callbacks.h"
+#include "train/metric_names.h"
 #include "train/partial_epoch.h"
 #include "train/stop_signal.h"
 #ifdef STRAND_WITH_CUDA
@@ -233,17 +235,22 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
   }
 
+  // The figures the run logs, known before training: metrics.csv's columns and what early
+  // stopping may monitor (a misspelt monitor fails here, not after the first epoch).
+  const std::vector<std::string> training_metrics = train::training_metric_names(objective);
+  const std::vector<std::string> evaluation_metrics =
+      train::evaluation_keys(*model, objective, data.train.source->task_names(),
+                             model->output_shapes(input_shapes(dimensions)));
+  const std::vector<std::string> logged_metrics = train::epoch_metric_names(
+      training_metrics, data.validation ? evaluation_metrics : std::vector<std::string>{});
   // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
   // validation data (allowed when early stopping is off) it tracks the training metric of the
   // same name: val_loss -> loss.
   const EarlyStoppingConfig& es = config.early_stopping;
-  std::string monitor = es.monitor;
-  if (!data.validation && monitor.rfind("val_", 0) == 0) {
-    monitor = monitor.substr(4);
-    if (monitor == "auroc" || monitor == "auprc") monitor = "loss";  // not logged in training
-    out << fmt::format("no validation data: the best checkpoint follows the training {}\n",
-                       monitor);
-  }
+  const MonitorChoice monitor_choice =
+      choose_monitor(es.monitor, training_metrics, evaluation_metrics, data.validation.has_value());
+  const std::string& monitor = monitor_choice.key;
+  if (!monitor_choice.note.empty()) out << monitor_choice.note << "\n";
   train::EarlyStoppingOptions es_options;
   es_options.monitor = monitor;
   es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
@@ -347,14 +354,16 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
           learning_rate_schedule(config, monitor, train_loader->steps_per_epoch())) {
     callbacks.push_back(schedule);
   }
+  // Kept for the test split's figures, logged after the final evaluation.
+  std::shared_ptr<train::TensorBoardLogger> tensorboard;
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(
-        std::make_shared<train::CsvEpochLogger>(paths.metrics(), data.validation.has_value()));
+    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), logged_metrics));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
-    callbacks.push_back(std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
-                                                                   config.tensorboard_every_steps));
+    tensorboard = std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
+                                                             config.tensorboard_every_steps);
+    callbacks.push_back(tensorboard);
     // best.safetensors follows EarlyStopping's best, which survives resumes through its
     // restored state (a fresh tracker would overwrite the true best after a resume).
     auto is_best = [early_stopping](const train::EpochLogs& logs) {
@@ -362,8 +371,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     };
     callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
                                                                  true, metadata, is_best));
-    callbacks.push_back(std::make_shared<train::ProgressLogger>(out, options.interactive,
-                                                                options.progress_every_steps));
+    callbacks.push_back(std::make_shared<train::ProgressLogger>(
+        out, options.interactive, options.progress_every_steps, logged_metrics));
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
@@ -422,6 +431,13 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.threads = threads;
   report.seed = config.seed;
   report.train_size = data.train.source->size();
+  report.task_names = data.train.source->task_names();
+  if (objective.terms().size() > 1) {
+    const std::vector<std::string> output_names = model->output_names();
+    for (const size_t output : objective.bind(*model)) {
+      report.term_outputs.push_back(output_names[output]);
+    }
+  }
   if (data.validation) {
     report.validation_size = data.validation->source->size();
     report.validation = train::evaluate(*model, objective, *valid_loader, run.strategy.get());
@@ -433,6 +449,10 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     report.test = train::evaluate(*model, objective, *test_loader, run.strategy.get());
   }
   report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+  // TensorBoard's test run: the final figures at the last epoch's step, beside the curves.
+  if (tensorboard && report.test) {
+    tensorboard->log_evaluation("test", report.test->values, report.epochs_run);
+  }
   report.best_epoch = early_stopping->best_epoch() + 1;
   report.monitor = monitor;
   report.best_value = early_stopping->best_value();
@@ -473,13 +493,18 @@ void record_failure(const RunPaths& paths, const std::string& error, const Creat
              {paths.config(), paths.metrics(), paths.steps(), paths.report()}) {
           fs::remove(file, ignored);
         }
-        std::vector<fs::path> events;
-        for (const auto& entry : fs::directory_iterator(paths.tensorboard(), ignored)) {
-          if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
-            events.push_back(entry.path());
+        // Event files sit in TensorBoard's run directories (train/, validation/, test/).
+        for (const char* run : {"train", "validation", "test"}) {
+          const fs::path run_dir = paths.tensorboard() / run;
+          std::vector<fs::path> events;
+          for (const auto& entry : fs::directory_iterator(run_dir, ignored)) {
+            if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) {
+              events.push_back(entry.path());
+            }
           }
+          for (const fs::path& file : events) fs::remove(file, ignored);
+          fs::remove(run_dir, ignored);  // only if empty
         }
-        for (const fs::path& file : events) fs::remove(file, ignored);
         fs::remove(paths.tensorboard(), ignored);  // only if empty
         fs::remove(paths.checkpoints(), ignored);  // only if empty
       }

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Checks a `strand train` run directory with the Python ecosystem's own readers.
 
-- TensorBoard events (tensorboard/ loaded with tensorboard's EventAccumulator): every column of
-  metrics.csv appears as "epoch/<column>" with one point per epoch (step = epoch number) whose
-  value equals the CSV's (float32 precision); step scalars ("step/loss", ...) are present.
+- TensorBoard events (each run directory of tensorboard/ loaded with tensorboard's
+  EventAccumulator), laid out as Keras writes them: every column of metrics.csv appears as
+  "epoch_<column>" in tensorboard/train, or for a "val_<name>" column as "epoch_<name>" in
+  tensorboard/validation (the same tag, so TensorBoard overlays the two curves), with one point
+  per epoch that has a value (step = epoch number) equal to the CSV's (float32 precision);
+  "batch_loss" in train every tensorboard_every_steps steps equals steps.csv; and
+  tensorboard/test holds every test figure of report.json as "epoch_<key>" at step epochs_run.
 - Checkpoints (checkpoints/{best,last}.safetensors loaded with safetensors.numpy): the parameter
   names and shapes of the model in config.json (reference model: 0.weight (16, 4, 15),
   0.bias (16,), 3.weight (1, 16), 3.bias (1,)); last also holds optimizer.* state; metadata
   has epochs_completed, global_step, seed and early_stopping.* and matches metrics.csv/steps.csv.
-- report.json: test metrics present and epochs_run equal to the rows of metrics.csv.
+- Best checkpoint: its epoch has the best value of report.json's monitor in metrics.csv (losses
+  minimised, everything else maximised).
+- report.json: epochs_run equal to the rows of metrics.csv; its per-task figures name the tasks
+  of "task_names".
 
 Needs: pip install tensorboard safetensors numpy (the pyenv python3 has them).
 Usage: python3 scripts/check_run_outputs.py RUN_DIR
@@ -31,6 +38,46 @@ def check(condition, message):
     print(("ok   " if condition else "FAIL ") + message)
     if not condition:
         failures.append(message)
+
+
+def is_loss(key):
+    """strand's rule (train/metric_names.h): the name before any "/<task>" ends in "loss"."""
+    return key.split("/", 1)[0].endswith("loss")
+
+
+def flat_figures(split):
+    """A split of report.json back as Evaluation::values keys: "auroc", "auroc/CTCF", and with
+    several outputs "counts_pearson", "counts_pearson/CTCF"; null (undefined) as NaN."""
+    def figures(node, prefix):
+        out = {}
+        for key, value in node.items():
+            if key == "tasks":
+                for task, per_task in value.items():
+                    for metric, v in per_task.items():
+                        out[f"{prefix}{metric}/{task}"] = math.nan if v is None else v
+            elif key not in ("count", "labels", "outputs"):
+                out[prefix + key] = math.nan if value is None else value
+        return out
+    flat = figures(split, "")
+    for output, node in split.get("outputs", {}).items():
+        flat.update(figures(node, output + "_"))
+    return flat
+
+
+def same(a, b):
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+
+
+def load_run(path):
+    """The scalars of one TensorBoard run directory: {tag: {step: value}} (the last value
+    written at a step wins: a resumed run may repeat an epoch it redid)."""
+    if not path.is_dir():
+        return {}
+    accumulator = event_accumulator.EventAccumulator(
+        str(path), size_guidance={event_accumulator.SCALARS: 0})
+    accumulator.Reload()
+    return {tag: {e.step: e.value for e in accumulator.Scalars(tag)}
+            for tag in accumulator.Tags()["scalars"]}
 
 
 def expected_parameters(config):
@@ -75,37 +122,42 @@ def main():
     print(f"run {run}: {len(metrics)} epochs in metrics.csv, {len(steps)} steps in steps.csv")
 
     # ---- TensorBoard ----
-    accumulator = event_accumulator.EventAccumulator(
-        str(run / "tensorboard"), size_guidance={event_accumulator.SCALARS: 0})
-    accumulator.Reload()
-    tags = set(accumulator.Tags()["scalars"])
-    print(f"tensorboard tags: {sorted(tags)}")
+    report = json.loads((run / "report.json").read_text())
+    runs = {name: load_run(run / "tensorboard" / name) for name in ("train", "validation", "test")}
+    for name, scalars in runs.items():
+        print(f"tensorboard/{name} tags: {sorted(scalars)}")
     for column in metrics[0].keys():
         if column == "epoch":
             continue
-        tag = f"epoch/{column}"
-        if tag not in tags:
-            check(False, f"tag {tag} is in the event files")
+        validation = column.startswith("val_")
+        name = "validation" if validation else "train"
+        tag = "epoch_" + (column[4:] if validation else column)
+        # An empty cell is a figure that epoch did not log: no point either.
+        csv_points = {int(row["epoch"]): float(row[column]) for row in metrics if row[column] != ""}
+        points = runs[name].get(tag)
+        if points is None:
+            check(not csv_points, f"{name}/{tag} is in the event files")
             continue
-        # A resumed run may repeat an epoch it redid; the last value written is the one kept.
-        points = {e.step: e.value for e in accumulator.Scalars(tag)}
-        csv_points = {int(row["epoch"]): float(row[column]) for row in metrics}
-        same_steps = sorted(points) == sorted(csv_points)
-        close = same_steps and all(
-            (math.isnan(v) and math.isnan(points[s])) or
-            math.isclose(points[s], v, rel_tol=1e-6, abs_tol=1e-6)
-            for s, v in csv_points.items())
-        check(close, f"{tag}: {len(points)} points equal metrics.csv column '{column}'")
+        close = sorted(points) == sorted(csv_points) and all(
+            same(points[s], v) for s, v in csv_points.items())
+        check(close, f"{name}/{tag}: {len(points)} points equal metrics.csv column '{column}'")
     every = config["tensorboard_every_steps"]
     if every > 0 and int(steps[-1]["step"]) >= every:
-        check("step/loss" in tags, "step/loss is logged")
-        if "step/loss" in tags:
+        points = runs["train"].get("batch_loss")
+        check(points is not None, "train/batch_loss is logged")
+        if points is not None:
             step_losses = {int(r["step"]): float(r["loss"]) for r in steps}
-            points = accumulator.Scalars("step/loss")
-            check(all(p.step % every == 0 for p in points),
-                  f"step/loss logged every {every} steps")
-            check(all(math.isclose(p.value, step_losses[p.step], rel_tol=1e-6) for p in points),
-                  "step/loss values equal steps.csv")
+            check(all(s % every == 0 for s in points), f"batch_loss logged every {every} steps")
+            check(all(math.isclose(v, step_losses[s], rel_tol=1e-6) for s, v in points.items()),
+                  "batch_loss values equal steps.csv")
+    if report.get("test"):
+        test = flat_figures(report["test"])
+        step = report["epochs_run"]
+        missing = [k for k in test if step not in runs["test"].get("epoch_" + k, {})]
+        check(not missing, f"test/epoch_<key> at step {step} for every test figure"
+              + (f" (missing: {missing})" if missing else ""))
+        check(all(same(runs["test"]["epoch_" + k][step], v) for k, v in test.items()
+                  if k not in missing), "test figures in TensorBoard equal report.json's")
 
     # ---- Checkpoints ----
     expected = expected_parameters(config)
@@ -131,20 +183,30 @@ def main():
             check(metadata.get("seed") == str(config["seed"]), "last: seed matches config.json")
         else:
             best_epoch = int(metadata.get("epoch", -1)) + 1
-            monitor = config["early_stopping"]["monitor"]
-            values = [float(r[monitor]) for r in metrics]
-            best = (min if "loss" in monitor else max)(values)
+            # The monitored figure (without validation data a val_ monitor follows a training
+            # figure: report.json says which).
+            monitor = report["monitor"]
+            values = [float(r[monitor]) for r in metrics if r[monitor] != ""]
+            values = [v for v in values if not math.isnan(v)]
+            best = (min if is_loss(monitor) else max)(values)
             check(math.isclose(float(metrics[best_epoch - 1][monitor]), best, rel_tol=1e-12),
                   f"best: epoch {best_epoch} has the best {monitor} {best:.6f}")
 
     # ---- Report ----
-    report = json.loads((run / "report.json").read_text())
     check(report["epochs_run"] == len(metrics), f"report: epochs_run {report['epochs_run']}")
-    if report.get("test"):
-        t = report["test"]
-        print(f"report: test loss {t['loss']:.4f} accuracy {t['accuracy']:.4f} "
-              f"auROC {t['auroc']:.4f} auPRC {t['auprc']:.4f}; best epoch {report['best_epoch']}"
-              f"; {report['wall_seconds']:.1f} s; {report['samples_per_second']:.0f} samples/s")
+    tasks = set(report.get("task_names", []))
+    for split in ("validation", "test"):
+        if not report.get(split):
+            continue
+        figures = flat_figures(report[split])
+        named = {k.split("/", 1)[1] for k in figures if "/" in k}
+        # Per-task figures of a label term name its tasks; other terms number their columns.
+        check(named <= tasks or all(t.isdigit() for t in named - tasks),
+              f"report: {split} per-task figures name the tasks {sorted(named)}")
+        main = ", ".join(f"{k} {v:.4f}" for k, v in figures.items() if "/" not in k)
+        print(f"report: {split} ({report[split]['count']} examples): {main}")
+    print(f"report: best epoch {report['best_epoch']} ({report['monitor']}); "
+          f"{report['wall_seconds']:.1f} s; {report['samples_per_second']:.0f} samples/s")
 
     print("all checks passed" if not failures else f"{len(failures)} check(s) FAILED")
     return 1 if failures else 0

@@ -12,8 +12,10 @@
 
 namespace strand::train {
 
-/// Values of one epoch: "loss", "accuracy", "val_loss", "val_accuracy", "val_auroc",
-/// "val_auprc", "learning_rate", "samples_per_second", "epoch_seconds".
+/// Values of one epoch: the training pass's "loss", "accuracy" (binary labels), "learning_rate",
+/// "samples_per_second", "epoch_seconds", and with validation data "val_" + every figure of
+/// Evaluation::values ("val_loss", "val_auroc", "val_mean_auroc", "val_auroc/<task>", ...);
+/// train/metric_names.h lists them before a run starts.
 struct EpochLogs {
   /// The epoch's number, 0-based.
   int64_t epoch = 0;

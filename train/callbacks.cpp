@@ -1,9 +1,12 @@
 // The standard callbacks.
 #include "train/callbacks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
+#include <span>
 
 #include "core/parse_number.h"
 #include "fmt/format.h"
@@ -13,7 +16,7 @@ namespace strand::train {
 // ---- EarlyStopping ------------------------------------------------------------------------
 
 bool monitor_maximizes(const std::string& monitor, const std::string& mode, const char* owner) {
-  if (mode == "auto") return monitor.find("loss") == std::string::npos;
+  if (mode == "auto") return !is_loss_name(monitor);
   STRAND_CHECK(mode == "min" || mode == "max", "{}: mode must be 'min', 'max' or 'auto', got '{}'",
                owner, mode);
   return mode == "max";
@@ -36,9 +39,14 @@ bool EarlyStopping::improved(double value) const {
 
 void EarlyStopping::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   auto it = logs.values.find(options_.monitor);
-  STRAND_CHECK(it != logs.values.end(),
-               "EarlyStopping: monitored value '{}' is not logged (validation data missing?)",
-               options_.monitor);
+  if (it == logs.values.end()) {
+    std::vector<std::string> logged;
+    for (const auto& [key, value] : logs.values) logged.push_back(key);
+    throw Error(fmt::format(
+        "EarlyStopping: monitored value '{}' is not logged (validation data missing?); the "
+        "epoch logged {}",
+        options_.monitor, fmt::join(logged, ", ")));
+  }
   if (improved(it->second)) {
     best_ = it->second;
     best_epoch_ = logs.epoch;
@@ -108,7 +116,7 @@ bool ModelCheckpoint::improved(const EpochLogs& logs) {
   if (is_best_) return is_best_(logs);
   auto it = logs.values.find(monitor_);
   if (it == logs.values.end() || std::isnan(it->second)) return false;
-  const bool maximize = monitor_.find("loss") == std::string::npos;
+  const bool maximize = monitor_maximizes(monitor_, "auto", "ModelCheckpoint");
   if (best_ && !(maximize ? it->second > *best_ : it->second < *best_)) return false;
   best_ = it->second;
   return true;
@@ -138,55 +146,86 @@ void ModelCheckpoint::on_train_interrupted(FitContext& context, const PartialEpo
 
 // ---- TensorBoardLogger ------------------------------------------------------------------------
 
+namespace {
+// Keras's run directories and tag prefixes.
+constexpr const char* kTrainRun = "train";
+constexpr const char* kValidationRun = "validation";
+constexpr const char* kValidationPrefix = "val_";
+}  // namespace
+
 TensorBoardLogger::TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps)
-    : writer_(log_dir), every_steps_(every_steps) {}
+    : log_dir_(std::move(log_dir)), every_steps_(every_steps) {
+  // The train run exists from the start, as the single event file did before: an empty run
+  // directory shows the run began.
+  writer(kTrainRun);
+}
+
+SummaryWriter& TensorBoardLogger::writer(const std::string& run) {
+  std::unique_ptr<SummaryWriter>& slot = writers_[run];
+  if (!slot) slot = std::make_unique<SummaryWriter>(log_dir_ / run);
+  return *slot;
+}
+
+void TensorBoardLogger::flush() {
+  for (auto& [run, writer] : writers_) writer->flush();
+}
 
 void TensorBoardLogger::on_batch_end(FitContext& context, const BatchLogs& logs) {
   if (every_steps_ <= 0 || logs.global_step % every_steps_ != 0) return;
-  writer_.add_scalar("step/loss", logs.loss, logs.global_step);
-  writer_.add_scalar("step/samples_per_second", logs.samples_per_second, logs.global_step);
-  writer_.add_scalar("step/learning_rate", context.optimizer.learning_rate(), logs.global_step);
+  SummaryWriter& train = writer(kTrainRun);
+  train.add_scalar("batch_loss", logs.loss, logs.global_step);
+  train.add_scalar("batch_samples_per_second", logs.samples_per_second, logs.global_step);
+  train.add_scalar("batch_learning_rate", context.optimizer.learning_rate(), logs.global_step);
 }
 
 void TensorBoardLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
   for (const auto& [key, value] : logs.values) {
-    writer_.add_scalar("epoch/" + key, value, logs.epoch + 1);
+    if (key.starts_with(kValidationPrefix)) {
+      const std::string name = key.substr(std::string_view(kValidationPrefix).size());
+      writer(kValidationRun).add_scalar("epoch_" + name, value, logs.epoch + 1);
+    } else {
+      writer(kTrainRun).add_scalar("epoch_" + key, value, logs.epoch + 1);
+    }
   }
-  writer_.flush();
+  flush();
 }
 
-void TensorBoardLogger::on_train_end(FitContext&) { writer_.flush(); }
+void TensorBoardLogger::on_train_end(FitContext&) { flush(); }
 
-void TensorBoardLogger::on_train_interrupted(FitContext&, const PartialEpoch&) { writer_.flush(); }
+void TensorBoardLogger::on_train_interrupted(FitContext&, const PartialEpoch&) { flush(); }
+
+void TensorBoardLogger::log_evaluation(const std::string& run,
+                                       const std::map<std::string, double>& values, int64_t step) {
+  SummaryWriter& out = writer(run);
+  for (const auto& [key, value] : values) out.add_scalar("epoch_" + key, value, step);
+  out.flush();
+}
 
 // ---- CSV loggers
 // ----------------------------------------------------------------------------------
 
 namespace {
-std::vector<std::string> epoch_columns(bool with_validation) {
-  std::vector<std::string> columns = {
-      "epoch", "loss", "accuracy", "learning_rate", "samples_per_second", "epoch_seconds"};
-  if (with_validation) {
-    for (const char* c : {"val_loss", "val_accuracy", "val_auroc", "val_auprc"})
-      columns.push_back(c);
-  }
-  return columns;
+std::vector<std::string> with_epoch_column(std::vector<std::string> metrics) {
+  metrics.insert(metrics.begin(), "epoch");
+  return metrics;
 }
 }  // namespace
 
-CsvEpochLogger::CsvEpochLogger(std::filesystem::path path, bool with_validation)
-    : logger_(std::move(path), epoch_columns(with_validation)) {}
+CsvEpochLogger::CsvEpochLogger(std::filesystem::path path, std::vector<std::string> metrics)
+    : logger_(std::move(path), with_epoch_column(std::move(metrics))) {}
 
 void CsvEpochLogger::on_epoch_end(FitContext&, const EpochLogs& logs) {
-  std::map<std::string, double> row;
+  std::vector<std::optional<double>> row;
+  row.reserve(logger_.columns().size());
   for (const std::string& column : logger_.columns()) {
-    // A figure this model does not log (training accuracy of a regression model) stays empty.
-    auto it = logs.values.find(column);
-    row[column] = column == "epoch"         ? static_cast<double>(logs.epoch + 1)
-                  : it != logs.values.end() ? it->second
-                                            : NAN;
+    if (column == "epoch") {
+      row.emplace_back(static_cast<double>(logs.epoch + 1));
+      continue;
+    }
+    const auto it = logs.values.find(column);
+    row.push_back(it == logs.values.end() ? std::nullopt : std::optional<double>(it->second));
   }
-  logger_.log(row);
+  logger_.log(std::span<const std::optional<double>>(row));
 }
 
 StepLossLogger::StepLossLogger(std::filesystem::path path)
@@ -202,9 +241,11 @@ void StepLossLogger::on_epoch_end(FitContext&, const EpochLogs&) {}
 
 // ---- ProgressLogger ------------------------------------------------------------------------
 
-ProgressLogger::ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps)
+ProgressLogger::ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps,
+                               std::vector<std::string> order)
     : out_(out),
-      bar_(out, interactive, static_cast<size_t>(std::max<int64_t>(log_every_steps, 1))) {}
+      bar_(out, interactive, static_cast<size_t>(std::max<int64_t>(log_every_steps, 1))),
+      order_(std::move(order)) {}
 
 void ProgressLogger::on_epoch_begin(FitContext& context, int64_t epoch) {
   // Started before the first batch, so the first step's time counts in samples/s.
@@ -222,17 +263,21 @@ void ProgressLogger::on_epoch_end(FitContext& context, const EpochLogs& logs) {
   std::string line =
       fmt::format("epoch {}/{}: loss {:.4f}", logs.epoch + 1, context.epochs, logs.get("loss"));
   if (logs.values.count("accuracy")) line += fmt::format(" accuracy {:.4f}", logs.get("accuracy"));
-  if (logs.values.count("val_auroc")) {
-    line += fmt::format(" | val_loss {:.4f} val_accuracy {:.4f} val_auROC {:.4f} val_auPRC {:.4f}",
-                        logs.get("val_loss"), logs.get("val_accuracy"), logs.get("val_auroc"),
-                        logs.get("val_auprc"));
-  } else if (logs.values.count("val_loss")) {
-    // Other models: every validation figure but the per-task ones.
+  // The validation figures in the given order, then any others by name.
+  std::vector<std::string> validation;
+  for (const std::string& key : order_) {
+    if (key.starts_with("val_") && logs.values.count(key)) validation.push_back(key);
+  }
+  for (const auto& [key, value] : logs.values) {
+    if (key.starts_with("val_") &&
+        std::find(validation.begin(), validation.end(), key) == validation.end()) {
+      validation.push_back(key);
+    }
+  }
+  if (!validation.empty()) {
     line += " |";
-    for (const auto& [key, value] : logs.values) {
-      if (key.rfind("val_", 0) == 0 && key.find('/') == std::string::npos) {
-        line += fmt::format(" {} {:.4f}", key, value);
-      }
+    for (const std::string& key : main_metric_names(validation)) {
+      line += fmt::format(" {} {:.4f}", key, logs.get(key));
     }
   }
   line += fmt::format(" | {:.0f} samples/s, {:.2f} s", logs.get("samples_per_second"),

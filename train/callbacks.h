@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,25 +14,28 @@
 #include "train/callback.h"
 #include "train/checkpoint.h"
 #include "train/csv_logger.h"
+#include "train/metric_names.h"
 #include "train/progress_bar.h"
 #include "train/tensorboard.h"
 
 namespace strand::train {
 
 /// Whether `monitor` improves upward under `mode`: "min" (losses), "max" (accuracy, auROC,
-/// auPRC) or "auto" (max unless the name contains "loss"). Throws Error naming `owner` for any
-/// other mode.
+/// auPRC) or "auto" (min for a loss, is_loss_name(), else max). Throws Error naming `owner` for
+/// any other mode.
 bool monitor_maximizes(const std::string& monitor, const std::string& mode, const char* owner);
 
 /// Settings of EarlyStopping.
 struct EarlyStoppingOptions {
-  /// The EpochLogs value watched (must be logged every epoch, else on_epoch_end() throws).
+  /// The EpochLogs value watched, any figure the run logs ("val_loss", "val_mean_auroc",
+  /// "val_auroc/CTCF"); it must be logged every epoch, else on_epoch_end() throws.
   std::string monitor = "val_loss";
   /// Epochs without improvement before training stops (>= 0).
   int64_t patience = 3;
   /// The smallest change that counts as an improvement.
   double min_delta = 0.0;
-  /// "min" for losses, "max" for accuracy/auROC/auPRC; "auto" picks from the name.
+  /// "min" for losses, "max" for accuracy/auROC/auPRC; "auto" picks from the name
+  /// (is_loss_name()).
   std::string mode = "auto";
   /// Keep a copy of the best epoch's parameters and copy them back at on_train_end().
   bool restore_best_weights = true;
@@ -78,7 +82,8 @@ class EarlyStopping : public Callback {
 /// `directory`/best.safetensors (model only) when `monitor` improves.
 class ModelCheckpoint : public Callback {
  public:
-  /// `monitor` is maximised unless its name contains "loss". `extra_metadata` (optional)
+  /// `monitor` is minimised when it is a loss (is_loss_name()), else maximised. `extra_metadata`
+  /// (optional)
   /// supplies further metadata entries for every checkpoint. `is_best` (optional) replaces the
   /// checkpoint's own tracking of `monitor`: pass EarlyStopping's verdict so that a resumed run,
   /// whose best so far comes from the checkpoint, never overwrites the true best.
@@ -104,33 +109,56 @@ class ModelCheckpoint : public Callback {
   std::optional<double> best_;
 };
 
-/// Scalars per epoch ("epoch/<name>") and every `every_steps` steps ("step/loss",
-/// "step/samples_per_second", "step/learning_rate").
+/// TensorBoard event files laid out as Keras writes them: one run directory per split under
+/// `log_dir` ("train", "validation", "test"), each figure under the same tag in every run, so
+/// that TensorBoard draws the training and validation curves of a metric in one chart.
+///   train/:       epoch_<key> of each training figure at step epoch + 1 (epoch_loss,
+///                 epoch_accuracy, epoch_learning_rate, ...), and every `every_steps` steps
+///                 batch_loss, batch_learning_rate, batch_samples_per_second at the global step;
+///   validation/:  epoch_<key> of each "val_<key>" figure at step epoch + 1 (epoch_loss,
+///                 epoch_auroc, epoch_mean_auroc, epoch_auroc/<task>, epoch_<output>_loss, ...);
+///   test/ (or any other run of log_evaluation()): epoch_<key> of an evaluation's figures.
+/// The train run's directory and event file are made at construction, the others' when their
+/// first scalar comes. Event files are append-only: a resumed run adds new files beside the old
+/// ones.
 class TensorBoardLogger : public Callback {
  public:
-  /// Writes into `log_dir`; `every_steps` <= 0 disables the per-step scalars.
+  /// Writes under `log_dir`; `every_steps` <= 0 disables the per-step scalars.
   TensorBoardLogger(std::filesystem::path log_dir, int64_t every_steps = 50);
   /// Step scalars when global_step is a multiple of `every_steps`.
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
-  /// Every logged value as "epoch/<name>" at step epoch + 1, then flushes.
+  /// Every logged value at step epoch + 1: "val_<key>" as epoch_<key> in the validation run,
+  /// the others as epoch_<key> in the train run; then flushes.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
-  /// Flushes the event file.
+  /// Flushes the event files.
   void on_train_end(FitContext& context) override;
-  /// Flushes the event file.
+  /// Flushes the event files.
   void on_train_interrupted(FitContext& context, const PartialEpoch& partial) override;
+  /// Writes `values` (Evaluation::values) as epoch_<key> at `step` in the run directory `run`
+  /// ("test": the final evaluation of the test split, at the last epoch's step), then flushes.
+  void log_evaluation(const std::string& run, const std::map<std::string, double>& values,
+                      int64_t step);
 
  private:
-  SummaryWriter writer_;
+  /// The writer of run directory `run`, made on first use.
+  SummaryWriter& writer(const std::string& run);
+  void flush();
+
+  std::filesystem::path log_dir_;
   int64_t every_steps_;
+  std::map<std::string, std::unique_ptr<SummaryWriter>> writers_;
 };
 
-/// metrics.csv: one row per epoch.
+/// metrics.csv: one row per epoch, under a header fixed when the run starts.
 class CsvEpochLogger : public Callback {
  public:
-  /// Columns epoch, loss, accuracy, learning_rate, samples_per_second, epoch_seconds, plus
-  /// val_loss, val_accuracy, val_auroc, val_auprc `with_validation`.
-  CsvEpochLogger(std::filesystem::path path, bool with_validation);
-  /// Appends the epoch's row (epoch 1-based); throws Error when a column's value is missing.
+  /// Columns "epoch" (1-based) and then `metrics`, the figures the run logs in the order to
+  /// write them: epoch_metric_names() of training_metric_names() and evaluation_keys(). An
+  /// existing file (a resumed run) must have exactly these columns, else this throws naming
+  /// it and the columns that differ.
+  CsvEpochLogger(std::filesystem::path path, std::vector<std::string> metrics);
+  /// Appends the epoch's row. A column the epoch did not log is left empty; a figure that is
+  /// not a column is not written (TensorBoard has every figure).
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;
 
  private:
@@ -152,12 +180,16 @@ class StepLossLogger : public Callback {
   CsvLogger logger_;
 };
 
-/// The progress bar plus a one-line epoch summary.
+/// The progress bar plus a one-line epoch summary: the training loss, the training accuracy
+/// when logged, the main validation figures of every term (main_metric_names(): never the
+/// per-task ones), throughput and duration.
 class ProgressLogger : public Callback {
  public:
   /// Writes to `out` (which must outlive the logger); see ProgressBar for `interactive` and
-  /// `log_every_steps` (values below 1 mean 1).
-  ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps);
+  /// `log_every_steps` (values below 1 mean 1). `order` lists the logged figures in the order
+  /// to show them (epoch_metric_names()); figures it lacks follow by name.
+  ProgressLogger(std::ostream& out, bool interactive, int64_t log_every_steps,
+                 std::vector<std::string> order = {});
   /// Starts the bar for the epoch.
   void on_epoch_begin(FitContext& context, int64_t epoch) override;
   /// Advances the bar by one step.
@@ -170,6 +202,7 @@ class ProgressLogger : public Callback {
  private:
   std::ostream& out_;
   ProgressBar bar_;
+  std::vector<std::string> order_;
   bool started_ = false;
 };
 

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace strand::train {
 namespace {
@@ -26,6 +27,55 @@ std::string join_header(const std::vector<std::string>& columns) {
     line += csv_escape(columns[i]);
   }
   return line;
+}
+
+// The columns of a header line written by join_header() (names are strand's keys, so a
+// quoted field is only split at commas outside quotes).
+std::vector<std::string> split_header(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// Why an existing log cannot be continued: which columns it has that the writer lacks and the
+// other way round, so that a resumed run's changed metrics are plain to see.
+std::string header_mismatch(const std::filesystem::path& path, const std::string& found,
+                            const std::string& expected, const std::vector<std::string>& columns) {
+  const std::vector<std::string> existing = split_header(found);
+  std::vector<std::string> only_file, only_run;
+  for (const std::string& c : existing) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) only_file.push_back(c);
+  }
+  for (const std::string& c : columns) {
+    if (std::find(existing.begin(), existing.end(), c) == existing.end()) only_run.push_back(c);
+  }
+  std::string difference;
+  if (!only_file.empty()) {
+    difference += fmt::format("; only in the file: {}", fmt::join(only_file, ", "));
+  }
+  if (!only_run.empty()) {
+    difference += fmt::format("; only in this run: {}", fmt::join(only_run, ", "));
+  }
+  if (difference.empty()) difference = "; the same columns in another order";
+  return fmt::format(
+      "CsvLogger '{}': existing header '{}' differs from expected '{}'{} (the log was written "
+      "with other metrics: another model, data or strand version); rows cannot be appended",
+      path.string(), found, expected, difference);
 }
 
 }  // namespace
@@ -67,9 +117,7 @@ CsvLogger::CsvLogger(std::filesystem::path path, std::vector<std::string> column
     const auto first_newline = text.find('\n');
     const std::string found = text.substr(0, first_newline);
     if (first_newline == std::string::npos || found != header) {
-      throw std::runtime_error(
-          fmt::format("CsvLogger '{}': existing header '{}' differs from expected '{}'",
-                      path_.string(), found, header));
+      throw std::runtime_error(header_mismatch(path_, found, header, columns_));
     }
     const auto last_newline = text.rfind('\n');
     if (last_newline + 1 != text.size()) {
@@ -110,6 +158,19 @@ void CsvLogger::log(std::span<const double> values) {
   std::string line;
   for (std::size_t i = 0; i < values.size(); ++i) {
     line += fmt::format("{}{}", i ? "," : "", values[i]);
+  }
+  write_line(line);
+}
+
+void CsvLogger::log(std::span<const std::optional<double>> values) {
+  if (values.size() != columns_.size()) {
+    throw std::invalid_argument(fmt::format("CsvLogger '{}': row has {} values, header has {}",
+                                            path_.string(), values.size(), columns_.size()));
+  }
+  std::string line;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) line += ',';
+    if (values[i]) line += fmt::format("{}", *values[i]);
   }
   write_line(line);
 }

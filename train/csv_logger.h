@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ class CsvLogger {
   void log(std::span<const double> values);
   /// Appends one row given by column name; the keys must be exactly the columns.
   void log(const std::map<std::string, double>& values);
+  /// Appends one row with one entry per column, in column order; an empty entry is an empty
+  /// cell (a figure this row lacks).
+  void log(std::span<const std::optional<double>> values);
 
   /// The column names.
   [[nodiscard]] const std::vector<std::string>& columns() const { return columns_; }

@@ -78,8 +78,7 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
   // Training accuracy is counted for a first term on binary labels, on what its loss sees:
   // logits (threshold 0) or probabilities (0.5).
   const LossTerm& first_term = objective.terms().front();
-  const bool counts_accuracy =
-      first_term.target == Target::kLabels && first_term.kind() == TargetKind::kBinary;
+  const bool counts_accuracy = objective.has_training_accuracy();
   const bool first_takes_logits = first_term.loss->applies_activation() == Activation::kSigmoid &&
                                   model.output_activation(bound.front()) == Activation::kSigmoid;
   History history;

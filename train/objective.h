@@ -53,6 +53,11 @@ class Objective {
 
   const std::vector<LossTerm>& terms() const { return terms_; }
 
+  /// Whether fit() counts a training accuracy: the first term scores binary labels.
+  bool has_training_accuracy() const {
+    return terms_.front().target == Target::kLabels && terms_.front().kind() == TargetKind::kBinary;
+  }
+
   /// The term's model output index, checked against `model`: its output exists, and its final
   /// activation suits the loss (see term_input()). Throws naming the term and what is expected.
   std::vector<size_t> bind(const Model& model) const;

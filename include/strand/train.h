@@ -13,6 +13,7 @@
 #include "train/evaluation.h"
 #include "train/fit.h"
 #include "train/lr_callbacks.h"
+#include "train/metric_names.h"
 #include "train/metrics.h"
 #include "train/objective.h"
 #include "train/partial_epoch.h"

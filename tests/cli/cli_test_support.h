@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/app.h"
+#include "fmt/format.h"
 
 namespace strand::cli::testing {
 
@@ -102,6 +103,36 @@ inline void simulate_small_dataset(const TempDir& dir) {
   REQUIRE(run({"simulate", "--n-pos", "100", "--n-neg", "100", "--length", "60", "--validation",
                "40", "--test", "40", "--out", dir.str("sim")})
               .status == 0);
+}
+
+/// chr1, chr2, chr8, chr9 of 3000 pseudo-random bases (dir/g.fa); 30 intervals of 100 bp on
+/// each of chr1, chr2 and chr8 (none on chr9) with three tasks CTCF, JUN, POLR2A named by a '#'
+/// header, some labels missing (dir/tasks.bed, label columns 5-7); and a three-output model
+/// (dir/model.json).
+inline void write_three_task_data(const TempDir& dir) {
+  std::string fasta;
+  uint64_t state = 7;
+  for (const char* chrom : {"chr1", "chr2", "chr8", "chr9"}) {
+    fasta += fmt::format(">{}\n", chrom);
+    for (int i = 0; i < 3000; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      fasta += "ACGT"[(state >> 33) % 4];
+      if (i % 60 == 59) fasta += '\n';
+    }
+  }
+  write_text(dir.path() / "g.fa", fasta);
+  std::string bed = "#chrom\tstart\tend\tname\tCTCF\tJUN\tPOLR2A\n";
+  for (const char* chrom : {"chr1", "chr2", "chr8"}) {
+    for (int i = 0; i < 30; ++i) {
+      bed += fmt::format("{}\t{}\t{}\tpeak{}\t{}\t{}\t{}\n", chrom, i * 90 + 50, i * 90 + 150, i,
+                         i % 2, i % 3 == 0 ? "." : "1", i % 5 == 0 ? "NA" : "0");
+    }
+  }
+  write_text(dir.path() / "tasks.bed", bed);
+  write_text(dir.path() / "model.json",
+             R"({"model": [{"type": "Conv1D", "filters": 4, "kernel_size": 9}, {"type": "ReLU"},
+                           {"type": "GlobalMaxPool1D"}, {"type": "Dense", "units": 3},
+                           {"type": "Sigmoid"}]})");
 }
 
 /// Flags for a tiny simulated run that trains in well under a second.

@@ -19,34 +19,6 @@ using testing::TempDir;
 using testing::with;
 using testing::write_text;
 
-// chr1, chr2, chr8, chr9 of 3000 pseudo-random bases; 30 intervals of 100 bp on each of chr1,
-// chr2 and chr8 (none on chr9) with three tasks, some labels missing.
-void write_data(const TempDir& dir) {
-  std::string fasta;
-  uint64_t state = 7;
-  for (const char* chrom : {"chr1", "chr2", "chr8", "chr9"}) {
-    fasta += fmt::format(">{}\n", chrom);
-    for (int i = 0; i < 3000; ++i) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      fasta += "ACGT"[(state >> 33) % 4];
-      if (i % 60 == 59) fasta += '\n';
-    }
-  }
-  write_text(dir.path() / "g.fa", fasta);
-  std::string bed = "#chrom\tstart\tend\tname\tCTCF\tJUN\tPOLR2A\n";
-  for (const char* chrom : {"chr1", "chr2", "chr8"}) {
-    for (int i = 0; i < 30; ++i) {
-      bed += fmt::format("{}\t{}\t{}\tpeak{}\t{}\t{}\t{}\n", chrom, i * 90 + 50, i * 90 + 150, i,
-                         i % 2, i % 3 == 0 ? "." : "1", i % 5 == 0 ? "NA" : "0");
-    }
-  }
-  write_text(dir.path() / "tasks.bed", bed);
-  write_text(dir.path() / "model.json",
-             R"({"model": [{"type": "Conv1D", "filters": 4, "kernel_size": 9}, {"type": "ReLU"},
-                           {"type": "GlobalMaxPool1D"}, {"type": "Dense", "units": 3},
-                           {"type": "Sigmoid"}]})");
-}
-
 std::vector<std::string> inspect_args(const TempDir& dir) {
   return {"inspect",         "--fasta", dir.str("g.fa"), "--intervals", dir.str("tasks.bed"),
           "--label-columns", "5-7",     "--window",      "100"};
@@ -61,7 +33,7 @@ int64_t split_count(const std::string& text, const std::string& split) {
 
 TEST_CASE("tasks: label columns and '#' header names go from the BED to predict's columns") {
   TempDir dir("tasks");
-  write_data(dir);
+  testing::write_three_task_data(dir);
   const CliResult trained = run({"train",
                                  "--config",
                                  dir.str("model.json"),
@@ -123,7 +95,7 @@ TEST_CASE("tasks: label columns and '#' header names go from the BED to predict'
 
 TEST_CASE("splits: chromosomes, a fold file and fractions divide one file") {
   TempDir dir("splits");
-  write_data(dir);
+  testing::write_three_task_data(dir);
   const CliResult chroms =
       run(with(inspect_args(dir), {"--valid-chroms", "chr8", "--test-chroms", "chr1"}));
   REQUIRE_MESSAGE(chroms.status == 0, chroms.err);
@@ -172,7 +144,7 @@ TEST_CASE("splits: chromosomes, a fold file and fractions divide one file") {
 
 TEST_CASE("splits: misuse fails naming the keys, the chromosome or the fold file") {
   TempDir dir("split-errors");
-  write_data(dir);
+  testing::write_three_task_data(dir);
   const auto fails = [&](const std::vector<std::string>& more, const std::string& expected) {
     const CliResult result = run(with(inspect_args(dir), more));
     CHECK(result.status == 1);

@@ -41,11 +41,14 @@ TEST_CASE("run directory holds config metrics steps tensorboard checkpoints and 
   CHECK(count_lines(read_text(root / "steps.csv")) == 1 + 3 * 8);
   CHECK(std::filesystem::exists(root / "checkpoints" / "best.safetensors"));
   CHECK(std::filesystem::exists(root / "checkpoints" / "last.safetensors"));
-  bool events = false;
-  for (const auto& entry : std::filesystem::directory_iterator(root / "tensorboard")) {
-    events |= entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+  // TensorBoard's run directories, as Keras lays them out.
+  for (const char* run_name : {"train", "validation", "test"}) {
+    bool events = false;
+    for (const auto& entry : std::filesystem::directory_iterator(root / "tensorboard" / run_name)) {
+      events |= entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+    }
+    CHECK_MESSAGE(events, run_name);
   }
-  CHECK(events);
   const json report = json::parse(read_text(root / "report.json"));
   CHECK(report["epochs_run"] == 3);
   CHECK(report["test"]["count"] == 80);

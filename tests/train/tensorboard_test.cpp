@@ -17,11 +17,13 @@
 #include "io/crc32c.h"
 #include "io/protobuf_encoder.h"
 #include "io/tfrecord.h"
+#include "support/event_files.h"
 #include "support/test_paths.h"
 
 namespace {
 
 using strand::io::crc32c;
+using strand::test::read_tfrecords;
 
 std::vector<std::byte> bytes_of(std::string_view s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
@@ -35,41 +37,6 @@ std::string to_hex(std::span<const std::byte> bytes) {
     std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned>(b));
     out += buf;
   }
-  return out;
-}
-
-std::uint64_t read_le(const std::vector<std::byte>& data, std::size_t at, int num_bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < num_bytes; ++i) {
-    v |= static_cast<std::uint64_t>(data.at(at + i)) << (8 * i);
-  }
-  return v;
-}
-
-// Splits a TFRecord stream into payloads, checking every length and CRC.
-std::vector<std::vector<std::byte>> read_tfrecords(const std::vector<std::byte>& data) {
-  std::vector<std::vector<std::byte>> records;
-  std::size_t at = 0;
-  while (at < data.size()) {
-    REQUIRE(at + 12 <= data.size());
-    const auto len = read_le(data, at, 8);
-    const auto len_crc = static_cast<std::uint32_t>(read_le(data, at + 8, 4));
-    CHECK(len_crc == strand::io::mask_crc32c(crc32c(std::span(data).subspan(at, 8))));
-    REQUIRE(at + 12 + len + 4 <= data.size());
-    const auto payload = std::span(data).subspan(at + 12, len);
-    const auto data_crc = static_cast<std::uint32_t>(read_le(data, at + 12 + len, 4));
-    CHECK(data_crc == strand::io::mask_crc32c(crc32c(payload)));
-    records.emplace_back(payload.begin(), payload.end());
-    at += 12 + len + 4;
-  }
-  return records;
-}
-
-std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
   return out;
 }
 
@@ -151,7 +118,7 @@ TEST_CASE("SummaryWriter writes a readable event file") {
     CHECK(other.file_path() != path);
     std::filesystem::remove(other.file_path());
   }
-  const auto records = read_tfrecords(read_file(path));
+  const auto records = read_tfrecords(strand::test::read_bytes(path));
   REQUIRE(records.size() == 1 + 10 + 5);
   // Record 0 is the version record; its payload ends with the version string.
   const std::string first(reinterpret_cast<const char*>(records[0].data()), records[0].size());
