@@ -270,14 +270,29 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // ---- prepare ----
   CLI::App* prepare = app.add_subcommand(
       "prepare",
-      "Turn positive and negative FASTAs into a labelled records dataset (FASTA + label TSV) and "
-      "print the strand train command for it");
+      "Make a labelled dataset and print the strand train command for it: positive and negative "
+      "FASTAs become a records dataset (FASTA + label TSV); peak files on a genome (--peaks "
+      "--fasta) a multi-task BED, one 0/1 column per file");
   PrepareOptions prepare_options;
+  prepare->add_option("--positives", prepare_options.positives,
+                      "FASTA of positives; several, comma-separated, are several tasks named by "
+                      "their file stems");
+  prepare->add_option("--peaks", prepare_options.peaks,
+                      "Peak files (narrowPeak or BED) on the --fasta genome, comma-separated: one "
+                      "task each, named by their file stems; windows merged across files");
+  prepare->add_option("--fasta", prepare_options.fasta, "With --peaks: the genome FASTA");
+  prepare->add_option("--format", prepare_options.format,
+                      "With --peaks: bed or narrowpeak (default: narrowpeak for *.narrowPeak)");
   prepare
-      ->add_option("--positives", prepare_options.positives,
-                   "FASTA of positives; several, comma-separated, are several tasks named by "
-                   "their file stems")
-      ->required();
+      ->add_option("--window", prepare_options.window,
+                   "With --peaks: bases of each window, centred on the summit")
+      ->capture_default_str();
+  prepare
+      ->add_option("--negatives-ratio", prepare_options.negatives_ratio,
+                   "With --peaks: GC-matched background windows per window, labelled 0")
+      ->capture_default_str();
+  prepare->add_option("--blacklist", prepare_options.blacklist,
+                      "With --peaks: BED of regions the negatives avoid");
   prepare->add_option("--negatives", prepare_options.negatives,
                       "FASTA of negatives (label 0 for every task)");
   prepare->add_option("--task-names", prepare_options.task_names,

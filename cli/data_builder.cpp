@@ -237,7 +237,40 @@ double median_total_counts(const data::SequenceSource& source, int64_t max_windo
   return 0.5 * (upper + *std::max_element(totals.begin(), middle));
 }
 
+namespace {
+
+// The splits of a run must hold the same tasks: a validation or test file with other label
+// columns than the training file would only fail in the first evaluation, after an epoch.
+void check_same_tasks(const RunData& data, const FilesDataConfig& files) {
+  const data::SequenceSource& train = *data.train.source;
+  for (const auto& [split, file] : {std::pair{&data.validation, &files.valid_intervals},
+                                    std::pair{&data.test, &files.test_intervals}}) {
+    if (!*split) continue;
+    const data::SequenceSource& other = *(*split)->source;
+    if (other.num_targets() != train.num_targets() ||
+        other.profile_tracks() != train.profile_tracks()) {
+      throw ConfigError(fmt::format(
+          "data: the {} split ({}) has {} label column(s) and {} profile track(s), the training "
+          "data ({}) {} and {}: every split needs the same tasks",
+          (*split)->name, file->empty() ? "part of " + files.intervals : *file, other.num_targets(),
+          other.profile_tracks(), files.intervals, train.num_targets(), train.profile_tracks()));
+    }
+  }
+}
+
+RunData build_run_data_of(const RunConfig& config);
+
+}  // namespace
+
 RunData build_run_data(const RunConfig& config) {
+  RunData data = build_run_data_of(config);
+  if (config.data.source == "files") check_same_tasks(data, config.data.files);
+  return data;
+}
+
+namespace {
+
+RunData build_run_data_of(const RunConfig& config) {
   RunData out;
   if (config.data.source == "simulated") {
     const SimulatedDataConfig& s = config.data.simulated;
@@ -331,6 +364,8 @@ RunData build_run_data(const RunConfig& config) {
   }
   return out;
 }
+
+}  // namespace
 
 std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data,
                                                     const LoaderPlacement& placement) {

@@ -11,8 +11,11 @@
 #include "cli/run_config.h"
 #include "data/data_error.h"
 #include "data/fasta_reader.h"
+#include "data/intervals.h"
 #include "data/labels.h"
 #include "data/list_syntax.h"
+#include "data/negatives.h"
+#include "data/peak_tasks.h"
 #include "data/splits.h"
 #include "io/atomic_file.h"
 
@@ -51,11 +54,114 @@ std::vector<std::string> name_list(const std::string& text, const char* what) {
 
 }  // namespace
 
+int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
+  if (options.fasta.empty()) throw ConfigError("--peaks: give the genome with --fasta");
+  if (options.out.empty()) throw ConfigError("--out: the output directory is required");
+  if (!options.positives.empty() || !options.negatives.empty()) {
+    throw ConfigError(
+        "--peaks makes a dataset from peak files; --positives and --negatives "
+        "make one from FASTAs: give one or the other");
+  }
+  if (options.valid_fraction > 0 || options.test_fraction > 0) {
+    throw ConfigError(
+        "--valid-fraction/--test-fraction: a peak dataset is split when training (strand train "
+        "--valid-chroms/--test-chroms, or --valid-fraction/--test-fraction)");
+  }
+  if (options.window < 1)
+    throw ConfigError(fmt::format("--window: must be >= 1, got {}", options.window));
+  if (!(options.negatives_ratio >= 0 && options.negatives_ratio <= data::kMaxNegativesRatio)) {
+    throw ConfigError(fmt::format("--negatives-ratio: must be in [0, {}], got {}",
+                                  data::kMaxNegativesRatio, options.negatives_ratio));
+  }
+  if (!options.blacklist.empty() && options.negatives_ratio == 0) {
+    throw ConfigError("--blacklist: keeps negatives away from regions; set --negatives-ratio too");
+  }
+  const std::vector<std::string> files = name_list(options.peaks, "--peaks");
+  std::vector<std::string> tasks;
+  if (options.task_names.empty()) {
+    for (const std::string& path : files) tasks.push_back(fs::path(path).stem().string());
+  } else {
+    tasks = name_list(options.task_names, "--task-names");
+  }
+  if (tasks.size() != files.size()) {
+    throw ConfigError(
+        fmt::format("--task-names: {} names for {} peak files", tasks.size(), files.size()));
+  }
+  if (std::set<std::string>(tasks.begin(), tasks.end()).size() != tasks.size()) {
+    throw ConfigError(
+        fmt::format("--task-names: the task names {} repeat a name (name the files "
+                    "apart with --task-names)",
+                    fmt::join(tasks, ", ")));
+  }
+  try {
+    const data::FastaReader genome(options.fasta);
+    std::vector<data::IntervalSet> sets;
+    for (const std::string& path : files) {
+      data::IntervalReadOptions read;
+      const std::string format = !options.format.empty() ? options.format
+                                 : fs::path(path).extension() == ".narrowPeak" ||
+                                         fs::path(path).string().ends_with(".narrowPeak.gz")
+                                     ? "narrowpeak"
+                                     : "bed";
+      read.format = data::parse_interval_format(format);
+      read.labelled = false;
+      data::IntervalSet set = data::read_intervals(path, read);
+      data::validate_intervals(set, genome.contigs(), genome.path(),
+                               data::BadIntervalPolicy::kError);
+      sets.push_back(std::move(set));
+    }
+    data::PeakTaskOptions peak_options;
+    peak_options.window = options.window;
+    peak_options.negatives_ratio = options.negatives_ratio;
+    peak_options.seed = options.seed;
+    if (!options.blacklist.empty()) {
+      peak_options.excluded =
+          data::read_blacklist(options.blacklist, genome.contigs(), genome.path());
+    }
+    const data::PeakTasks labelled = data::label_peak_tasks(genome, sets, tasks, peak_options);
+    const data::IntervalSet& windows = labelled.windows;
+    // The BED: a header naming the tasks, then one line per window.
+    std::string text = fmt::format("#chrom\tstart\tend\t{}\n", fmt::join(tasks, "\t"));
+    std::vector<int64_t> positives(tasks.size(), 0);
+    for (int64_t i = 0; i < windows.size(); ++i) {
+      const data::Interval& w = windows.intervals[static_cast<size_t>(i)];
+      text += fmt::format("{}\t{}\t{}", w.contig, w.start, w.end);
+      for (size_t t = 0; t < tasks.size(); ++t) {
+        const bool one = windows.labels[static_cast<size_t>(i) * tasks.size() + t] > 0.5F;
+        positives[t] += one ? 1 : 0;
+        text += one ? "\t1" : "\t0";
+      }
+      text += '\n';
+    }
+    const fs::path dir(options.out);
+    fs::create_directories(dir);
+    const fs::path bed = dir / "tasks.bed";
+    io::write_file_atomically(bed, text);
+    log << fmt::format(
+        "{} peaks of {} file(s) -> {} windows of {} bp ({} near-duplicates "
+        "merged, {} GC-matched negatives) in {}\n",
+        labelled.peaks, files.size(), windows.size(), options.window, labelled.merged,
+        labelled.negatives, bed.string());
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      log << fmt::format("  {}: {} positive windows\n", tasks[t], positives[t]);
+    }
+    log << fmt::format(
+        "train on it with (hold out chromosomes with --valid-chroms/--test-chroms instead of the "
+        "fractions):\n  strand train --fasta {} --intervals {} --label-columns 4-{} --window {} "
+        "--valid-fraction 0.1 --test-fraction 0.1\n",
+        options.fasta, bed.string(), 3 + tasks.size(), options.window);
+    return windows.size();
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
+  }
+}
+
 int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
+  if (!options.peaks.empty()) return run_prepare_peaks(options, log);
   if (options.positives.empty()) {
     throw ConfigError(
-        "--positives: one FASTA of positives (or several, comma-separated, one task "
-        "each) is required");
+        "--positives: one FASTA of positives (or several, comma-separated, one task each) is "
+        "required, or --peaks with --fasta for peak files on a genome");
   }
   if (options.out.empty()) throw ConfigError("--out: the output directory is required");
   const auto in_unit = [](double f) { return f >= 0 && f < 1; };

@@ -1,5 +1,6 @@
-// `strand prepare`: positive and negative FASTAs into a labelled records dataset (FASTA + label
-// TSV with a header) that `strand train --format records` reads, whole or split by fractions.
+// `strand prepare`: a labelled dataset in one command, from positive and negative FASTAs (a
+// records dataset: FASTA + label TSV with a header, whole or split by fractions) or from peak
+// files on a genome (a multi-task BED: one 0/1 column per peak file, data/peak_tasks.h).
 #pragma once
 
 #include <cstdint>
@@ -9,10 +10,16 @@
 namespace strand::cli {
 
 struct PrepareOptions {
-  std::string positives;   // FASTAs, comma-separated: one task each, named by the file stem
-  std::string negatives;   // FASTA of negatives for every task; optional with several tasks
-  std::string task_names;  // names for the tasks instead of the stems, comma-separated
-  std::string out;         // the output directory
+  std::string positives;         // FASTAs, comma-separated: one task each, named by the file stem
+  std::string peaks;             // or: peak files on `fasta`, comma-separated, one task each
+  std::string fasta;             // the genome of the peaks
+  std::string format;            // the peaks' format: bed or narrowpeak (default: by extension)
+  int64_t window = 1000;         // the peaks' windows (the model's input length)
+  double negatives_ratio = 0.0;  // GC-matched negatives per window (peaks only)
+  std::string blacklist;         // regions negatives avoid (peaks only)
+  std::string negatives;         // FASTA of negatives for every task; optional with several tasks
+  std::string task_names;        // names for the tasks instead of the stems, comma-separated
+  std::string out;               // the output directory
   double valid_fraction = 0.0;
   double test_fraction = 0.0;
   uint64_t seed = 0;
@@ -25,5 +32,13 @@ struct PrepareOptions {
 /// record is renamed STEM:NAME. Prints what it wrote and the `strand train` command to run.
 /// Returns the number of records. Throws ConfigError naming the flag or file for bad input.
 int64_t run_prepare(const PrepareOptions& options, std::ostream& log);
+
+/// With --peaks: reads each peak file (validated against the genome), labels their windows per
+/// file (data/peak_tasks.h) and writes DIR/tasks.bed, a BED with the header '#chrom start end
+/// TASK...' and one 0/1 column per file, sorted by contig and start, atomically; prints the
+/// counts and the `strand train` command. Returns the number of windows. Throws ConfigError
+/// naming the flag or file for bad input (fractions are refused: split such a dataset when
+/// training, by --valid-chroms/--test-chroms or --valid-fraction/--test-fraction).
+int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log);
 
 }  // namespace strand::cli

@@ -353,7 +353,7 @@ RunConfig default_config() {
   // The DragoNN TAL1 reference model.
   config.model.layers = {layer("Conv1D", {{"filters", int64_t{16}}, {"kernel_size", int64_t{15}}}),
                          layer("ReLU"), layer("GlobalMaxPool1D"),
-                         layer("Dense", {{"units", int64_t{1}}}), layer("Sigmoid")};
+                         layer("Dense", {{"units", std::string("tasks")}}), layer("Sigmoid")};
   return config;
 }
 

@@ -18,8 +18,8 @@ using testing::run;
 using testing::TempDir;
 
 // Records data from `strand simulate` under dir/sim, plus dir/sim/two.tsv: the training labels
-// with a second target column, which the one-output reference model cannot fit. That mismatch
-// is found only once the data is built, after the run directory exists.
+// with a second target column, which the one-column validation labels do not have. That
+// mismatch is found only once the data is built, after the run directory exists.
 void simulate(const TempDir& dir) {
   testing::simulate_small_dataset(dir);
   std::istringstream in(read_text(dir.path() / "sim" / "train.tsv"));
@@ -58,7 +58,7 @@ TEST_CASE("a run that fails before saving an epoch leaves no run directory") {
   simulate(dir);
   const auto result = run(train(dir, "two.tsv", "r"));
   CHECK(result.status == 1);
-  CHECK(result.err.find("label column(s)") != std::string::npos);
+  CHECK(result.err.find("every split needs the same tasks") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // nor the output_dir it made
 
   // A run directory the user made beforehand keeps its own files; only the run's go.
@@ -86,7 +86,8 @@ TEST_CASE("a run that fails after saving epochs is kept with report.json marked 
   CHECK(resumed.status == 1);
   const json report = json::parse(read_text(root / "report.json"));
   CHECK(report["status"] == "failed");
-  CHECK(report["error"].get<std::string>().find("label column(s)") != std::string::npos);
+  CHECK(report["error"].get<std::string>().find("every split needs the same tasks") !=
+        std::string::npos);
   CHECK(report["resume"] == "strand train --resume " + root.string());
   CHECK(std::filesystem::exists(root / "checkpoints" / "last.safetensors"));
   CHECK(std::filesystem::exists(root / "config.json"));

@@ -149,3 +149,35 @@ TEST_CASE("adamw, gradient clipping, max-norm and a cosine schedule train from f
   CHECK(bad.status == 1);
   CHECK(bad.err.find("lr_schedule:") != std::string::npos);
 }
+
+TEST_CASE("prepare --peaks makes a multi-task BED that trains with the default model") {
+  TempDir dir("prepare-peaks");
+  REQUIRE(
+      run({"simulate", "--simulation", "chip_nexus_profile", "--contigs", "4", "--contig-length",
+           "20000", "--peaks", "20", "--window", "300", "--out", dir.str("sim")})
+          .status == 0);
+  const std::string sim = dir.str("sim") + "/";
+  const CliResult prepared =
+      run({"prepare", "--peaks", sim + "train.narrowPeak," + sim + "valid.narrowPeak", "--fasta",
+           sim + "genome.fa", "--task-names", "early,late", "--window", "300", "--negatives-ratio",
+           "1", "--out", dir.str("data")});
+  REQUIRE_MESSAGE(prepared.status == 0, prepared.err);
+  CHECK(prepared.out.find("--label-columns 4-5 --window 300") != std::string::npos);
+  const std::string bed = read_text(dir.path() / "data" / "tasks.bed");
+  CHECK(bed.rfind("#chrom\tstart\tend\tearly\tlate\n", 0) == 0);
+  const CliResult trained =
+      run({"train", "--fasta", sim + "genome.fa", "--intervals", dir.str("data/tasks.bed"),
+           "--label-columns", "4-5", "--window", "300", "--valid-fraction", "0.2", "--epochs", "2",
+           "--threads", "1", "--output-dir", dir.str("runs"), "--run-name", "p"});
+  REQUIRE_MESSAGE(trained.status == 0, trained.err);
+  const json report = json::parse(read_text(dir.path() / "runs" / "p" / "report.json"));
+  CHECK(report["task_names"] == json::array({"early", "late"}));
+  // Bad input names the flag.
+  const CliResult both = run({"prepare", "--peaks", sim + "train.narrowPeak", "--positives", "x.fa",
+                              "--fasta", sim + "genome.fa", "--out", dir.str("x")});
+  CHECK(both.status == 1);
+  CHECK(both.err.find("give one or the other") != std::string::npos);
+  const CliResult no_fasta =
+      run({"prepare", "--peaks", sim + "train.narrowPeak", "--out", dir.str("x")});
+  CHECK(no_fasta.err.find("--peaks: give the genome with --fasta") != std::string::npos);
+}
