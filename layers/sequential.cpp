@@ -1,8 +1,9 @@
-// Sequential container, its fusion of Conv1D+ReLU+GlobalMaxPool1D, and summary().
+// Sequential container (fusing runs of layers through layers/layer_fusion.h) and summary().
 #include "layers/sequential.h"
 
-#include "layers/activations.h"
-#include "layers/conv1d.h"
+#include <span>
+
+#include "layers/layer_fusion.h"
 
 namespace strand {
 
@@ -10,14 +11,13 @@ Var Sequential::forward_layers(const Var& x, size_t count) {
   STRAND_CHECK(count <= layers_.size(), "Sequential: asked for {} layers of {}", count,
                layers_.size());
   Var h = x;
+  const std::span<const std::shared_ptr<Layer>> chain(layers_.data(), count);
   for (size_t i = 0; i < count; ++i) {
-    if (fusion_ && i + 2 < count) {
-      auto* conv = dynamic_cast<Conv1D*>(layers_[i].get());
-      if (conv && dynamic_cast<ReLU*>(layers_[i + 1].get()) &&
-          dynamic_cast<GlobalMaxPool1D*>(layers_[i + 2].get())) {
-        h = conv1d_relu_max(h, conv->weight(), conv->bias(),
-                            conv->params_for_length(h.shape().back()));
-        i += 2;
+    if (fusion_) {
+      const FusedRun fused = run_fused(chain.subspan(i), h);
+      if (fused.layers > 0) {
+        h = fused.output;
+        i += fused.layers - 1;
         continue;
       }
     }

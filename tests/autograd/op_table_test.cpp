@@ -174,14 +174,35 @@ void check_op(std::string_view name, const Fn& fn, const std::vector<Input>& spe
   }
 }
 
-// batch_norm in training mode with fresh running statistics on x's device (a function, not a
-// lambda in the row: braces do not shield commas from the macro).
+// batch_norm with running statistics on x's device: fresh ones in training, others in
+// evaluation (functions, not lambdas in the rows: braces do not shield commas from the macro).
+BatchNormStatistics statistics_for(const Var& weight, bool training) {
+  const Device device = weight.device();
+  const int64_t channels = weight.value().size(0);
+  if (training) {
+    return {Tensor::zeros({channels}, DType::kFloat64, device),
+            Tensor::ones({channels}, DType::kFloat64, device),
+            Tensor::zeros({}, DType::kFloat64, device)};
+  }
+  return {ops::affine(random_tensor({channels}, 11), 0.5, 0.0).to(device),
+          ops::affine(random_tensor({channels}, 12), 0.5, 1.0).to(device),
+          Tensor::zeros({}, DType::kFloat64, device)};
+}
 Var batch_norm_in_training(const std::vector<Var>& v) {
-  const Device device = v[0].device();
-  BatchNormStatistics statistics{Tensor::zeros({3}, DType::kFloat64, device),
-                                 Tensor::ones({3}, DType::kFloat64, device),
-                                 Tensor::zeros({}, DType::kFloat64, device)};
+  BatchNormStatistics statistics = statistics_for(v[1], true);
   return batch_norm(v[0], v[1], v[2], statistics, true, 0.1, 1e-5);
+}
+Var batch_norm_in_evaluation(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], false);
+  return batch_norm(v[0], v[1], v[2], statistics, false, 0.1, 1e-5);
+}
+Var batch_norm_relu_in_training(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], true);
+  return batch_norm_relu(v[0], v[1], v[2], statistics, true, 0.1, 1e-5);
+}
+Var batch_norm_relu_in_evaluation(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], false);
+  return batch_norm_relu(v[0], v[1], v[2], statistics, false, 0.1, 1e-5);
 }
 
 // One row: a doctest case named "op <name>" that runs the driver.
@@ -329,8 +350,21 @@ STRAND_OP_ROW(
 STRAND_OP_ROW(
     "crop1d (centre, odd surplus)", [](auto& v) { return crop1d(v[0], 4); }, normal({2, 3, 9}))
 
+// ---- Normalisation ------------------------------------------------------------------------
 STRAND_OP_ROW("batch_norm (training, batch statistics)", batch_norm_in_training, normal({4, 3, 5}),
               normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm (training, (B, C))", batch_norm_in_training, normal({6, 4}), normal({4}),
+              normal({4}))
+STRAND_OP_ROW("batch_norm (evaluation, running statistics)", batch_norm_in_evaluation,
+              normal({4, 3, 5}), normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm (evaluation, (B, C))", batch_norm_in_evaluation, normal({5, 3}),
+              normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (training, fused ReLU)", batch_norm_relu_in_training,
+              normal({4, 3, 5}), normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (training, (B, C))", batch_norm_relu_in_training, normal({7, 3}),
+              normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (evaluation, fused ReLU)", batch_norm_relu_in_evaluation,
+              normal({3, 2, 6}), normal({2}), normal({2}))
 
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(
