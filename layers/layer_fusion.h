@@ -1,7 +1,10 @@
 // Layer fusion: short runs of layers that one fused op computes with the results of the
 // unfused chain, so the intermediate activation is never written and read back:
 //   Conv1D -> ReLU -> GlobalMaxPool1D   conv1d_relu_max (the activation map never exists)
+//   Conv1D -> ReLU                      conv1d_relu (ReLU where the bias is added; its mask
+//                                       applied per sample inside the conv's backward pass)
 //   BatchNorm1D -> ReLU                 batch_norm_relu (one pass each way instead of two)
+// The first match wins, in this order.
 // The matching sits here, apart from Sequential, so any container of chained layers can use it.
 #pragma once
 

@@ -27,6 +27,8 @@ std::vector<T>& conv_workspace(int64_t elements) {
 }
 struct ColumnsTag {};
 struct PartialsTag {};
+struct BiasPartialsTag {};
+struct MaskedGradientTag {};
 
 /// Runs body(b, col) for every sample b, samples split across threads (when the work is large
 /// enough), each thread with its own column buffer of rows * L_out elements.

@@ -211,30 +211,55 @@ void conv1d_onehot_forward_reference(const Conv1DGeometry& g, const uint8_t* cod
 
 template <typename T>
 void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const T* w, const T* bias,
-                           T* out) {
+                           T* out, bool relu) {
   const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
   const int64_t n_pos = g.out_length;
-  dispatch_filters(n_out, [&]<int64_t O>() {
+  // A fused ReLU clamps each value as it is written (the relu op's comparison); kRelu is a
+  // constant so the plain conv's store loop stays as it was.
+  const auto run = [&]<bool kRelu>() {
+    const auto store = [](T value) { return kRelu && !(value > T(0)) ? T(0) : value; };
+    dispatch_filters(n_out, [&]<int64_t O>() {
 #pragma omp parallel for schedule(dynamic, kSamplesPerChunk)
-    for (int64_t b = 0; b < g.batch; ++b) {
-      CodeScratch& scratch = code_scratch();
-      pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
-      T* out_b = out + b * n_out * n_pos;
-      if constexpr (O > 0) {
-        for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
-                                [&](int64_t t, const T* acc) {
-                                  for (int64_t o = 0; o < O; ++o) out_b[o * n_pos + t] = acc[o];
-                                });
-      } else {
-        std::vector<T> acc(static_cast<size_t>(n_out));
-        for (int64_t t = 0; t < n_pos; ++t) {
-          gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
-          for (int64_t o = 0; o < n_out; ++o) out_b[o * n_pos + t] = acc[o];
+      for (int64_t b = 0; b < g.batch; ++b) {
+        CodeScratch& scratch = code_scratch();
+        pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
+        T* out_b = out + b * n_out * n_pos;
+        if constexpr (O > 0) {
+          for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
+                                  [&](int64_t t, const T* acc) {
+                                    for (int64_t o = 0; o < O; ++o) {
+                                      out_b[o * n_pos + t] = store(acc[o]);
+                                    }
+                                  });
+        } else {
+          std::vector<T> acc(static_cast<size_t>(n_out));
+          for (int64_t t = 0; t < n_pos; ++t) {
+            gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
+            for (int64_t o = 0; o < n_out; ++o) out_b[o * n_pos + t] = store(acc[o]);
+          }
         }
       }
+    });
+  };
+  if (relu) {
+    run.template operator()<true>();
+  } else {
+    run.template operator()<false>();
+  }
+}
+
+template <typename T>
+void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col) {
+  thread_local std::vector<uint8_t> padded;
+  padded_codes(g, codes, padded);
+  std::fill(col, col + 4 * g.kernel_size * g.out_length, T(0));
+  for (int64_t k = 0; k < g.kernel_size; ++k) {
+    for (int64_t t = 0; t < g.out_length; ++t) {
+      const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
+      if (base < 4) col[(base * g.kernel_size + k) * g.out_length + t] = T(1);
     }
-  });
+  }
 }
 
 template <typename T>
@@ -245,18 +270,7 @@ void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, c
   // instead of a data-dependent scatter, and grad_w's (O, 4, K) layout is its row order.
   weight_gradient_from_columns<T>(
       g, 4 * g.kernel_size, grad_out,
-      [&](int64_t b, T* col) {
-        thread_local std::vector<uint8_t> padded;
-        padded_codes(g, codes + b * g.length, padded);
-        std::fill(col, col + 4 * g.kernel_size * g.out_length, T(0));
-        for (int64_t k = 0; k < g.kernel_size; ++k) {
-          for (int64_t t = 0; t < g.out_length; ++t) {
-            const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
-            if (base < 4) col[(base * g.kernel_size + k) * g.out_length + t] = T(1);
-          }
-        }
-      },
-      grad_w);
+      [&](int64_t b, T* col) { onehot_columns(g, codes + b * g.length, col); }, grad_w);
 }
 
 namespace {
@@ -434,9 +448,10 @@ void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const 
   template void conv1d_onehot_forward_reference<T>(const Conv1DGeometry&, const uint8_t*,         \
                                                    const T*, const T*, T*);                       \
   template void conv1d_onehot_forward<T>(const Conv1DGeometry&, const uint8_t*, const T*,         \
-                                         const T*, T*);                                           \
+                                         const T*, T*, bool);                                     \
   template void conv1d_onehot_backward_weight<T>(const Conv1DGeometry&, const T*, const uint8_t*, \
                                                  T*);                                             \
+  template void onehot_columns<T>(const Conv1DGeometry&, const uint8_t*, T*);                     \
   template void conv1d_relu_max_onehot_reference<T>(const Conv1DGeometry&, const uint8_t*,        \
                                                     const T*, const T*, T*, int64_t*);            \
   template void conv1d_relu_max_onehot<T>(const Conv1DGeometry&, const uint8_t*, const T*,        \

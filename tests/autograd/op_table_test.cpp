@@ -323,6 +323,22 @@ STRAND_OP_ROW(
     },
     normal({2, 4, 3}), normal({2}), codes(3, 20))
 STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, dense, stride, dilation, padding)",
+    [](auto& v) {
+      return conv1d_relu(v[0], v[1], v[2], Conv1DParams{2, 2, 3, 1});
+    },
+    normal({2, 3, 10}), normal({3, 3, 4}), normal({3}))
+STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, dense, no bias)",
+    [](auto& v) { return conv1d_relu(v[0], v[1], Var(), Conv1DParams{}); }, normal({2, 2, 7}),
+    normal({3, 2, 2}))
+STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, base codes, same padding)",
+    [](auto& v) {
+      return conv1d_relu(v[2], v[0], v[1], Conv1DParams{1, 1, 2, 2});
+    },
+    normal({5, 4, 5}), normal({5}), codes(3, 20))
+STRAND_OP_ROW(
     "conv1d_relu_max (fused, dense)",
     [](auto& v) {
       return conv1d_relu_max(v[0], v[1], v[2], Conv1DParams{1, 1, 1, 1});
