@@ -188,6 +188,9 @@ CodeScratch& code_scratch() {
 // one chunk, not by half the batch (each sample's result does not depend on the schedule).
 constexpr int64_t kSamplesPerChunk = 4;
 
+// Output positions transposed together on their way to the (O, L_out) output.
+constexpr int64_t kTile = 16;
+
 }  // namespace
 
 template <typename T>
@@ -226,10 +229,24 @@ void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const 
         pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
         T* out_b = out + b * n_out * n_pos;
         if constexpr (O > 0) {
+          // Positions arrive one at a time with all O filters; out is (O, L_out). Storing each
+          // value straight to its row writes O streams an element at a time; a tile of
+          // kTile positions transposed on its way out writes kTile-long runs of each row.
+          alignas(64) T tile[kTile][O];
+          const auto flush = [&](int64_t t0, int64_t count) {
+            for (int64_t o = 0; o < O; ++o) {
+              T* out_row = out_b + o * n_pos + t0;
+#pragma omp simd
+              for (int64_t p = 0; p < count; ++p) out_row[p] = tile[p][o];
+            }
+          };
           for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
                                   [&](int64_t t, const T* acc) {
-                                    for (int64_t o = 0; o < O; ++o) {
-                                      out_b[o * n_pos + t] = store(acc[o]);
+                                    const int64_t slot = t % kTile;
+#pragma omp simd
+                                    for (int64_t o = 0; o < O; ++o) tile[slot][o] = store(acc[o]);
+                                    if (slot == kTile - 1 || t == n_pos - 1) {
+                                      flush(t - slot, slot + 1);
                                     }
                                   });
         } else {
