@@ -2,8 +2,9 @@
 // models, as GFLOP/s and as a share of the machine's FMA peak measured in the same run
 // (bench/fma_peak.h): issue 13's ">= 50% of peak in the conv and GEMM kernels" is read here.
 //
-//   kernel_efficiency [--threads N] [--seconds S] [--batch B]
+//   kernel_efficiency [--threads N] [--seconds S] [--batch B] [--only TEXT]
 //
+// --only keeps the layers whose model or name contains TEXT (e.g. "basset", "conv3").
 // For every Conv1D layer of Basset, the generic 3-conv network and a BPNet-like network
 // (kernels/cpu/conv1d.h, conv1d_onehot.h), one line per pass: forward, backward-data and
 // backward-weight, and "backward (all)" = conv1d_backward, the one-pass kernel training runs
@@ -200,7 +201,9 @@ int main(int argc, char** argv) {
   int threads = 2;
   double budget = 0.5;
   int64_t batch = 64;
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
     if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--seconds") == 0) budget = std::atof(argv[i + 1]);
     if (std::strcmp(argv[i], "--batch") == 0) batch = std::atoll(argv[i + 1]);
@@ -231,11 +234,17 @@ int main(int argc, char** argv) {
         {"bpnet", names.back().c_str(), 64, 64, 3, 2114, 1, dilation, dilation, dilation, false});
   }
   convs.push_back({"bpnet", "profile head (k75, same)", 64, 2, 75, 2114, 1, 1, 37, 37, false});
-  for (const ConvLayer& c : convs) time_conv(c, batch, budget, peak);
+  const auto wanted = [&](const std::string& model, const std::string& name) {
+    return only.empty() || model.find(only) != std::string::npos ||
+           name.find(only) != std::string::npos;
+  };
+  for (const ConvLayer& c : convs) {
+    if (wanted(c.model, c.name)) time_conv(c, batch, budget, peak);
+  }
   for (const DenseLayer& d :
        {DenseLayer{"basset", 2000, 1000}, DenseLayer{"basset", 1000, 1000},
         DenseLayer{"basset", 1000, 164}, DenseLayer{"generic_conv", 896, 64}}) {
-    time_dense(d, batch, budget, peak);
+    if (wanted(d.model, "dense")) time_dense(d, batch, budget, peak);
   }
   return 0;
 }

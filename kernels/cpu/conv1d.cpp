@@ -112,10 +112,11 @@ const TapSpan* tap_spans(const Conv1DGeometry& g, const Phases& phases) {
   return spans.data();
 }
 
-// col (C*K, L_out): col[(c * K + k) * L_out + t] = x[c, t * stride + k * dilation - pad_left],
-// zero outside the input. x: (C, L) of one sample.
+// col (C*K, L_out) with row stride ld (>= L_out; a group of samples' columns side by side):
+// col[(c * K + k) * ld + t] = x[c, t * stride + k * dilation - pad_left], zero outside the
+// input. x: (C, L) of one sample.
 template <typename T>
-void im2col(const Conv1DGeometry& g, const T* x, T* col) {
+void im2col(const Conv1DGeometry& g, const T* x, T* col, int64_t ld) {
   const Phases phases{g.stride, (g.length + g.stride - 1) / g.stride};
   const TapSpan* spans = tap_spans(g, phases);
   T* split = g.stride > 1 ? phase_scratch<T>(g.stride * phases.extent) : nullptr;
@@ -128,7 +129,7 @@ void im2col(const Conv1DGeometry& g, const T* x, T* col) {
       source = split;
     }
     for (int64_t k = 0; k < g.kernel_size; ++k) {
-      T* col_row = col + (c * g.kernel_size + k) * g.out_length;
+      T* col_row = col + (c * g.kernel_size + k) * ld;
       const TapSpan& span = spans[k];
       std::fill(col_row, col_row + span.first, T(0));
       std::copy(source + (span.base + span.first), source + (span.base + span.last),
@@ -138,10 +139,10 @@ void im2col(const Conv1DGeometry& g, const T* x, T* col) {
   }
 }
 
-// The inverse scatter: grad_x (C, L) of one sample = the sum of col's entries over the
-// (k, t) that read each input position (overwritten), added in increasing k.
+// The inverse scatter: grad_x (C, L) of one sample = the sum of col's entries (row stride ld)
+// over the (k, t) that read each input position (overwritten), added in increasing k.
 template <typename T>
-void col2im(const Conv1DGeometry& g, const T* col, T* grad_x) {
+void col2im(const Conv1DGeometry& g, const T* col, T* grad_x, int64_t ld) {
   const Phases phases{g.stride, (g.length + g.stride - 1) / g.stride};
   const TapSpan* spans = tap_spans(g, phases);
   T* split = g.stride > 1 ? phase_scratch<T>(g.stride * phases.extent) : nullptr;
@@ -157,7 +158,7 @@ void col2im(const Conv1DGeometry& g, const T* col, T* grad_x) {
     for (int64_t k = 0; k < g.kernel_size; ++k) {
       const TapSpan& span = spans[k];
       T* tap = target + (span.base + span.first);
-      const T* from = col + (c * g.kernel_size + k) * g.out_length + span.first;
+      const T* from = col + (c * g.kernel_size + k) * ld + span.first;
 #pragma omp simd
       for (int64_t t = 0; t < span.last - span.first; ++t) tap[t] += from[t];
     }
@@ -165,6 +166,59 @@ void col2im(const Conv1DGeometry& g, const T* col, T* grad_x) {
       dispatch_stride(g.stride, [&]<int64_t kStride>() {
         from_phases<kStride>(phases, g.length, split, gx_row);
       });
+    }
+  }
+}
+
+// Samples whose columns go through one GEMM: a product per sample is thin when L_out is small
+// (N = L_out columns; 28 in generic_conv's last conv, 40 in Basset's), and the library GEMM runs
+// such products well below its peak. A group's columns sit side by side (N = samples * L_out),
+// up to kGroupColumns. Measured with bench/kernel_efficiency (one thread): 10-15% faster on the
+// two L_out <= 40 layers, neutral at L_out 123, and no grouping from L_out 129 on (Basset's
+// conv2, 184, whose columns alone are 2.4 MB per sample).
+constexpr int64_t kGroupColumns = 256;
+
+// The group size for a thread's `samples`: the most samples within kGroupColumns, then spread
+// evenly over as many groups (32 samples at L_out 28 make 4 groups of 8, not 3 of 9 and one of
+// 5).
+int64_t samples_per_group(const Conv1DGeometry& g, int64_t samples) {
+  if (samples <= 1) return 1;
+  const int64_t wanted = std::clamp<int64_t>(kGroupColumns / g.out_length, 1, samples);
+  const int64_t groups = (samples + wanted - 1) / wanted;
+  return (samples + groups - 1) / groups;
+}
+
+// The threads a conv over the batch uses: one when the work is too small to share.
+int conv_threads(const Conv1DGeometry& g, int64_t rows) {
+  const int64_t work = g.batch * g.out_channels * g.out_length * rows;
+  return work >= kParallelGrain && g.batch > 1 ? omp_get_max_threads() : 1;
+}
+
+// The contiguous range of the batch thread `thread` of `team` handles.
+struct SampleRange {
+  int64_t first, last;
+};
+SampleRange thread_samples(const Conv1DGeometry& g, int thread, int team) {
+  return {g.batch * thread / team, g.batch * (thread + 1) / team};
+}
+
+// dst (O, L_out) = src (rows of stride ld) + bias, then max(., 0) when relu; src may be dst.
+template <typename T>
+void add_bias_relu(const Conv1DGeometry& g, const T* src, int64_t ld, const T* bias, bool relu,
+                   T* dst) {
+  for (int64_t o = 0; o < g.out_channels; ++o) {
+    const T* from = src + o * ld;
+    T* to = dst + o * g.out_length;
+    const T shift = bias ? bias[o] : T(0);
+    if (relu) {
+#pragma omp simd
+      for (int64_t t = 0; t < g.out_length; ++t) {
+        const T value = from[t] + shift;
+        to[t] = value > T(0) ? value : T(0);  // the relu op's comparison
+      }
+    } else {
+#pragma omp simd
+      for (int64_t t = 0; t < g.out_length; ++t) to[t] = from[t] + shift;
     }
   }
 }
@@ -196,29 +250,30 @@ template <typename T>
 void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out,
                     bool relu) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
-  // Per sample: out[b] (O, L_out) = w (O, CK) @ col (CK, L_out), then the bias (and the ReLU)
-  // while out[b] is in cache.
-  for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
-    im2col(g, x + b * g.in_channels * g.length, col);
-    T* out_b = out + b * g.out_channels * g.out_length;
-    gemm<T>(g.out_channels, g.out_length, rows, w, rows, 1, col, g.out_length, 1, T(0), out_b,
-            g.out_length);
-    if (bias == nullptr && !relu) return;
-    for (int64_t o = 0; o < g.out_channels; ++o) {
-      T* out_row = out_b + o * g.out_length;
-      const T shift = bias ? bias[o] : T(0);
-      if (relu) {
-#pragma omp simd
-        for (int64_t t = 0; t < g.out_length; ++t) {
-          const T value = out_row[t] + shift;
-          out_row[t] = value > T(0) ? value : T(0);  // the relu op's comparison
-        }
-      } else {
-#pragma omp simd
-        for (int64_t t = 0; t < g.out_length; ++t) out_row[t] += shift;
+  const int64_t per_sample = g.out_channels * g.out_length;
+  // Per group of n samples: product (O, n * L_out) = w (O, CK) @ col (CK, n * L_out), then
+  // each sample's (O, L_out) block plus the bias (and the ReLU) written to out[b] while in
+  // cache. A group of one computes straight into out[b].
+#pragma omp parallel num_threads(conv_threads(g, rows))
+  {
+    const SampleRange range = thread_samples(g, omp_get_thread_num(), omp_get_num_threads());
+    const int64_t group = samples_per_group(g, range.last - range.first);
+    T* col = conv_workspace<T, ColumnsTag>(rows * group * g.out_length).data();
+    T* product = group > 1 ? conv_workspace<T, ProductTag>(per_sample * group).data() : nullptr;
+    for (int64_t b0 = range.first; b0 < range.last; b0 += group) {
+      const int64_t count = std::min(group, range.last - b0);
+      const int64_t ld = count * g.out_length;
+      for (int64_t i = 0; i < count; ++i) {
+        im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * g.out_length, ld);
+      }
+      T* target = count > 1 ? product : out + b0 * per_sample;
+      gemm<T>(g.out_channels, ld, rows, w, rows, 1, col, ld, 1, T(0), target, ld);
+      if (count == 1 && bias == nullptr && !relu) continue;
+      for (int64_t i = 0; i < count; ++i) {
+        add_bias_relu(g, target + i * g.out_length, ld, bias, relu, out + (b0 + i) * per_sample);
       }
     }
-  });
+  }
 }
 
 template <typename T>
@@ -250,7 +305,7 @@ void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* 
   for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
     gemm<T>(rows, g.out_length, g.out_channels, w, 1, rows,
             grad_out + b * g.out_channels * g.out_length, g.out_length, 1, T(0), col, g.out_length);
-    col2im(g, col, grad_x + b * g.in_channels * g.length);
+    col2im(g, col, grad_x + b * g.in_channels * g.length, g.out_length);
   });
 }
 
@@ -279,7 +334,8 @@ template <typename T>
 void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w) {
   weight_gradient_from_columns<T>(
       g, g.in_channels * g.kernel_size, grad_out,
-      [&](int64_t b, T* col) { im2col(g, x + b * g.in_channels * g.length, col); }, grad_w);
+      [&](int64_t b, T* col) { im2col(g, x + b * g.in_channels * g.length, col, g.out_length); },
+      grad_w);
 }
 
 template <typename T>
@@ -289,8 +345,7 @@ void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, con
   const int64_t rows = codes ? 4 * g.kernel_size : g.in_channels * g.kernel_size;
   const int64_t per_sample = n_out * n_pos;
   const int64_t weights = n_out * rows;
-  const int64_t work = g.batch * per_sample * rows;
-  const int threads = work >= kParallelGrain && g.batch > 1 ? omp_get_max_threads() : 1;
+  const int threads = conv_threads(g, rows);
   T* weight_partials = conv_workspace<T, PartialsTag>(weights * (threads - 1)).data();
   double* bias_partials = conv_workspace<double, BiasPartialsTag>(n_out * threads).data();
 #pragma omp parallel num_threads(threads)
@@ -301,37 +356,57 @@ void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, con
     std::fill(weight_sum, weight_sum + weights, T(0));
     double* bias_sum = bias_partials + thread * n_out;
     std::fill(bias_sum, bias_sum + n_out, 0.0);
-    T* col = conv_workspace<T, ColumnsTag>(rows * n_pos).data();
-    T* masked = relu_out ? conv_workspace<T, MaskedGradientTag>(per_sample).data() : nullptr;
-    const int64_t first = g.batch * thread / team, last = g.batch * (thread + 1) / team;
-    for (int64_t b = first; b < last; ++b) {
-      // go (O, L_out): this sample's gradient, masked by the fused ReLU's output.
-      const T* go = grad_out + b * per_sample;
-      if (relu_out) {
-        const T* out_b = relu_out + b * per_sample;
+    const SampleRange range = thread_samples(g, thread, team);
+    const int64_t group = samples_per_group(g, range.last - range.first);
+    T* col = conv_workspace<T, ColumnsTag>(rows * group * n_pos).data();
+    T* gathered = conv_workspace<T, MaskedGradientTag>(per_sample * group).data();
+    for (int64_t b0 = range.first; b0 < range.last; b0 += group) {
+      const int64_t count = std::min(group, range.last - b0);
+      const int64_t ld = count * n_pos;
+      // go (O, count * L_out): the group's gradients side by side, masked by the fused ReLU's
+      // output; a lone sample without a mask is read in place.
+      const T* go = grad_out + b0 * per_sample;
+      if (relu_out || count > 1) {
+        for (int64_t i = 0; i < count; ++i) {
+          const T* from = grad_out + (b0 + i) * per_sample;
+          const T* mask = relu_out ? relu_out + (b0 + i) * per_sample : nullptr;
+          for (int64_t o = 0; o < n_out; ++o) {
+            T* to = gathered + o * ld + i * n_pos;
+            if (mask) {
 #pragma omp simd
-        for (int64_t i = 0; i < per_sample; ++i) masked[i] = out_b[i] > T(0) ? go[i] : T(0);
-        go = masked;
+              for (int64_t t = 0; t < n_pos; ++t) {
+                to[t] = mask[o * n_pos + t] > T(0) ? from[o * n_pos + t] : T(0);
+              }
+            } else {
+              std::copy(from + o * n_pos, from + (o + 1) * n_pos, to);
+            }
+          }
+        }
+        go = gathered;
       }
       if (grad_bias) {
         for (int64_t o = 0; o < n_out; ++o) {
           double total = 0.0;
 #pragma omp simd reduction(+ : total)
-          for (int64_t t = 0; t < n_pos; ++t) total += static_cast<double>(go[o * n_pos + t]);
+          for (int64_t j = 0; j < ld; ++j) total += static_cast<double>(go[o * ld + j]);
           bias_sum[o] += total;
         }
       }
-      // grad_w += go (O, L_out) @ col^T (L_out, rows)
-      if (codes) {
-        onehot_columns(g, codes + b * g.length, col);
-      } else {
-        im2col(g, x + b * g.in_channels * g.length, col);
+      // grad_w += go (O, count * L_out) @ col^T
+      for (int64_t i = 0; i < count; ++i) {
+        if (codes) {
+          onehot_columns(g, codes + (b0 + i) * g.length, col + i * n_pos, ld);
+        } else {
+          im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * n_pos, ld);
+        }
       }
-      gemm<T>(n_out, rows, n_pos, go, n_pos, 1, col, 1, n_pos, T(1), weight_sum, rows);
-      // grad_x[b]: col (CK, L_out) = w^T (CK, O) @ go, scattered back (col2im).
+      gemm<T>(n_out, rows, ld, go, ld, 1, col, 1, ld, T(1), weight_sum, rows);
+      // grad_x: col (CK, count * L_out) = w^T (CK, O) @ go, scattered back per sample (col2im).
       if (grad_x) {
-        gemm<T>(rows, n_pos, n_out, w, 1, rows, go, n_pos, 1, T(0), col, n_pos);
-        col2im(g, col, grad_x + b * g.in_channels * g.length);
+        gemm<T>(rows, ld, n_out, w, 1, rows, go, ld, 1, T(0), col, ld);
+        for (int64_t i = 0; i < count; ++i) {
+          col2im(g, col + i * n_pos, grad_x + (b0 + i) * g.in_channels * g.length, ld);
+        }
       }
     }
 #pragma omp barrier

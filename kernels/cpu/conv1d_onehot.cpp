@@ -267,14 +267,16 @@ void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const 
 }
 
 template <typename T>
-void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col) {
+void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld) {
   thread_local std::vector<uint8_t> padded;
   padded_codes(g, codes, padded);
-  std::fill(col, col + 4 * g.kernel_size * g.out_length, T(0));
+  for (int64_t row = 0; row < 4 * g.kernel_size; ++row) {
+    std::fill(col + row * ld, col + row * ld + g.out_length, T(0));
+  }
   for (int64_t k = 0; k < g.kernel_size; ++k) {
     for (int64_t t = 0; t < g.out_length; ++t) {
       const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
-      if (base < 4) col[(base * g.kernel_size + k) * g.out_length + t] = T(1);
+      if (base < 4) col[(base * g.kernel_size + k) * ld + t] = T(1);
     }
   }
 }
@@ -287,7 +289,8 @@ void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, c
   // instead of a data-dependent scatter, and grad_w's (O, 4, K) layout is its row order.
   weight_gradient_from_columns<T>(
       g, 4 * g.kernel_size, grad_out,
-      [&](int64_t b, T* col) { onehot_columns(g, codes + b * g.length, col); }, grad_w);
+      [&](int64_t b, T* col) { onehot_columns(g, codes + b * g.length, col, g.out_length); },
+      grad_w);
 }
 
 namespace {
@@ -468,7 +471,7 @@ void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const 
                                          const T*, T*, bool);                                     \
   template void conv1d_onehot_backward_weight<T>(const Conv1DGeometry&, const T*, const uint8_t*, \
                                                  T*);                                             \
-  template void onehot_columns<T>(const Conv1DGeometry&, const uint8_t*, T*);                     \
+  template void onehot_columns<T>(const Conv1DGeometry&, const uint8_t*, T*, int64_t);            \
   template void conv1d_relu_max_onehot_reference<T>(const Conv1DGeometry&, const uint8_t*,        \
                                                     const T*, const T*, T*, int64_t*);            \
   template void conv1d_relu_max_onehot<T>(const Conv1DGeometry&, const uint8_t*, const T*,        \
