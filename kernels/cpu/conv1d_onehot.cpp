@@ -270,13 +270,20 @@ template <typename T>
 void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld) {
   thread_local std::vector<uint8_t> padded;
   padded_codes(g, codes, padded);
-  for (int64_t row = 0; row < 4 * g.kernel_size; ++row) {
-    std::fill(col + row * ld, col + row * ld + g.out_length, T(0));
-  }
+  // Row (base, k) written in one pass, a compare per entry (vectorised for stride 1), rather
+  // than zero-filled and then scattered into.
   for (int64_t k = 0; k < g.kernel_size; ++k) {
-    for (int64_t t = 0; t < g.out_length; ++t) {
-      const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
-      if (base < 4) col[(base * g.kernel_size + k) * ld + t] = T(1);
+    const uint8_t* taps = padded.data() + k * g.dilation;  // taps[t * stride]: tap k of output t
+    for (uint8_t base = 0; base < 4; ++base) {
+      T* row = col + (base * g.kernel_size + k) * ld;
+      if (g.stride == 1) {
+#pragma omp simd
+        for (int64_t t = 0; t < g.out_length; ++t) row[t] = taps[t] == base ? T(1) : T(0);
+      } else {
+        for (int64_t t = 0; t < g.out_length; ++t) {
+          row[t] = taps[t * g.stride] == base ? T(1) : T(0);
+        }
+      }
     }
   }
 }
