@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv1d_columns.h"
+#include "kernels/cpu/conv1d_direct.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_loop.h"
@@ -251,6 +252,14 @@ void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bi
                     bool relu) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
   const int64_t per_sample = g.out_channels * g.out_length;
+  if (conv1d_direct_applies(g)) {  // few output channels: no columns (kernels/cpu/conv1d_direct.h)
+#pragma omp parallel for schedule(static) num_threads(conv_threads(g, rows))
+    for (int64_t b = 0; b < g.batch; ++b) {
+      conv1d_direct_forward_sample(g, x + b * g.in_channels * g.length, w, bias, relu,
+                                   out + b * per_sample);
+    }
+    return;
+  }
   // Per group of n samples: product (O, n * L_out) = w (O, CK) @ col (CK, n * L_out), then
   // each sample's (O, L_out) block plus the bias (and the ReLU) written to out[b] while in
   // cache. A group of one computes straight into out[b].
@@ -300,6 +309,14 @@ void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out,
 template <typename T>
 void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
+  if (conv1d_direct_applies(g)) {
+#pragma omp parallel for schedule(static) num_threads(conv_threads(g, rows))
+    for (int64_t b = 0; b < g.batch; ++b) {
+      conv1d_direct_backward_input_sample(g, grad_out + b * g.out_channels * g.out_length, w,
+                                          grad_x + b * g.in_channels * g.length);
+    }
+    return;
+  }
   // Per sample: col (CK, L_out) = w^T (CK, O) @ grad_out[b] (O, L_out), scattered back onto
   // the input positions it came from (col2im).
   for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
@@ -332,6 +349,10 @@ void conv1d_backward_weight_reference(const Conv1DGeometry& g, const T* grad_out
 
 template <typename T>
 void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w) {
+  if (conv1d_direct_applies(g)) {  // the one-pass backward, asked for the weight only
+    conv1d_backward<T>(g, grad_out, x, nullptr, nullptr, nullptr, nullptr, grad_w, nullptr);
+    return;
+  }
   weight_gradient_from_columns<T>(
       g, g.in_channels * g.kernel_size, grad_out,
       [&](int64_t b, T* col) { im2col(g, x + b * g.in_channels * g.length, col, g.out_length); },
@@ -346,6 +367,7 @@ void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, con
   const int64_t per_sample = n_out * n_pos;
   const int64_t weights = n_out * rows;
   const int threads = conv_threads(g, rows);
+  const bool direct = codes == nullptr && conv1d_direct_applies(g);
   T* weight_partials = conv_workspace<T, PartialsTag>(weights * (threads - 1)).data();
   double* bias_partials = conv_workspace<double, BiasPartialsTag>(n_out * threads).data();
 #pragma omp parallel num_threads(threads)
@@ -357,8 +379,8 @@ void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, con
     double* bias_sum = bias_partials + thread * n_out;
     std::fill(bias_sum, bias_sum + n_out, 0.0);
     const SampleRange range = thread_samples(g, thread, team);
-    const int64_t group = samples_per_group(g, range.last - range.first);
-    T* col = conv_workspace<T, ColumnsTag>(rows * group * n_pos).data();
+    const int64_t group = direct ? 1 : samples_per_group(g, range.last - range.first);
+    T* col = direct ? nullptr : conv_workspace<T, ColumnsTag>(rows * group * n_pos).data();
     T* gathered = conv_workspace<T, MaskedGradientTag>(per_sample * group).data();
     for (int64_t b0 = range.first; b0 < range.last; b0 += group) {
       const int64_t count = std::min(group, range.last - b0);
@@ -391,6 +413,14 @@ void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, con
           for (int64_t j = 0; j < ld; ++j) total += static_cast<double>(go[o * ld + j]);
           bias_sum[o] += total;
         }
+      }
+      if (direct) {  // few output channels (kernels/cpu/conv1d_direct.h); a group of one
+        const T* x_b = x + b0 * g.in_channels * g.length;
+        conv1d_direct_backward_weight_sample(g, go, x_b, weight_sum);
+        if (grad_x) {
+          conv1d_direct_backward_input_sample(g, go, w, grad_x + b0 * g.in_channels * g.length);
+        }
+        continue;
       }
       // grad_w += go (O, count * L_out) @ col^T
       for (int64_t i = 0; i < count; ++i) {

@@ -308,6 +308,12 @@ STRAND_OP_ROW(
     },
     normal({2, 3, 10}), normal({2, 3, 4}), normal({2}))
 STRAND_OP_ROW(
+    "conv1d (dense, two output channels: the direct kernels)",
+    [](auto& v) {
+      return conv1d(v[0], v[1], v[2], Conv1DParams{1, 2, 3, 2});
+    },
+    normal({2, 3, 12}), normal({2, 3, 5}), normal({2}))
+STRAND_OP_ROW(
     "conv1d (dense, no bias)", [](auto& v) { return conv1d(v[0], v[1], Var(), Conv1DParams{}); },
     normal({1, 2, 6}), normal({3, 2, 2}))
 STRAND_OP_ROW(

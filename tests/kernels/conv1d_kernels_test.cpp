@@ -31,6 +31,11 @@ const std::vector<Case> kCases = {
     {1, 6, 25, 2, 7, {2, 2, 3, 3}},
     // Wide enough for the library GEMM (kernels/cpu/gemm.h), strided, dilated, padded unevenly.
     {3, 24, 120, 20, 7, {2, 2, 3, 1}},
+    // Few output channels, stride 1: the direct kernels (kernels/cpu/conv1d_direct.h), dilated
+    // and padded unevenly, a 75-tap head, blocks of positions with a partial last one.
+    {3, 5, 60, 2, 9, {1, 3, 5, 7}},
+    {2, 8, 200, 1, 75, {1, 1, 37, 37}},
+    {2, 6, 33, 4, 5, {1, 2, 0, 0}},
 };
 
 Conv1DGeometry geometry(const Case& c) {
