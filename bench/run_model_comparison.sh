@@ -4,7 +4,7 @@
 # same architecture, initialisation family, optimizer (Adam 1e-3), batch and threads, on
 # random DNA made before timing. Prints each program's median epoch and the ratios.
 #
-# Usage: bench/run_model_comparison.sh [MODEL ...]   (default: reference generic_conv basset)
+# Usage: bench/run_model_comparison.sh [MODEL ...]   (default: reference generic_conv basset bpnet)
 # A MODEL has bench/e2e_MODEL.cpp (e2e_reference_model.cpp for "reference") and
 # bench/peer_pytorch_MODEL.py.
 # Environment: THREADS (2), ROUNDS (3), EPOCHS (3), BUILD_DIR (build-bench), PYTHON (the
@@ -22,7 +22,7 @@ epochs="${EPOCHS:-3}"
 compile="${COMPILE:-1}"
 build_dir="${BUILD_DIR:-${repo}/build-bench}"
 models=("$@")
-[[ ${#models[@]} -gt 0 ]] || models=(reference generic_conv basset)
+[[ ${#models[@]} -gt 0 ]] || models=(reference generic_conv basset bpnet)
 
 build_log="$(mktemp)"
 trap 'rm -f "${build_log}"' EXIT

@@ -19,11 +19,16 @@ BatchNorm1D::BatchNorm1D(int64_t num_features, double momentum, double eps)
   num_batches_tracked_ = register_buffer("num_batches_tracked", Tensor::zeros({}, DType::kFloat64));
 }
 
-Var BatchNorm1D::forward(const Var& x) {
+Var BatchNorm1D::forward(const Var& x) { return forward_with(x, false); }
+
+Var BatchNorm1D::forward_relu(const Var& x) { return forward_with(x, true); }
+
+Var BatchNorm1D::forward_with(const Var& x, bool relu) {
   // Handles to the buffers' current tensors (Module::to may have replaced them).
   BatchNormStatistics statistics{running_mean_.value(), running_var_.value(),
                                  num_batches_tracked_.value()};
-  return batch_norm(x, weight_, bias_, statistics, is_training(), momentum_, eps_);
+  return relu ? batch_norm_relu(x, weight_, bias_, statistics, is_training(), momentum_, eps_)
+              : batch_norm(x, weight_, bias_, statistics, is_training(), momentum_, eps_);
 }
 
 Shape BatchNorm1D::output_shape(const Shape& input) const {

@@ -17,11 +17,15 @@ class BatchNorm1D : public Layer {
   /// momentum as in PyTorch (the weight of the new batch); eps added to the variance.
   explicit BatchNorm1D(int64_t num_features, double momentum = 0.1, double eps = 1e-5);
   Var forward(const Var& x) override;
+  /// relu(forward(x)), fused into one pass each way (Sequential runs BatchNorm1D -> ReLU so).
+  Var forward_relu(const Var& x);
   Shape output_shape(const Shape& input) const override;
   std::string type_name() const override { return "BatchNorm1D"; }
   void reset_parameters(Generator& generator) override;
 
  private:
+  Var forward_with(const Var& x, bool relu);
+
   int64_t num_features_;
   double momentum_;
   double eps_;

@@ -1,27 +1,39 @@
-// The fused runs of layers and how they run.
+// The fused runs of layers and how they run (see layers/fusion.h).
 #include "layers/fusion.h"
 
 #include "layers/activations.h"
+#include "layers/batch_norm.h"
 #include "layers/conv1d.h"
 #include "ops/conv1d.h"
 
 namespace strand {
+namespace {
+
+template <typename L>
+L* layer_as(std::span<Layer* const> run, size_t i) {
+  return i < run.size() ? dynamic_cast<L*>(run[i]) : nullptr;
+}
+
+}  // namespace
 
 size_t fused_run_length(std::span<Layer* const> run) {
-  if (run.size() >= 3 && dynamic_cast<Conv1D*>(run[0]) != nullptr &&
-      dynamic_cast<ReLU*>(run[1]) != nullptr && dynamic_cast<GlobalMaxPool1D*>(run[2]) != nullptr) {
-    return 3;
+  if (layer_as<Conv1D>(run, 0) != nullptr && layer_as<ReLU>(run, 1) != nullptr) {
+    return layer_as<GlobalMaxPool1D>(run, 2) != nullptr ? 3 : 2;
   }
+  if (layer_as<BatchNorm1D>(run, 0) != nullptr && layer_as<ReLU>(run, 1) != nullptr) return 2;
   return 1;
 }
 
 Var forward_fused_run(std::span<Layer* const> run, size_t length, const Var& x) {
-  if (length == 3) {
-    const auto& conv = dynamic_cast<const Conv1D&>(*run[0]);
-    return conv1d_relu_max(x, conv.weight(), conv.bias(), conv.params_for_length(x.shape().back()));
+  STRAND_CHECK(length == 1 || length == fused_run_length(run),
+               "forward_fused_run: no fused run of length {} here", length);
+  if (length == 1) return run[0]->forward(x);
+  if (auto* conv = layer_as<Conv1D>(run, 0)) {
+    const Conv1DParams params = conv->params_for_length(x.shape().back());
+    return length == 3 ? conv1d_relu_max(x, conv->weight(), conv->bias(), params)
+                       : conv1d_relu(x, conv->weight(), conv->bias(), params);
   }
-  STRAND_CHECK(length == 1, "forward_fused_run: no fused run of length {}", length);
-  return run[0]->forward(x);
+  return layer_as<BatchNorm1D>(run, 0)->forward_relu(x);
 }
 
 }  // namespace strand

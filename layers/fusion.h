@@ -1,7 +1,11 @@
-// Layer fusion: runs of layers that one kernel computes without materialising what passes
-// between them. Sequential fuses runs of consecutive layers; Graph fuses runs of nodes that each
-// read only the one before. Today's run: Conv1D -> ReLU -> GlobalMaxPool1D (one-hot or dense
-// input; same results as the unfused chain, see kernels/cpu/conv1d_onehot.h).
+// Layer fusion: runs of layers that one fused op computes with the results of the unfused
+// chain, so the intermediate activation is never written and read back:
+//   Conv1D -> ReLU -> GlobalMaxPool1D   conv1d_relu_max (the activation map never exists)
+//   Conv1D -> ReLU                      conv1d_relu (ReLU where the bias is added; its mask
+//                                       applied per sample inside the conv's backward pass)
+//   BatchNorm1D -> ReLU                 batch_norm_relu (one pass each way instead of two)
+// The longest match wins. Sequential fuses runs of consecutive layers; Graph fuses runs of
+// nodes that each read only the one before. Both go through these two functions.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +17,7 @@
 namespace strand {
 
 /// The length of the fused run that starts at run[0] (run holds the layers that would follow,
-/// in order): 3 for Conv1D -> ReLU -> GlobalMaxPool1D, else 1 (no fusion).
+/// in order): 3 or 2 for the runs above, else 1 (no fusion).
 size_t fused_run_length(std::span<Layer* const> run);
 
 /// The output of the first `length` layers of `run` (a length fused_run_length() returned) on

@@ -1,4 +1,4 @@
-// Sequential container, its fusion of Conv1D+ReLU+GlobalMaxPool1D, and summary().
+// Sequential container (fusing runs of layers through layers/fusion.h) and summary().
 #include "layers/sequential.h"
 
 #include "layers/activations.h"

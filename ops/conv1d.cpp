@@ -5,6 +5,7 @@
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
+#include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
 
@@ -86,6 +87,28 @@ Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Sha
   return grad_w;
 }
 
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
+                   const Conv1DParams& params) {
+  const int64_t out_length = check_conv_args("conv1d_relu", x, w, bias, params);
+  Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
+  dispatch<Conv1DReluOp>(x.device(), x, w, bias, params, out);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const Tensor& x,
+                                                   const Tensor& w, const Tensor& relu_out,
+                                                   const Conv1DParams& params, bool input_gradient,
+                                                   bool bias_gradient) {
+  STRAND_CHECK(!input_gradient || x.dtype() != DType::kUInt8,
+               "conv1d_backward: base codes have no gradient");
+  Tensor grad_x = input_gradient ? Tensor::empty(x.shape(), w.dtype(), w.device()) : Tensor();
+  Tensor grad_w = Tensor::empty(w.shape(), w.dtype(), w.device());
+  Tensor grad_bias = bias_gradient ? Tensor::empty({w.size(0)}, w.dtype(), w.device()) : Tensor();
+  dispatch<Conv1DBackwardOp>(w.device(), grad_out, x, w, relu_out, params, grad_x, grad_w,
+                             grad_bias);
+  return {grad_x, grad_w, grad_bias};
+}
+
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
                                           const Conv1DParams& params) {
   check_conv_args("conv1d_relu_max", x, w, bias, params);
@@ -113,7 +136,6 @@ Tensor one_hot(const Tensor& codes, DType dtype) {
 // ---- CPU adapters: Tensors to kernels/cpu/conv1d{,_onehot}.h --------------------------------
 namespace {
 
-namespace cpu = kernels::cpu;
 namespace cpu = kernels::cpu;
 
 template <typename T>
@@ -168,6 +190,36 @@ void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& cod
   });
 }
 
+void conv1d_relu_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
+                     const Conv1DParams& params, Tensor& out) {
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor xc = x.contiguous(), wc = w.contiguous();
+  dispatch_floating(w.dtype(), "conv1d_relu", [&]<typename T>() {
+    const T* b = optional_data<T>(bias.contiguous());
+    if (x.dtype() == DType::kUInt8) {
+      cpu::conv1d_onehot_forward<T>(g, xc.data<uint8_t>(), wc.data<T>(), b, out.data<T>(),
+                                    /*relu=*/true);
+    } else {
+      cpu::conv1d_forward<T>(g, xc.data<T>(), wc.data<T>(), b, out.data<T>(), /*relu=*/true);
+    }
+  });
+}
+
+void conv1d_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                         const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
+                         Tensor& grad_w, Tensor& grad_bias) {
+  const auto g = conv_geometry(x.shape(), w.shape(), params);
+  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
+  const Tensor oc = relu_out.defined() ? relu_out.contiguous() : Tensor();
+  const bool codes = x.dtype() == DType::kUInt8;
+  dispatch_floating(w.dtype(), "conv1d_backward", [&]<typename T>() {
+    cpu::conv1d_backward<T>(g, go.data<T>(), codes ? nullptr : xc.data<T>(),
+                            codes ? xc.data<uint8_t>() : nullptr, wc.data<T>(),
+                            optional_data<T>(oc), grad_x.defined() ? grad_x.data<T>() : nullptr,
+                            grad_w.data<T>(), grad_bias.defined() ? grad_bias.data<T>() : nullptr);
+  });
+}
+
 void conv1d_relu_max_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
                          const Conv1DParams& params, Tensor& out, Tensor& argmax) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
@@ -209,6 +261,8 @@ STRAND_REGISTER_KERNELS(conv1d_cpu) {
   OpKernels<Conv1DOneHotOp>::register_kernel(DeviceType::kCPU, conv1d_onehot_cpu);
   OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(DeviceType::kCPU,
                                                            conv1d_onehot_backward_weight_cpu);
+  OpKernels<Conv1DReluOp>::register_kernel(DeviceType::kCPU, conv1d_relu_cpu);
+  OpKernels<Conv1DBackwardOp>::register_kernel(DeviceType::kCPU, conv1d_backward_cpu);
   OpKernels<Conv1DReluMaxOp>::register_kernel(DeviceType::kCPU, conv1d_relu_max_cpu);
   OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
                                                       conv1d_relu_max_backward_cpu);
@@ -299,6 +353,35 @@ void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& co
                                    grad_w.raw_data(), stream(grad_w.device()));
 }
 
+// relu(conv1d): the conv through its own adapters (own kernels or cuDNN), then the ReLU in place.
+void conv1d_relu_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
+                      const Conv1DParams& params, Tensor& out) {
+  if (x.dtype() == DType::kUInt8) {
+    conv1d_onehot_cuda(x, w, bias, params, out);
+  } else {
+    conv1d_cuda(x, w, bias, params, out);
+  }
+  const auto space = cuda::space_of(out.shape(), "conv1d_relu");
+  const auto strides = cuda::strides_of(out.strides());
+  k::unary(out.dtype(), kernels::UnaryKind::kRelu, out.raw_data(), strides, out.raw_data(), strides,
+           space, stream(out.device()));
+}
+
+// The gradients through the single-gradient ops: the mask (relu_backward), then each gradient
+// written where it belongs.
+void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                          const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
+                          Tensor& grad_w, Tensor& grad_bias) {
+  const Tensor g = relu_out.defined() ? ops::relu_backward(grad_out, relu_out) : grad_out;
+  if (grad_x.defined()) conv1d_backward_input_cuda(g, w, params, grad_x);
+  if (x.dtype() == DType::kUInt8) {
+    conv1d_onehot_backward_weight_cuda(g, x, params, grad_w);
+  } else {
+    conv1d_backward_weight_cuda(g, x, params, grad_w);
+  }
+  if (grad_bias.defined()) grad_bias.copy_(ops::sum(g, {0, 2}));
+}
+
 void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
                           const Conv1DParams& params, Tensor& out, Tensor& argmax) {
   require_device(out.device());
@@ -336,6 +419,8 @@ STRAND_REGISTER_KERNELS(conv1d_cuda) {
   OpKernels<Conv1DOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
   OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(kCuda,
                                                            conv1d_onehot_backward_weight_cuda);
+  OpKernels<Conv1DReluOp>::register_kernel(kCuda, conv1d_relu_cuda);
+  OpKernels<Conv1DBackwardOp>::register_kernel(kCuda, conv1d_backward_cuda);
   OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
   OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
 }
@@ -343,20 +428,37 @@ STRAND_REGISTER_KERNELS(conv1d_cuda) {
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 
-Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+namespace {
+
+// conv1d (relu = false) or conv1d_relu: the gradient rule is one Conv1DBackwardOp, which masks
+// by the output when a ReLU was fused.
+Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params,
+                bool relu) {
   const Tensor xv = x.value(), wv = w.value();
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();
-  Tensor out = ops::conv1d(xv, wv, has_bias ? bias.value() : Tensor(), params);
+  const Tensor bv = has_bias ? bias.value() : Tensor();
+  Tensor out = relu ? ops::conv1d_relu(xv, wv, bv, params) : ops::conv1d(xv, wv, bv, params);
   std::vector<Var> inputs = {x, w};
   if (has_bias) inputs.push_back(bias);
-  return make_result(out, "conv1d", inputs, [=](const Tensor& g) {
-    std::vector<Tensor> grads = {
-        x_grad ? ops::conv1d_backward_input(g, wv, xv.shape(), params) : Tensor(),
-        ops::conv1d_backward_weight(g, xv, wv.shape(), params)};
-    if (has_bias) grads.push_back(ops::sum(g, {0, 2}));  // bias: (O)
+  const Tensor relu_out = relu ? out : Tensor();
+  return make_result(out, relu ? "conv1d_relu" : "conv1d", inputs, [=](const Tensor& g) {
+    auto [grad_x, grad_w, grad_bias] =
+        ops::conv1d_backward(g, xv, wv, relu_out, params, x_grad, has_bias);
+    std::vector<Tensor> grads = {grad_x, grad_w};
+    if (has_bias) grads.push_back(grad_bias);  // (O)
     return grads;
   });
+}
+
+}  // namespace
+
+Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  return conv1d_with(x, w, bias, params, false);
+}
+
+Var conv1d_relu(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  return conv1d_with(x, w, bias, params, true);
 }
 
 Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {

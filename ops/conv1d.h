@@ -1,10 +1,12 @@
 // Conv1D: dense (any stride, dilation and padding), the one-hot gather Conv1D on base codes,
-// and the fused Conv1D+ReLU+GlobalMaxPool of the reference model. Declared, checked,
+// Conv1D+ReLU (the ReLU applied where the bias is added), and the fused
+// Conv1D+ReLU+GlobalMaxPool of the reference model. Declared, checked,
 // dispatched and differentiated here; the kernels are kernels/cpu/conv1d{,_onehot}.h and
 // kernels/cuda/conv.cu (and cuDNN, through tensor/cuda/conv_engine.h).
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 
 #include "autograd/var.h"
@@ -66,6 +68,19 @@ STRAND_DECLARE_OP(Conv1DOneHotOp, "conv1d_onehot",
 STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
                   void(const Tensor& grad_out, const Tensor& codes, const Conv1DParams& params,
                        Tensor& grad_w));
+// relu(conv1d(x) + bias): x (B, C, L) float or (B, L) uint8 codes, w (O, C, K), bias (O) or
+// undefined -> out (B, O, L_out), in the pass that adds the bias.
+STRAND_DECLARE_OP(Conv1DReluOp, "conv1d_relu",
+                  void(const Tensor& x, const Tensor& w, const Tensor& bias,
+                       const Conv1DParams& params, Tensor& out));
+// Every gradient of conv1d or conv1d_relu at once: grad_out (B, O, L_out); x (B, C, L) float or
+// (B, L) codes; w (O, C, K); relu_out: conv1d_relu's output (grad_out is masked by relu_out > 0),
+// undefined for conv1d -> grad_w (O, C, K), and grad_x (x's shape, float x only) and grad_bias
+// (O) where defined; all overwritten.
+STRAND_DECLARE_OP(Conv1DBackwardOp, "conv1d_backward",
+                  void(const Tensor& grad_out, const Tensor& x, const Tensor& w,
+                       const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
+                       Tensor& grad_w, Tensor& grad_bias));
 // Fused relu(max_t conv1d(x)[b, o, t]): x: (B, C, L) float or (B, L) uint8 codes,
 // w: (O, C, K) -> out: (B, O), argmax: (B, O) int64 (first position of the max).
 STRAND_DECLARE_OP(Conv1DReluMaxOp, "conv1d_relu_max",
@@ -89,6 +104,15 @@ Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shap
 /// grad_w for float input or for codes (one-hot scatter).
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
                               const Conv1DParams& params);
+/// relu(conv1d(x) + bias), the ReLU applied in the pass that adds the bias.
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
+                   const Conv1DParams& params);
+/// (grad_x, grad_w, grad_bias) of conv1d (relu_out undefined) or conv1d_relu (relu_out its
+/// output); grad_x only when `input_gradient` (float x), grad_bias only when `bias_gradient`.
+std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const Tensor& x,
+                                                   const Tensor& w, const Tensor& relu_out,
+                                                   const Conv1DParams& params, bool input_gradient,
+                                                   bool bias_gradient);
 /// relu(max over positions of conv1d(x)): (out (B, O), argmax (B, O) int64).
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
                                           const Conv1DParams& params);
@@ -100,6 +124,9 @@ Tensor one_hot(const Tensor& codes, DType dtype = DType::kFloat32);
 /// x: (B, C, L) float, or (B, L) uint8 base codes (one-hot gather path; w must be (O, 4, K)),
 /// w: (O, C, K), bias: (O) or undefined -> (B, O, L_out).
 Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params);
+/// relu(conv1d(x) + bias) in one pass each way (Sequential runs Conv1D -> ReLU so). Same
+/// arguments as conv1d.
+Var conv1d_relu(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params);
 /// Fused relu(max_t conv1d(x)): (B, O). Same arguments as conv1d.
 Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params);
 

@@ -1,57 +1,213 @@
-// Batch normalisation, composed from differentiable ops.
+// Batch normalisation: argument checks and dispatch, the CPU and CUDA adapters with their
+// registration, and the differentiable functions with their gradient rule.
 #include "ops/normalization.h"
 
-#include <vector>
-
-#include "autograd/grad_mode.h"
+#include "core/dtype_dispatch.h"
+#include "kernels/cpu/batch_norm.h"
 #include "ops/elementwise.h"
-#include "ops/reduction.h"
-#include "ops/shape.h"
+#include "tensor/argument_checks.h"
+
+#ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/batch_norm.h"
+#include "tensor/cuda/adapter_util.h"
+#endif
 
 namespace strand {
+namespace {
+
+// The kernels' geometry of x (B, C, L) or (B, C).
+kernels::BatchNormGeometry batch_norm_geometry(const Shape& x) {
+  return {.batch = x[0], .channels = x[1], .length = x.size() == 3 ? x[2] : 1};
+}
+
+// x (B, C) or (B, C, L) float; weight, bias and running statistics (C) of x's dtype and device.
+void check_batch_norm_args(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                           const BatchNormStatistics& statistics, const BatchNormOptions& options) {
+  constexpr const char* op = "batch_norm";
+  ops::check_floating(op, x);
+  STRAND_CHECK(x.dim() == 2 || x.dim() == 3, "batch_norm: expected (B, C) or (B, C, L), got {}",
+               x.describe());
+  const int64_t channels = x.size(1);
+  for (const Tensor* t : {&weight, &bias, &statistics.running_mean, &statistics.running_var}) {
+    ops::check_defined(op, *t);
+    ops::check_same_dtype(op, x, *t);
+    ops::check_same_device(op, x, *t);
+    STRAND_CHECK(t->shape() == Shape{channels},
+                 "batch_norm: input {} has {} channels but the weight, bias or running statistics "
+                 "are {}",
+                 x.describe(), channels, t->describe());
+  }
+  STRAND_CHECK(statistics.running_mean.is_contiguous() && statistics.running_var.is_contiguous(),
+               "batch_norm: the running statistics must be contiguous (they are updated in place)");
+  STRAND_CHECK(options.eps > 0.0 && options.momentum >= 0.0 && options.momentum <= 1.0,
+               "batch_norm: need eps > 0 and momentum in [0, 1], got {} and {}", options.eps,
+               options.momentum);
+  STRAND_CHECK(!options.training || x.numel() / std::max<int64_t>(channels, 1) > 1,
+               "batch_norm: training needs more than one value per channel, got {}", x.describe());
+}
+
+}  // namespace
+
+// ---- On tensors: checks, output allocation, dispatch ---------------------------------------
+namespace ops {
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& x, const Tensor& weight,
+                                              const Tensor& bias, BatchNormStatistics& statistics,
+                                              const BatchNormOptions& options) {
+  check_batch_norm_args(x, weight, bias, statistics, options);
+  const int64_t channels = x.size(1);
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor mean = Tensor::empty({channels}, x.dtype(), x.device());
+  Tensor invstd = Tensor::empty({channels}, x.dtype(), x.device());
+  dispatch<BatchNormForwardOp>(x.device(), x.contiguous(), weight.contiguous(), bias.contiguous(),
+                               options, statistics.running_mean, statistics.running_var, out, mean,
+                               invstd);
+  if (options.training) {
+    statistics.num_batches_tracked.copy_(ops::affine(statistics.num_batches_tracked, 1.0, 1.0));
+  }
+  return {out, mean, invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& x,
+                                                       const Tensor& out, const Tensor& weight,
+                                                       const Tensor& mean, const Tensor& invstd,
+                                                       const BatchNormOptions& options) {
+  check_same_shape("batch_norm_backward", grad_out, x);
+  Tensor grad_x = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor grad_weight = Tensor::empty(weight.shape(), x.dtype(), x.device());
+  Tensor grad_bias = Tensor::empty(weight.shape(), x.dtype(), x.device());
+  dispatch<BatchNormBackwardOp>(x.device(), grad_out.contiguous(), x.contiguous(),
+                                options.relu ? out.contiguous() : Tensor(), weight.contiguous(),
+                                mean, invstd, options, grad_x, grad_weight, grad_bias);
+  return {grad_x, grad_weight, grad_bias};
+}
+
+}  // namespace ops
+
+// ---- CPU adapters: Tensors to kernels/cpu/batch_norm.h --------------------------------------
+namespace {
+
+template <typename T>
+const T* optional_data(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+void batch_norm_forward_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                            const BatchNormOptions& options, Tensor& running_mean,
+                            Tensor& running_var, Tensor& out, Tensor& mean, Tensor& invstd) {
+  const auto g = batch_norm_geometry(x.shape());
+  dispatch_floating(x.dtype(), "batch_norm_forward", [&]<typename T>() {
+    if (options.training) {
+      kernels::cpu::batch_norm_forward_training<T>(g, x.data<T>(), weight.data<T>(), bias.data<T>(),
+                                                   options.momentum, options.eps, options.relu,
+                                                   running_mean.data<T>(), running_var.data<T>(),
+                                                   out.data<T>(), mean.data<T>(), invstd.data<T>());
+    } else {
+      kernels::cpu::batch_norm_forward_inference<T>(
+          g, x.data<T>(), weight.data<T>(), bias.data<T>(), running_mean.data<T>(),
+          running_var.data<T>(), options.eps, options.relu, out.data<T>(), mean.data<T>(),
+          invstd.data<T>());
+    }
+  });
+}
+
+void batch_norm_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& out,
+                             const Tensor& weight, const Tensor& mean, const Tensor& invstd,
+                             const BatchNormOptions& options, Tensor& grad_x, Tensor& grad_weight,
+                             Tensor& grad_bias) {
+  const auto g = batch_norm_geometry(x.shape());
+  dispatch_floating(x.dtype(), "batch_norm_backward", [&]<typename T>() {
+    kernels::cpu::batch_norm_backward<T>(g, grad_out.data<T>(), x.data<T>(), optional_data<T>(out),
+                                         weight.data<T>(), mean.data<T>(), invstd.data<T>(),
+                                         options.training, options.relu, grad_x.data<T>(),
+                                         grad_weight.data<T>(), grad_bias.data<T>());
+  });
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(normalization_cpu) {
+  OpKernels<BatchNormForwardOp>::register_kernel(DeviceType::kCPU, batch_norm_forward_cpu);
+  OpKernels<BatchNormBackwardOp>::register_kernel(DeviceType::kCPU, batch_norm_backward_cpu);
+}
+
+// ---- CUDA adapters: Tensors to kernels/cuda/batch_norm.cu -----------------------------------
+#ifdef STRAND_WITH_CUDA
+namespace {
+
+namespace k = kernels::cuda;
+using cuda::optional_mut;
+using cuda::stream_of;
+
+void batch_norm_forward_cuda(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                             const BatchNormOptions& options, Tensor& running_mean,
+                             Tensor& running_var, Tensor& out, Tensor& mean, Tensor& invstd) {
+  const auto g = batch_norm_geometry(x.shape());
+  if (options.training) {
+    k::batch_norm_forward_training(x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(),
+                                   options.momentum, options.eps, options.relu,
+                                   running_mean.raw_data(), running_var.raw_data(), out.raw_data(),
+                                   mean.raw_data(), invstd.raw_data(), stream_of(x));
+  } else {
+    k::batch_norm_forward_inference(x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(),
+                                    running_mean.raw_data(), running_var.raw_data(), options.eps,
+                                    options.relu, out.raw_data(), mean.raw_data(),
+                                    invstd.raw_data(), stream_of(x));
+  }
+}
+
+void batch_norm_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& out,
+                              const Tensor& weight, const Tensor& mean, const Tensor& invstd,
+                              const BatchNormOptions& options, Tensor& grad_x, Tensor& grad_weight,
+                              Tensor& grad_bias) {
+  const auto g = batch_norm_geometry(x.shape());
+  k::batch_norm_backward(x.dtype(), g, grad_out.raw_data(), x.raw_data(), optional_mut(out),
+                         weight.raw_data(), mean.raw_data(), invstd.raw_data(), options.training,
+                         options.relu, grad_x.raw_data(), grad_weight.raw_data(),
+                         grad_bias.raw_data(), stream_of(x));
+}
+
+}  // namespace
+
+STRAND_REGISTER_KERNELS(normalization_cuda) {
+  constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<BatchNormForwardOp>::register_kernel(kCuda, batch_norm_forward_cuda);
+  OpKernels<BatchNormBackwardOp>::register_kernel(kCuda, batch_norm_backward_cuda);
+}
+#endif  // STRAND_WITH_CUDA
+
+// ---- Differentiable: forward and gradient rule side by side ---------------------------------
+namespace {
+
+Var batch_norm_with(const Var& x, const Var& weight, const Var& bias,
+                    BatchNormStatistics& statistics, const BatchNormOptions& options) {
+  STRAND_CHECK(x.defined() && weight.defined() && bias.defined(),
+               "batch_norm: the input, weight and bias must be defined");
+  const Tensor xv = x.value().contiguous();  // saved for backward: made contiguous once
+  const Tensor wv = weight.value();
+  auto [out, mean, invstd] = ops::batch_norm(xv, wv, bias.value(), statistics, options);
+  const char* name = options.relu ? "batch_norm_relu" : "batch_norm";
+  const Tensor relu_mask = options.relu ? out : Tensor();  // the output, kept only for relu
+  return make_result(out, name, {x, weight, bias},
+                     [=, mean = mean, invstd = invstd](const Tensor& g) {
+                       auto [grad_x, grad_weight, grad_bias] =
+                           ops::batch_norm_backward(g, xv, relu_mask, wv, mean, invstd, options);
+                       return std::vector<Tensor>{grad_x, grad_weight, grad_bias};
+                     });
+}
+
+}  // namespace
 
 Var batch_norm(const Var& x, const Var& weight, const Var& bias, BatchNormStatistics& statistics,
                bool training, double momentum, double eps) {
-  STRAND_CHECK(x.dim() == 2 || x.dim() == 3, "batch_norm: expected (B, C) or (B, C, L), got {}",
-               x.value().describe());
-  const int64_t channels = x.size(1);
-  STRAND_CHECK(weight.shape() == Shape{channels} && bias.shape() == Shape{channels} &&
-                   statistics.running_mean.shape() == Shape{channels} &&
-                   statistics.running_var.shape() == Shape{channels},
-               "batch_norm: input {} has {} channels but the weight, bias or running statistics "
-               "do not",
-               x.value().describe(), channels);
-  STRAND_CHECK(eps > 0.0 && momentum >= 0.0 && momentum <= 1.0,
-               "batch_norm: need eps > 0 and momentum in [0, 1], got {} and {}", eps, momentum);
-  // Statistics broadcast against x: (1, C, 1) or (1, C).
-  const Shape per_channel = x.dim() == 3 ? Shape{1, channels, 1} : Shape{1, channels};
-  const std::vector<int64_t> reduced =
-      x.dim() == 3 ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0};
-  Var normalized;
-  if (training) {
-    const int64_t count = x.value().numel() / channels;
-    STRAND_CHECK(count > 1, "batch_norm: training needs more than one value per channel, got {}",
-                 x.value().describe());
-    const Var batch_mean = mean(x, reduced, /*keepdim=*/true);
-    const Var centered = sub(x, batch_mean);
-    const Var batch_var = mean(square(centered), reduced, /*keepdim=*/true);  // biased
-    normalized = div(centered, sqrt(affine(batch_var, 1.0, eps)));
-    NoGradGuard no_grad;
-    const double unbiased = static_cast<double>(count) / static_cast<double>(count - 1);
-    const Tensor mean_now = batch_mean.value().reshape({channels});
-    const Tensor var_now = ops::affine(batch_var.value().reshape({channels}), unbiased, 0.0);
-    statistics.running_mean.copy_(
-        ops::add(ops::affine(statistics.running_mean, 1.0 - momentum, 0.0),
-                 ops::affine(mean_now, momentum, 0.0)));
-    statistics.running_var.copy_(ops::add(ops::affine(statistics.running_var, 1.0 - momentum, 0.0),
-                                          ops::affine(var_now, momentum, 0.0)));
-    statistics.num_batches_tracked.copy_(ops::affine(statistics.num_batches_tracked, 1.0, 1.0));
-  } else {
-    const Var mean_then(statistics.running_mean.reshape(per_channel));
-    const Var var_then(statistics.running_var.reshape(per_channel));
-    normalized = div(sub(x, mean_then), sqrt(affine(var_then, 1.0, eps)));
-  }
-  return add(mul(normalized, reshape(weight, per_channel)), reshape(bias, per_channel));
+  return batch_norm_with(x, weight, bias, statistics,
+                         {.training = training, .momentum = momentum, .eps = eps, .relu = false});
+}
+
+Var batch_norm_relu(const Var& x, const Var& weight, const Var& bias,
+                    BatchNormStatistics& statistics, bool training, double momentum, double eps) {
+  return batch_norm_with(x, weight, bias, statistics,
+                         {.training = training, .momentum = momentum, .eps = eps, .relu = true});
 }
 
 }  // namespace strand

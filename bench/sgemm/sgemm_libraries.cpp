@@ -5,9 +5,8 @@
 //   sgemm_<library> [--threads N] [--seconds S]
 //
 // Prints one line per shape: "<shape> <GFLOP/s>", then "peak <GFLOP/s>" (an FMA loop on
-// every thread). C (M, N) = A (M, K) @ B (K, N), row-major, or with B transposed (the
-// weight-gradient product of a convolution).
-#include <immintrin.h>
+// every thread, bench/fma_peak.h). C (M, N) = A (M, K) @ B (K, N), row-major, or with B transposed
+// (the weight-gradient product of a convolution).
 #include <omp.h>
 
 #include <algorithm>
@@ -18,6 +17,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "bench/fma_peak.h"
 
 #if defined(SGEMM_OPENBLAS) || defined(SGEMM_BLIS)
 #include <cblas.h>  // BLIS reads its thread count from OMP_NUM_THREADS / BLIS_NUM_THREADS
@@ -76,50 +77,6 @@ double measure(const Shape& s, double budget) {
   return 2.0 * static_cast<double>(s.m * s.n * s.k) / best * 1e-9;
 }
 
-// The FMA peak: 12 independent chains of fused multiply-adds per thread (enough to hide the
-// FMA latency on two pipes), in the widest vectors the build targets (AVX-512 or AVX2).
-#if defined(__AVX512F__)
-using Vec = __m512;
-constexpr int kLanes = 16;
-inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-inline Vec broadcast(float v) { return _mm512_set1_ps(v); }
-inline float first(Vec v) { return _mm512_cvtss_f32(v); }
-#else
-using Vec = __m256;
-constexpr int kLanes = 8;
-inline Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-inline Vec broadcast(float v) { return _mm256_set1_ps(v); }
-inline float first(Vec v) { return _mm256_cvtss_f32(v); }
-#endif
-
-double fma_peak(double budget) {
-  constexpr int kChains = 12;
-  constexpr int64_t kIterations = 1 << 22;
-  double best = 0.0;
-  const auto begin = std::chrono::steady_clock::now();
-  while (seconds_since(begin) < budget) {
-    const auto start = std::chrono::steady_clock::now();
-    float sink = 0.0f;
-#pragma omp parallel reduction(+ : sink)
-    {
-      Vec acc[kChains];
-      const Vec mul = broadcast(0.999999f);
-      const Vec add = broadcast(1e-7f);
-      for (int i = 0; i < kChains; ++i) acc[i] = broadcast(static_cast<float>(i));
-      for (int64_t it = 0; it < kIterations; ++it) {
-        for (int i = 0; i < kChains; ++i) acc[i] = fma(acc[i], mul, add);
-      }
-      for (int i = 0; i < kChains; ++i) sink += first(acc[i]);
-    }
-    const double elapsed = seconds_since(start);
-    const double flops =
-        2.0 * kLanes * kChains * static_cast<double>(kIterations) * omp_get_max_threads();
-    best = std::max(best, flops / elapsed * 1e-9);
-    if (sink == 12345.0f) std::printf(" ");  // keeps the chains' results alive
-  }
-  return best;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,6 +104,6 @@ int main(int argc, char** argv) {
       {"dense_small (64 x 1000 @ 1000 x 164)", 64, 164, 1000, false},
   };
   for (const Shape& s : shapes) std::printf("%s\t%.1f\n", s.name, measure(s, budget));
-  std::printf("peak (FMA loop, %d threads)\t%.1f\n", threads, fma_peak(budget));
+  std::printf("peak (FMA loop, %d threads)\t%.1f\n", threads, strand::bench::fma_peak(budget));
   return 0;
 }

@@ -27,6 +27,9 @@ std::vector<T>& conv_workspace(int64_t elements) {
 }
 struct ColumnsTag {};
 struct PartialsTag {};
+struct BiasPartialsTag {};
+struct MaskedGradientTag {};
+struct ProductTag {};
 
 /// Runs body(b, col) for every sample b, samples split across threads (when the work is large
 /// enough), each thread with its own column buffer of rows * L_out elements.

@@ -188,6 +188,9 @@ CodeScratch& code_scratch() {
 // one chunk, not by half the batch (each sample's result does not depend on the schedule).
 constexpr int64_t kSamplesPerChunk = 4;
 
+// Output positions transposed together on their way to the (O, L_out) output.
+constexpr int64_t kTile = 16;
+
 }  // namespace
 
 template <typename T>
@@ -211,30 +214,78 @@ void conv1d_onehot_forward_reference(const Conv1DGeometry& g, const uint8_t* cod
 
 template <typename T>
 void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const T* w, const T* bias,
-                           T* out) {
+                           T* out, bool relu) {
   const std::vector<T> table = pair_table(g, w);
   const int64_t n_out = g.out_channels;
   const int64_t n_pos = g.out_length;
-  dispatch_filters(n_out, [&]<int64_t O>() {
+  // A fused ReLU clamps each value as it is written (the relu op's comparison); kRelu is a
+  // constant so the plain conv's store loop stays as it was.
+  const auto run = [&]<bool kRelu>() {
+    const auto store = [](T value) { return kRelu && !(value > T(0)) ? T(0) : value; };
+    dispatch_filters(n_out, [&]<int64_t O>() {
 #pragma omp parallel for schedule(dynamic, kSamplesPerChunk)
-    for (int64_t b = 0; b < g.batch; ++b) {
-      CodeScratch& scratch = code_scratch();
-      pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
-      T* out_b = out + b * n_out * n_pos;
-      if constexpr (O > 0) {
-        for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
-                                [&](int64_t t, const T* acc) {
-                                  for (int64_t o = 0; o < O; ++o) out_b[o * n_pos + t] = acc[o];
-                                });
+      for (int64_t b = 0; b < g.batch; ++b) {
+        CodeScratch& scratch = code_scratch();
+        pair_codes(g, codes + b * g.length, scratch.padded, scratch.pairs);
+        T* out_b = out + b * n_out * n_pos;
+        if constexpr (O > 0) {
+          // Positions arrive one at a time with all O filters; out is (O, L_out). Storing each
+          // value straight to its row writes O streams an element at a time; a tile of
+          // kTile positions transposed on its way out writes kTile-long runs of each row.
+          alignas(64) T tile[kTile][O];
+          const auto flush = [&](int64_t t0, int64_t count) {
+            for (int64_t o = 0; o < O; ++o) {
+              T* out_row = out_b + o * n_pos + t0;
+#pragma omp simd
+              for (int64_t p = 0; p < count; ++p) out_row[p] = tile[p][o];
+            }
+          };
+          for_each_position<T, O>(g, table.data(), scratch.pairs.data(), bias,
+                                  [&](int64_t t, const T* acc) {
+                                    const int64_t slot = t % kTile;
+#pragma omp simd
+                                    for (int64_t o = 0; o < O; ++o) tile[slot][o] = store(acc[o]);
+                                    if (slot == kTile - 1 || t == n_pos - 1) {
+                                      flush(t - slot, slot + 1);
+                                    }
+                                  });
+        } else {
+          std::vector<T> acc(static_cast<size_t>(n_out));
+          for (int64_t t = 0; t < n_pos; ++t) {
+            gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
+            for (int64_t o = 0; o < n_out; ++o) out_b[o * n_pos + t] = store(acc[o]);
+          }
+        }
+      }
+    });
+  };
+  if (relu) {
+    run.template operator()<true>();
+  } else {
+    run.template operator()<false>();
+  }
+}
+
+template <typename T>
+void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld) {
+  thread_local std::vector<uint8_t> padded;
+  padded_codes(g, codes, padded);
+  // Row (base, k) written in one pass, a compare per entry (vectorised for stride 1), rather
+  // than zero-filled and then scattered into.
+  for (int64_t k = 0; k < g.kernel_size; ++k) {
+    const uint8_t* taps = padded.data() + k * g.dilation;  // taps[t * stride]: tap k of output t
+    for (uint8_t base = 0; base < 4; ++base) {
+      T* row = col + (base * g.kernel_size + k) * ld;
+      if (g.stride == 1) {
+#pragma omp simd
+        for (int64_t t = 0; t < g.out_length; ++t) row[t] = taps[t] == base ? T(1) : T(0);
       } else {
-        std::vector<T> acc(static_cast<size_t>(n_out));
-        for (int64_t t = 0; t < n_pos; ++t) {
-          gather_dynamic(g, table.data(), scratch.pairs.data(), t, bias, acc.data());
-          for (int64_t o = 0; o < n_out; ++o) out_b[o * n_pos + t] = acc[o];
+        for (int64_t t = 0; t < g.out_length; ++t) {
+          row[t] = taps[t * g.stride] == base ? T(1) : T(0);
         }
       }
     }
-  });
+  }
 }
 
 template <typename T>
@@ -245,17 +296,7 @@ void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, c
   // instead of a data-dependent scatter, and grad_w's (O, 4, K) layout is its row order.
   weight_gradient_from_columns<T>(
       g, 4 * g.kernel_size, grad_out,
-      [&](int64_t b, T* col) {
-        thread_local std::vector<uint8_t> padded;
-        padded_codes(g, codes + b * g.length, padded);
-        std::fill(col, col + 4 * g.kernel_size * g.out_length, T(0));
-        for (int64_t k = 0; k < g.kernel_size; ++k) {
-          for (int64_t t = 0; t < g.out_length; ++t) {
-            const uint8_t base = padded[static_cast<size_t>(t * g.stride + k * g.dilation)];
-            if (base < 4) col[(base * g.kernel_size + k) * g.out_length + t] = T(1);
-          }
-        }
-      },
+      [&](int64_t b, T* col) { onehot_columns(g, codes + b * g.length, col, g.out_length); },
       grad_w);
 }
 
@@ -434,9 +475,10 @@ void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const 
   template void conv1d_onehot_forward_reference<T>(const Conv1DGeometry&, const uint8_t*,         \
                                                    const T*, const T*, T*);                       \
   template void conv1d_onehot_forward<T>(const Conv1DGeometry&, const uint8_t*, const T*,         \
-                                         const T*, T*);                                           \
+                                         const T*, T*, bool);                                     \
   template void conv1d_onehot_backward_weight<T>(const Conv1DGeometry&, const T*, const uint8_t*, \
                                                  T*);                                             \
+  template void onehot_columns<T>(const Conv1DGeometry&, const uint8_t*, T*, int64_t);            \
   template void conv1d_relu_max_onehot_reference<T>(const Conv1DGeometry&, const uint8_t*,        \
                                                     const T*, const T*, T*, int64_t*);            \
   template void conv1d_relu_max_onehot<T>(const Conv1DGeometry&, const uint8_t*, const T*,        \

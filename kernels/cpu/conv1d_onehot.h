@@ -22,13 +22,19 @@ namespace strand::kernels::cpu {
 template <typename T>
 void conv1d_onehot_forward_reference(const Conv1DGeometry& g, const uint8_t* codes, const T* w,
                                      const T* bias, T* out);
+/// relu: out = max(conv + bias, 0) (a fused ReLU), written in the same pass.
 template <typename T>
 void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const T* w, const T* bias,
-                           T* out);
+                           T* out, bool relu = false);
 /// grad_w (O, 4, K), overwritten: grad_w[o, base, k] += grad_out[b, o, t].
 template <typename T>
 void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                                    T* grad_w);
+/// The one-hot columns of one sample (kernels/cpu/conv1d_columns.h): col (4 * K, L_out) with
+/// row stride ld (>= L_out), col[(base * K + k) * ld + t] = 1 where tap k of output t reads
+/// `base`, else 0. codes: (L).
+template <typename T>
+void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld);
 
 /// Oracle for the fused op over codes: dense reference conv of the one-hot input, relu, max.
 template <typename T>

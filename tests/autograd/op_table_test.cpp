@@ -174,14 +174,35 @@ void check_op(std::string_view name, const Fn& fn, const std::vector<Input>& spe
   }
 }
 
-// batch_norm in training mode with fresh running statistics on x's device (a function, not a
-// lambda in the row: braces do not shield commas from the macro).
+// batch_norm with running statistics on x's device: fresh ones in training, others in
+// evaluation (functions, not lambdas in the rows: braces do not shield commas from the macro).
+BatchNormStatistics statistics_for(const Var& weight, bool training) {
+  const Device device = weight.device();
+  const int64_t channels = weight.value().size(0);
+  if (training) {
+    return {Tensor::zeros({channels}, DType::kFloat64, device),
+            Tensor::ones({channels}, DType::kFloat64, device),
+            Tensor::zeros({}, DType::kFloat64, device)};
+  }
+  return {ops::affine(random_tensor({channels}, 11), 0.5, 0.0).to(device),
+          ops::affine(random_tensor({channels}, 12), 0.5, 1.0).to(device),
+          Tensor::zeros({}, DType::kFloat64, device)};
+}
 Var batch_norm_in_training(const std::vector<Var>& v) {
-  const Device device = v[0].device();
-  BatchNormStatistics statistics{Tensor::zeros({3}, DType::kFloat64, device),
-                                 Tensor::ones({3}, DType::kFloat64, device),
-                                 Tensor::zeros({}, DType::kFloat64, device)};
+  BatchNormStatistics statistics = statistics_for(v[1], true);
   return batch_norm(v[0], v[1], v[2], statistics, true, 0.1, 1e-5);
+}
+Var batch_norm_in_evaluation(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], false);
+  return batch_norm(v[0], v[1], v[2], statistics, false, 0.1, 1e-5);
+}
+Var batch_norm_relu_in_training(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], true);
+  return batch_norm_relu(v[0], v[1], v[2], statistics, true, 0.1, 1e-5);
+}
+Var batch_norm_relu_in_evaluation(const std::vector<Var>& v) {
+  BatchNormStatistics statistics = statistics_for(v[1], false);
+  return batch_norm_relu(v[0], v[1], v[2], statistics, false, 0.1, 1e-5);
 }
 
 // One row: a doctest case named "op <name>" that runs the driver.
@@ -287,6 +308,12 @@ STRAND_OP_ROW(
     },
     normal({2, 3, 10}), normal({2, 3, 4}), normal({2}))
 STRAND_OP_ROW(
+    "conv1d (dense, two output channels: the direct kernels)",
+    [](auto& v) {
+      return conv1d(v[0], v[1], v[2], Conv1DParams{1, 2, 3, 2});
+    },
+    normal({2, 3, 12}), normal({2, 3, 5}), normal({2}))
+STRAND_OP_ROW(
     "conv1d (dense, no bias)", [](auto& v) { return conv1d(v[0], v[1], Var(), Conv1DParams{}); },
     normal({1, 2, 6}), normal({3, 2, 2}))
 STRAND_OP_ROW(
@@ -301,6 +328,22 @@ STRAND_OP_ROW(
       return conv1d(v[2], v[0], v[1], Conv1DParams{3, 2, 0, 0});
     },
     normal({2, 4, 3}), normal({2}), codes(3, 20))
+STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, dense, stride, dilation, padding)",
+    [](auto& v) {
+      return conv1d_relu(v[0], v[1], v[2], Conv1DParams{2, 2, 3, 1});
+    },
+    normal({2, 3, 10}), normal({3, 3, 4}), normal({3}))
+STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, dense, no bias)",
+    [](auto& v) { return conv1d_relu(v[0], v[1], Var(), Conv1DParams{}); }, normal({2, 2, 7}),
+    normal({3, 2, 2}))
+STRAND_OP_ROW(
+    "conv1d_relu (fused ReLU, base codes, same padding)",
+    [](auto& v) {
+      return conv1d_relu(v[2], v[0], v[1], Conv1DParams{1, 1, 2, 2});
+    },
+    normal({5, 4, 5}), normal({5}), codes(3, 20))
 STRAND_OP_ROW(
     "conv1d_relu_max (fused, dense)",
     [](auto& v) {
@@ -329,8 +372,21 @@ STRAND_OP_ROW(
 STRAND_OP_ROW(
     "crop1d (centre, odd surplus)", [](auto& v) { return crop1d(v[0], 4); }, normal({2, 3, 9}))
 
+// ---- Normalisation ------------------------------------------------------------------------
 STRAND_OP_ROW("batch_norm (training, batch statistics)", batch_norm_in_training, normal({4, 3, 5}),
               normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm (training, (B, C))", batch_norm_in_training, normal({6, 4}), normal({4}),
+              normal({4}))
+STRAND_OP_ROW("batch_norm (evaluation, running statistics)", batch_norm_in_evaluation,
+              normal({4, 3, 5}), normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm (evaluation, (B, C))", batch_norm_in_evaluation, normal({5, 3}),
+              normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (training, fused ReLU)", batch_norm_relu_in_training,
+              normal({4, 3, 5}), normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (training, (B, C))", batch_norm_relu_in_training, normal({7, 3}),
+              normal({3}), normal({3}))
+STRAND_OP_ROW("batch_norm_relu (evaluation, fused ReLU)", batch_norm_relu_in_evaluation,
+              normal({3, 2, 6}), normal({2}), normal({2}))
 
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(

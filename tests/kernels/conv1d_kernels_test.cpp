@@ -31,6 +31,11 @@ const std::vector<Case> kCases = {
     {1, 6, 25, 2, 7, {2, 2, 3, 3}},
     // Wide enough for the library GEMM (kernels/cpu/gemm.h), strided, dilated, padded unevenly.
     {3, 24, 120, 20, 7, {2, 2, 3, 1}},
+    // Few output channels, stride 1: the direct kernels (kernels/cpu/conv1d_direct.h), dilated
+    // and padded unevenly, a 75-tap head, blocks of positions with a partial last one.
+    {3, 5, 60, 2, 9, {1, 3, 5, 7}},
+    {2, 8, 200, 1, 75, {1, 1, 37, 37}},
+    {2, 6, 33, 4, 5, {1, 2, 0, 0}},
 };
 
 Conv1DGeometry geometry(const Case& c) {
@@ -158,6 +163,68 @@ TEST_CASE_TEMPLATE("fused conv1d relu globalmaxpool matches conv then relu then 
       if (!use_codes) {
         cpu::conv1d_backward_input_reference(g, conv_grad.data(), w.data(), gx_oracle.data());
         CHECK(max_diff(gx, gx_oracle) < 1e-4);
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("conv1d with a fused relu equals conv1d then relu", T, float, double) {
+  for (Case c : kCases) {
+    for (const bool use_codes : {true, false}) {
+      if (use_codes) c.in_channels = 4;
+      const Conv1DGeometry g = geometry(c);
+      const auto codes = random_codes(g.batch * g.length, 14);
+      const auto x = random_values<T>(g.batch * g.in_channels * g.length, 15);
+      const auto w = random_values<T>(g.out_channels * g.in_channels * g.kernel_size, 16);
+      const auto bias = random_values<T>(g.out_channels, 17);
+      const auto outputs = static_cast<size_t>(g.batch * g.out_channels * g.out_length);
+      std::vector<T> fused(outputs), plain(outputs);
+      for (const T* b : {bias.data(), static_cast<const T*>(nullptr)}) {
+        if (use_codes) {
+          cpu::conv1d_onehot_forward(g, codes.data(), w.data(), b, fused.data(), true);
+          cpu::conv1d_onehot_forward(g, codes.data(), w.data(), b, plain.data());
+        } else {
+          cpu::conv1d_forward(g, x.data(), w.data(), b, fused.data(), true);
+          cpu::conv1d_forward(g, x.data(), w.data(), b, plain.data());
+        }
+        for (T& v : plain) v = v > T(0) ? v : T(0);
+        CHECK(fused == plain);  // the same arithmetic, bit for bit
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("conv1d_backward (all gradients at once) matches the oracles", T, float,
+                   double) {
+  const double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-11;
+  for (Case c : kCases) {
+    for (const bool use_codes : {true, false}) {
+      for (const bool relu : {true, false}) {
+        CAPTURE(c.length);
+        CAPTURE(c.kernel_size);
+        CAPTURE(use_codes);
+        CAPTURE(relu);
+        if (use_codes) c.in_channels = 4;
+        const Conv1DGeometry g = geometry(c);
+        const auto codes = random_codes(g.batch * g.length, 18);
+        const auto x = random_values<T>(g.batch * g.in_channels * g.length, 19);
+        const auto w = random_values<T>(g.out_channels * g.in_channels * g.kernel_size, 20);
+        const auto outputs = g.batch * g.out_channels * g.out_length;
+        const auto grad_out = random_values<T>(outputs, 21);
+        const auto relu_out = random_values<T>(outputs, 22);  // about half "closed"
+        const T* mask = relu ? relu_out.data() : nullptr;
+        const uint8_t* code_data = use_codes ? codes.data() : nullptr;
+        std::vector<T> gx(x.size()), gx_oracle(x.size()), gw(w.size()), gw_oracle(w.size());
+        std::vector<T> gb(static_cast<size_t>(g.out_channels)), gb_oracle(gb.size());
+        T* gx_data = use_codes ? nullptr : gx.data();
+        T* gx_oracle_data = use_codes ? nullptr : gx_oracle.data();
+        cpu::conv1d_backward(g, grad_out.data(), x.data(), code_data, w.data(), mask, gx_data,
+                             gw.data(), gb.data());
+        cpu::conv1d_backward_reference(g, grad_out.data(), x.data(), code_data, w.data(), mask,
+                                       gx_oracle_data, gw_oracle.data(), gb_oracle.data());
+        CHECK(max_diff(gw, gw_oracle) < tolerance * 10);
+        CHECK(max_diff(gb, gb_oracle) < tolerance * 10);
+        if (!use_codes) CHECK(max_diff(gx, gx_oracle) < tolerance);
       }
     }
   }

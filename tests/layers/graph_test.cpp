@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "layers/activations.h"
+#include "layers/batch_norm.h"
 #include "layers/conv1d.h"
 #include "layers/crop1d.h"
 #include "layers/dense.h"
@@ -150,6 +151,43 @@ TEST_CASE("graph: a fused Conv1D -> ReLU -> GlobalMaxPool1D run gives the unfuse
   plain.backward(Tensor::ones(plain.shape()));
   CHECK(max_abs_difference(fused.value(), plain.value()) < 1e-5);
   CHECK(max_abs_difference(fused_grad, g.parameters()[0].grad()) < 1e-4);
+}
+
+TEST_CASE("graph: fused Conv1D -> ReLU and BatchNorm1D -> ReLU runs give the unfused values") {
+  // conv -> relu and norm -> relu fuse; relu's value is read twice, which ends each run there.
+  const auto make = [] {
+    manual_seed(12);
+    Graph g;
+    g.add("conv", Conv1D(4, 6, 5, {.padding = Padding::kSame}), {"sequence"});
+    g.add("relu", ReLU(), {"conv"});
+    g.add("norm", BatchNorm1D(6), {"relu"});
+    g.add("norm_relu", ReLU(), {"norm"});
+    g.add("residual", Add(), {"relu", "norm_relu"});
+    g.add("pool", GlobalAvgPool1D(), {"residual"});
+    g.add("dense", Dense(6, 1), {"pool"});
+    g.add_output("output", "dense");
+    return g;
+  };
+  const Tensor codes = random_codes(4, 24, 6);
+  Graph fused_graph = make();
+  Graph plain_graph = make();
+  plain_graph.set_fusion(false);
+  const Var fused = fused_graph.forward_outputs(inputs_of(codes))[0];
+  const Var plain = plain_graph.forward_outputs(inputs_of(codes))[0];
+  fused.backward(Tensor::ones(fused.shape()));
+  plain.backward(Tensor::ones(plain.shape()));
+  CHECK(max_abs_difference(fused.value(), plain.value()) < 1e-5);
+  const auto fused_parameters = fused_graph.named_parameters();
+  const auto plain_parameters = plain_graph.named_parameters();
+  REQUIRE(fused_parameters.size() == plain_parameters.size());
+  for (size_t i = 0; i < fused_parameters.size(); ++i) {
+    // Parameters by their gradients; buffers (running statistics) by their values.
+    const Var& a = fused_parameters[i].second;
+    const Var& b = plain_parameters[i].second;
+    CAPTURE(fused_parameters[i].first);
+    CHECK(max_abs_difference(a.requires_grad() ? a.grad() : a.value(),
+                             b.requires_grad() ? b.grad() : b.value()) < 1e-4);
+  }
 }
 
 TEST_CASE("graph: a node read elsewhere is not fused away") {

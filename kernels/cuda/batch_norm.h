@@ -1,0 +1,27 @@
+// Launchers of the batch normalisation CUDA kernels (kernels/cuda/batch_norm.cu). Contracts as
+// in kernels/cpu/batch_norm.h: contiguous x (B, C, L) (L = 1 for (B, C)), per-channel (C)
+// vectors. Reductions run one block per channel with a fixed tree (no atomics), so results are
+// deterministic.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "core/dtype.h"
+#include "kernels/batch_norm_geometry.h"
+
+namespace strand::kernels::cuda {
+
+void batch_norm_forward_training(DType dtype, const BatchNormGeometry& g, const void* x,
+                                 const void* weight, const void* bias, double momentum, double eps,
+                                 bool relu, void* running_mean, void* running_var, void* out,
+                                 void* mean, void* invstd, cudaStream_t stream);
+void batch_norm_forward_inference(DType dtype, const BatchNormGeometry& g, const void* x,
+                                  const void* weight, const void* bias, const void* running_mean,
+                                  const void* running_var, double eps, bool relu, void* out,
+                                  void* mean, void* invstd, cudaStream_t stream);
+void batch_norm_backward(DType dtype, const BatchNormGeometry& g, const void* grad_out,
+                         const void* x, const void* out, const void* weight, const void* mean,
+                         const void* invstd, bool training, bool relu, void* grad_x,
+                         void* grad_weight, void* grad_bias, cudaStream_t stream);
+
+}  // namespace strand::kernels::cuda
