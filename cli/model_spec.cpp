@@ -228,8 +228,10 @@ int64_t symbol_value(const std::string& symbol, const DataDimensions& data,
 LayerOptions resolve_symbols(const LayerSpec& layer, const DataDimensions& data,
                              const std::string& path) {
   LayerOptions options = layer.options;
-  for (auto& [name, value] : options) {
-    const LayerType* type = find_layer_type(layer.type);
+  const LayerType* type = find_layer_type(layer.type);
+  for (auto& [option_name, value] : options) {
+    // Structured bindings cannot be captured before C++20 in clang 14: copy the name.
+    const std::string& name = option_name;
     const auto option = std::find_if(type->options.begin(), type->options.end(),
                                      [&name](const LayerOption& o) { return o.name == name; });
     if (option == type->options.end() || option->kind != LayerOption::Kind::kInt) continue;

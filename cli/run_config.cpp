@@ -406,8 +406,8 @@ RunConfig parse_config(const json& given) {
     // A section's keys are neighbours in the table; those of another data source or optimizer
     // are unknown keys here. An absent section reads as an empty one.
     const json empty = json::object();
-    const json* given = top.find(section);
-    ObjectReader reader(given != nullptr ? *given : empty, section);
+    const json* section_value = top.find(section);
+    ObjectReader reader(section_value != nullptr ? *section_value : empty, section);
     for (; key != keys.end() && key->section() == section; ++key) {
       if (key->applies_to(config)) read_key(reader, *key, config);
     }
