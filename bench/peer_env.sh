@@ -4,8 +4,10 @@
 #
 #   python="$(bash bench/peer_env.sh)"
 #
-# Environment: PEER_VENV (build-bench/peer-venv), PEER_PACKAGES ("torch numpy"). The first run
-# downloads PyTorch (about 1 GB with its CUDA wheels); later runs reuse the environment.
+# Environment: PEER_VENV (build-bench/peer-venv), PEER_PACKAGES ("torch numpy"), PEER_EXTRA
+# (more packages a peer needs, e.g. "pyBigWig": installed into the environment, new or existing,
+# when pip does not list them). The first run downloads PyTorch (about 1 GB with its CUDA
+# wheels); later runs reuse the environment.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${PEER_VENV:-${repo}/build-bench/peer-venv}"
@@ -18,4 +20,9 @@ if [[ ! -x "${venv}/bin/python" ]] || ! "${venv}/bin/python" -c "import torch, n
   # shellcheck disable=SC2086
   "${venv}/bin/pip" install --quiet --upgrade ${packages} >&2
 fi
+for package in ${PEER_EXTRA:-}; do
+  if ! "${venv}/bin/pip" show --quiet "${package}" >/dev/null 2>&1; then
+    "${venv}/bin/pip" install --quiet "${package}" >&2
+  fi
+done
 echo "${venv}/bin/python"

@@ -1,0 +1,85 @@
+"""Prints the per-seed and mean figures of strand and the PyTorch peer for a quality comparison
+(bench/quality/run_*_quality.sh write WORK_DIR; this reads it).
+
+    python bench/quality/compare.py basset --work WORK_DIR --seeds 1 2 3
+    python bench/quality/compare.py bpnet --work WORK_DIR --seeds 1 2 3
+
+basset: strand's figure is the mean over tasks of the test auROC of `strand predict`'s scores
+(WORK_DIR/strand_seedS_test.tsv), computed by the same function as the peer's
+(WORK_DIR/torch_seedS.json); report.json's pooled test auROC is shown beside it as a check.
+bpnet: both sides' figures come from WORK_DIR/{strand,torch}_seedS.json (peer_bpnet_quality.py
+writes them; strand's by running its best checkpoint through the same evaluation).
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import numpy as np
+
+import quality_common as q
+
+
+def strand_basset(work, seed):
+    with open(f"{work}/strand_seed{seed}_test.tsv") as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        rows = [line.rstrip("\n").split("\t") for line in handle if line.strip()]
+    label_columns = [i for i, h in enumerate(header) if h.startswith("label_")]
+    tasks = [header[i][len("label_"):] for i in label_columns]
+    score_columns = [header.index(t) for t in tasks]
+    labels = np.array([[float(r[i]) for i in label_columns] for r in rows])
+    scores = np.array([[float(r[i]) for i in score_columns] for r in rows])
+    _, mean = q.task_aurocs(scores, labels)
+    report = json.load(open(f"{work}/runs/strand_seed{seed}/report.json"))
+    test = report.get("test", {})
+    return {"test_mean_auroc": test.get("mean_auroc", mean), "computed_mean_auroc": mean,
+            "computed_pooled_auroc": q.auroc(scores.ravel(), labels.ravel()),
+            "report_pooled_auroc": test.get("auroc"), "best_epoch": report.get("best_epoch"),
+            "epochs_run": report.get("epochs_run")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["basset", "bpnet"])
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--seeds", nargs="+", required=True)
+    args = parser.parse_args()
+    metrics = {"basset": ["test_mean_auroc"],
+               "bpnet": ["test_profile_pearson", "test_counts_spearman"]}[args.kind]
+    rows = []
+    for seed in args.seeds:
+        torch_figures = json.load(open(f"{args.work}/torch_seed{seed}.json"))
+        if args.kind == "basset":
+            strand_figures = strand_basset(args.work, seed)
+        else:
+            strand_figures = json.load(open(f"{args.work}/strand_seed{seed}.json"))
+        rows.append((seed, strand_figures, torch_figures))
+
+    for metric in metrics:
+        print(f"\n{metric}:")
+        print(f"{'seed':>6} {'strand':>9} {'PyTorch':>9} {'diff':>9}   epochs (best) strand / PyTorch")
+        s_values, t_values = [], []
+        for seed, s, t in rows:
+            s_values.append(s[metric])
+            t_values.append(t[metric])
+            print(f"{seed:>6} {s[metric]:9.4f} {t[metric]:9.4f} {s[metric] - t[metric]:+9.4f}   "
+                  f"{s.get('epochs_run')} ({s.get('best_epoch')}) / "
+                  f"{t.get('epochs_run')} ({t.get('best_epoch')})")
+        s_mean, t_mean = statistics.mean(s_values), statistics.mean(t_values)
+        spread = ""
+        if len(rows) > 1:
+            spread = (f"   (sd over seeds: strand {statistics.stdev(s_values):.4f}, "
+                      f"PyTorch {statistics.stdev(t_values):.4f})")
+        print(f"{'mean':>6} {s_mean:9.4f} {t_mean:9.4f} {s_mean - t_mean:+9.4f}{spread}")
+        if args.kind == "basset":
+            ok = abs(s_mean - t_mean) <= 0.01
+            print(f"target |strand - PyTorch| <= 0.01 on the mean: {'met' if ok else 'NOT met'}")
+    if args.kind == "basset":
+        print("\nchecks (strand): report.json pooled test auROC vs the same computed from predict:")
+        for seed, s, _ in rows:
+            print(f"  seed {seed}: {s['report_pooled_auroc']} vs {s['computed_pooled_auroc']:.6f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
