@@ -19,5 +19,12 @@ cp -R "${repo}/examples" "${work}/examples"  # a copy: strand writes indexes bes
 awk '/^```sh$/ { inside = 1; next } /^```/ { inside = 0; next } inside { print }' "${page}" \
   > "${work}/commands.sh"
 [[ -s "${work}/commands.sh" ]] || { echo "${page} has no sh block" >&2; exit 2; }
+# Under pipefail, `producer | head -N` fails whenever head exits before the producer's last
+# write (SIGPIPE): a race that passes or fails by timing. Pages peek with `sed -n 1,Np`, which
+# reads its whole input.
+if grep -n '|[[:space:]]*head\b' "${work}/commands.sh" >&2; then
+  echo "${page}: a pipe into head (above) can fail by timing under pipefail; use sed -n 1,Np" >&2
+  exit 2
+fi
 cd "${work}"
 PATH="${strand_dir}:${PATH}" bash -euo pipefail -x commands.sh
