@@ -52,7 +52,7 @@ echo "work directory: ${WORK_DIR}"
 data="${WORK_DIR}/data"
 "${STRAND}" simulate --simulation multi_motif_embedding --motifs "${MOTIFS}" \
   --n-seqs "${N_SEQS}" --length "${LENGTH}" --validation "${VALIDATION}" --test "${TEST}" \
-  --seed "${SIM_SEED}" --out "${data}" | head -1
+  --seed "${SIM_SEED}" --out "${data}" | sed -n 1p
 # --window 0: records train on their own length (the preset's window is 600).
 train_flags=(--model basset --format records --window 0
   --fasta "${data}/train.fa" --intervals "${data}/train.tsv"

@@ -51,7 +51,7 @@ data="${WORK_DIR}/data"
 # --window 2114: the preset's input; peaks stay half a window from the contig ends.
 "${STRAND}" simulate --simulation chip_nexus_profile --motifs "${MOTIFS}" --contigs "${CONTIGS}" \
   --contig-length "${CONTIG_LENGTH}" --peaks "${PEAKS}" --window 2114 --seed "${SIM_SEED}" \
-  --out "${data}" | head -1
+  --out "${data}" | sed -n 1p
 bigwigs=()
 IFS=, read -ra motif_list <<<"${MOTIFS}"
 for motif in "${motif_list[@]}"; do bigwigs+=("${data}/${motif}.plus.bw,${data}/${motif}.minus.bw"); done
