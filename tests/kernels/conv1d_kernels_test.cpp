@@ -36,6 +36,12 @@ const std::vector<Case> kCases = {
     {3, 5, 60, 2, 9, {1, 3, 5, 7}},
     {2, 8, 200, 1, 75, {1, 1, 37, 37}},
     {2, 6, 33, 4, 5, {1, 2, 0, 0}},
+    // Dilation 1 with 1-4 outputs: the weight gradient's rotated-register loop (AVX-512, float),
+    // taps not a multiple of its blocks, rows ending inside a vector.
+    {2, 6, 150, 2, 75, {1, 1, 37, 37}},
+    {2, 5, 70, 3, 7, {1, 1, 3, 3}},
+    {1, 7, 45, 4, 11, {1, 1, 0, 10}},
+    {2, 3, 17, 1, 3, {1, 1, 0, 0}},
 };
 
 Conv1DGeometry geometry(const Case& c) {
