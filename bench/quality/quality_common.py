@@ -13,10 +13,15 @@ Metric definitions follow train/metrics.cpp and train/regression_metrics.cpp:
 """
 import json
 import pathlib
-import struct
+
+import sys
 
 import numpy as np
 import torch
+
+# The repository's one safetensors reader for Python (the checkpoint-in-PyTorch check's).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import check_checkpoint_in_pytorch as checkpoint_reader  # noqa: E402
 
 # strand's base codes (data/encoding.h): A C G T = 0 1 2 3, anything else N (an all-zero column).
 _CODES = np.full(256, 4, dtype=np.uint8)
@@ -136,24 +141,10 @@ class EarlyStopping:
             model.load_state_dict(self.state)
 
 
-DTYPES = {"F32": np.float32, "F64": np.float64, "U8": np.uint8, "I32": np.int32, "I64": np.int64}
-
-
 def read_safetensors(path):
-    """A strand checkpoint as {name: tensor}, with numpy only (8-byte little-endian header length,
-    JSON header, raw little-endian data)."""
-    raw = pathlib.Path(path).read_bytes()
-    (header_length,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + header_length])
-    data = raw[8 + header_length:]
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = entry["data_offsets"]
-        array = np.frombuffer(data[begin:end], dtype=DTYPES[entry["dtype"]]).reshape(entry["shape"])
-        tensors[name] = torch.from_numpy(array.copy())
-    return tensors
+    """A strand checkpoint as {name: tensor}: the reader of scripts/check_checkpoint_in_pytorch.py
+    (numpy only), without the metadata."""
+    return checkpoint_reader.read_safetensors(path)[0]
 
 
 # ---- metrics -----------------------------------------------------------------------------------
