@@ -16,7 +16,7 @@
 # 4. bench/quality/compare.py scores strand's predictions with the same auROC code as the peer
 #    and prints the table (it also shows strand's own pooled test auROC from report.json).
 #
-# Environment: STRAND (build/cli/strand; built when missing), PYTHON (default: the peers'
+# Environment: STRAND (build/cli/strand; built in build-quality/ when missing), PYTHON (default: the peers'
 # virtual environment from bench/peer_env.sh; PEER_VENV=/path/to/venv reuses one), WORK_DIR
 # (kept; default a new temporary directory), SEEDS ("1 2 3"), EPOCHS (8), THREADS (2),
 # N_SEQS (6600: 5000 train), LENGTH (200), VALIDATION (600), TEST (1000), SIM_SEED (0), MOTIFS
@@ -39,12 +39,7 @@ INIT="${INIT:-glorot}"
 MOTIFS="${MOTIFS:-CTCF_known1,REST_known1,NRF1_known1,MYC_known1,ZNF143_known2,SIX5_known1,TAL1_known4,SPI1_known4,IRF_known20,NFKB_known1,AP1_known1,GATA_known1}"
 WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/strand-basset-quality.XXXXXX)}"
 
-if [[ ! -x "${STRAND}" ]]; then
-  cmake -S . -B build -DSTRAND_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DSTRAND_BUILD_BENCH=OFF \
-    -DSTRAND_BUILD_EXAMPLES=OFF -DSTRAND_BUILD_TESTS=OFF >/dev/null
-  cmake --build build -j2 --target strand_exe >/dev/null
-  STRAND=build/cli/strand
-fi
+source bench/quality/strand_program.sh
 PYTHON="${PYTHON:-$(bash bench/peer_env.sh)}"
 mkdir -p "${WORK_DIR}"
 echo "work directory: ${WORK_DIR}"

@@ -17,7 +17,7 @@
 #    figures and `strand predict`'s test counts; then the peer trains with the same seed number.
 # 4. bench/quality/compare.py prints the table.
 #
-# Environment: STRAND (build/cli/strand; built when missing), PYTHON (default: the peers'
+# Environment: STRAND (build/cli/strand; built in build-quality/ when missing), PYTHON (default: the peers'
 # virtual environment from bench/peer_env.sh with pyBigWig added; PEER_VENV=/path reuses one),
 # WORK_DIR (kept; default a new temporary directory), SEEDS ("1 2 3"), EPOCHS (10), THREADS (2),
 # CONTIGS (5), CONTIG_LENGTH (200000), PEAKS (100 per contig), SIM_SEED (0), MOTIFS
@@ -37,12 +37,7 @@ MOTIFS="${MOTIFS:-POU5F1_known1,SOX2_1}"
 INIT="${INIT:-glorot}"
 WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/strand-bpnet-quality.XXXXXX)}"
 
-if [[ ! -x "${STRAND}" ]]; then
-  cmake -S . -B build -DSTRAND_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DSTRAND_BUILD_BENCH=OFF \
-    -DSTRAND_BUILD_EXAMPLES=OFF -DSTRAND_BUILD_TESTS=OFF >/dev/null
-  cmake --build build -j2 --target strand_exe >/dev/null
-  STRAND=build/cli/strand
-fi
+source bench/quality/strand_program.sh
 PYTHON="${PYTHON:-$(PEER_EXTRA=pyBigWig bash bench/peer_env.sh)}"
 mkdir -p "${WORK_DIR}"
 echo "work directory: ${WORK_DIR}"
