@@ -32,7 +32,7 @@ def strand_basset(work, seed):
     _, mean = q.task_aurocs(scores, labels)
     report = json.load(open(f"{work}/runs/strand_seed{seed}/report.json"))
     test = report.get("test", {})
-    return {"test_mean_auroc": test.get("mean_auroc", mean), "computed_mean_auroc": mean,
+    return {"test_mean_auroc": mean, "report_mean_auroc": test.get("mean_auroc"),
             "computed_pooled_auroc": q.auroc(scores.ravel(), labels.ravel()),
             "report_pooled_auroc": test.get("auroc"), "best_epoch": report.get("best_epoch"),
             "epochs_run": report.get("epochs_run")}
@@ -71,13 +71,24 @@ def main():
             spread = (f"   (sd over seeds: strand {statistics.stdev(s_values):.4f}, "
                       f"PyTorch {statistics.stdev(t_values):.4f})")
         print(f"{'mean':>6} {s_mean:9.4f} {t_mean:9.4f} {s_mean - t_mean:+9.4f}{spread}")
+        if len(rows) > 1:
+            # A seed number draws different random streams in the two programs, so the seeds are
+            # two independent samples: the difference of the means has the standard error
+            # sqrt(sd_strand^2 / n + sd_pytorch^2 / n).
+            n = len(rows)
+            error = (statistics.variance(s_values) / n + statistics.variance(t_values) / n) ** 0.5
+            lower = sum(s < t for s, t in zip(s_values, t_values))
+            print(f"difference of the means {s_mean - t_mean:+.4f}, standard error {error:.4f}; "
+                  f"strand lower in {lower} of {n} seed pairs")
         if args.kind == "basset":
             ok = abs(s_mean - t_mean) <= 0.01
             print(f"target |strand - PyTorch| <= 0.01 on the mean: {'met' if ok else 'NOT met'}")
     if args.kind == "basset":
-        print("\nchecks (strand): report.json pooled test auROC vs the same computed from predict:")
+        print("\nchecks (strand): report.json's test mean and pooled auROC vs the same computed "
+              "from predict:")
         for seed, s, _ in rows:
-            print(f"  seed {seed}: {s['report_pooled_auroc']} vs {s['computed_pooled_auroc']:.6f}")
+            print(f"  seed {seed}: mean {s['report_mean_auroc']} vs {s['test_mean_auroc']:.6f}, "
+                  f"pooled {s['report_pooled_auroc']} vs {s['computed_pooled_auroc']:.6f}")
     return 0
 
 
