@@ -12,6 +12,7 @@ writes them; strand's by running its best checkpoint through the same evaluation
 """
 import argparse
 import json
+import pathlib
 import statistics
 import sys
 
@@ -30,12 +31,13 @@ def strand_basset(work, seed):
     labels = np.array([[float(r[i]) for i in label_columns] for r in rows])
     scores = np.array([[float(r[i]) for i in score_columns] for r in rows])
     _, mean = q.task_aurocs(scores, labels)
+    by_name = {r[0]: row for r, row in zip(rows, scores)}
     report = json.load(open(f"{work}/runs/strand_seed{seed}/report.json"))
     test = report.get("test", {})
     return {"test_mean_auroc": mean, "report_mean_auroc": test.get("mean_auroc"),
             "computed_pooled_auroc": q.auroc(scores.ravel(), labels.ravel()),
             "report_pooled_auroc": test.get("auroc"), "best_epoch": report.get("best_epoch"),
-            "epochs_run": report.get("epochs_run")}
+            "epochs_run": report.get("epochs_run"), "scores": by_name}
 
 
 def main():
@@ -83,13 +85,31 @@ def main():
         if args.kind == "basset":
             ok = abs(s_mean - t_mean) <= 0.01
             print(f"target |strand - PyTorch| <= 0.01 on the mean: {'met' if ok else 'NOT met'}")
+    status = 0
     if args.kind == "basset":
         print("\nchecks (strand): report.json's test mean and pooled auROC vs the same computed "
               "from predict:")
         for seed, s, _ in rows:
             print(f"  seed {seed}: mean {s['report_mean_auroc']} vs {s['test_mean_auroc']:.6f}, "
                   f"pooled {s['report_pooled_auroc']} vs {s['computed_pooled_auroc']:.6f}")
-    return 0
+        # Scores, not auROCs: a saturated model's ties at 0 and 1 (which the two sigmoids reach at
+        # slightly different logits) move the auROC while every score agrees to 1e-7.
+        print("checks (strand): its best checkpoint in the PyTorch model vs its own predictions "
+              "(largest test score difference; test mean auROC):")
+        for seed, s, _ in rows:
+            path = pathlib.Path(f"{args.work}/strand_seed{seed}_in_torch.json")
+            if not path.exists():
+                print(f"  seed {seed}: not run ({path.name} is missing)")
+                continue
+            in_torch = json.loads(path.read_text())
+            difference = max(float(np.abs(np.array(scores) - s["scores"][name]).max())
+                             for name, scores in in_torch["scores"].items())
+            same = difference <= 1e-4
+            status = status if same else 1
+            verdict = "same" if same else "DIFFERENT"
+            print(f"  seed {seed}: {difference:.2e}; {in_torch['test_mean_auroc']:.6f} vs "
+                  f"{s['test_mean_auroc']:.6f}: {verdict}")
+    return status
 
 
 if __name__ == "__main__":

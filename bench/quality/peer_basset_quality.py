@@ -8,7 +8,7 @@ splits. Prints and writes (--out) the test auROC per task and their mean.
 recipe.json is `strand train --model basset ... --print-config` (bench/quality/run_basset_quality.sh
 writes it). --init torch keeps PyTorch's default initialisation instead of strand's Glorot.
 --check-checkpoint RUN_DIR loads a strand run's best checkpoint into this model and prints its
-test auROC (with the torch forward pass) instead of training.
+test mean auROC with the torch forward pass (--out: also its test scores), instead of training.
 """
 import argparse
 import time
@@ -93,12 +93,17 @@ def main():
     if args.init == "glorot":
         q.glorot_init(model)
     if args.check_checkpoint:
+        names = q.read_records(f"{args.data}/test.fa", f"{args.data}/test.tsv")[3]
         tensors = q.read_safetensors(f"{args.check_checkpoint}/checkpoints/best.safetensors")
         state = {k: v.to(model.state_dict()[k].dtype) for k, v in tensors.items()}
         model.load_state_dict(state, strict=True)
         scores = torch.sigmoid(predict(model, split["test"][0], batch)).numpy()
         _, mean = q.task_aurocs(scores, split["test"][1].numpy())
         print(f"strand checkpoint in torch: test mean auROC {mean:.4f}")
+        if args.out:
+            q.write_json(args.out, {"program": f"pytorch {torch.__version__}", "checkpoint":
+                                    args.check_checkpoint, "test_mean_auroc": mean,
+                                    "scores": dict(zip(names, scores.tolist()))})
         return
 
     trainable = sum(p.numel() for p in model.parameters())

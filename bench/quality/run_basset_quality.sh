@@ -12,7 +12,8 @@
 # 2. `strand train --model basset --print-config` gives the resolved recipe (recipe.json), which
 #    the peer reads: optimizer and its hyper-parameters, batch, epochs, early stopping, max-norm.
 # 3. Per seed: `strand train --model basset --seed S` on the files, then `strand predict` of its
-#    best checkpoint on test.fa; the PyTorch peer with the same seed number on the same files.
+#    best checkpoint on test.fa; the PyTorch peer with the same seed number on the same files;
+#    strand's best checkpoint loaded into the peer's model and scored on test.fa.
 # 4. bench/quality/compare.py scores strand's predictions with the same auROC code as the peer
 #    and prints the table (it also checks strand's own test auROCs in report.json against them).
 #
@@ -75,6 +76,10 @@ for seed in ${SEEDS}; do
   "${PYTHON}" bench/quality/peer_basset_quality.py --data "${data}" --recipe "${WORK_DIR}/recipe.json" \
     --seed "${seed}" --threads "${THREADS}" --init "${INIT}" \
     --out "${WORK_DIR}/torch_seed${seed}.json" 2>&1 | tee "${WORK_DIR}/torch_seed${seed}.log"
+  # strand's best checkpoint through the peer's forward pass: compare.py checks it gives the
+  # figure of strand's own predictions (the evaluation path: BatchNorm's running statistics).
+  "${PYTHON}" bench/quality/peer_basset_quality.py --data "${data}" --recipe "${WORK_DIR}/recipe.json" \
+    --threads "${THREADS}" --check-checkpoint "${run}" --out "${WORK_DIR}/strand_seed${seed}_in_torch.json"
 done
 
 "${PYTHON}" bench/quality/compare.py basset --work "${WORK_DIR}" --seeds ${SEEDS}
