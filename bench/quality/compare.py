@@ -93,7 +93,8 @@ def main():
             print(f"  seed {seed}: mean {s['report_mean_auroc']} vs {s['test_mean_auroc']:.6f}, "
                   f"pooled {s['report_pooled_auroc']} vs {s['computed_pooled_auroc']:.6f}")
         # Scores, not auROCs: a saturated model's ties at 0 and 1 (which the two sigmoids reach at
-        # slightly different logits) move the auROC while every score agrees to 1e-7.
+        # slightly different logits) move the auROC while every score agrees to ~1e-5 (the TSV's
+        # 8 significant digits and float32 sums in another order).
         print("checks (strand): its best checkpoint in the PyTorch model vs its own predictions "
               "(largest test score difference; test mean auROC):")
         for seed, s, _ in rows:

@@ -79,9 +79,10 @@ def main():
     recipe = q.load_recipe(args.recipe)
     check_recipe(recipe)
 
-    split = {}
+    split, record_names = {}, {}
     for name in ("train", "valid", "test"):
-        codes, labels, tasks, _ = q.read_records(f"{args.data}/{name}.fa", f"{args.data}/{name}.tsv")
+        codes, labels, tasks, record_names[name] = q.read_records(f"{args.data}/{name}.fa",
+                                                                  f"{args.data}/{name}.tsv")
         split[name] = (torch.from_numpy(q.one_hot(codes)), torch.from_numpy(labels))
     x_train, y_train = split["train"]
     length, n_tasks = x_train.shape[-1], y_train.shape[1]
@@ -93,7 +94,6 @@ def main():
     if args.init == "glorot":
         q.glorot_init(model)
     if args.check_checkpoint:
-        names = q.read_records(f"{args.data}/test.fa", f"{args.data}/test.tsv")[3]
         tensors = q.read_safetensors(f"{args.check_checkpoint}/checkpoints/best.safetensors")
         state = {k: v.to(model.state_dict()[k].dtype) for k, v in tensors.items()}
         model.load_state_dict(state, strict=True)
@@ -103,7 +103,7 @@ def main():
         if args.out:
             q.write_json(args.out, {"program": f"pytorch {torch.__version__}", "checkpoint":
                                     args.check_checkpoint, "test_mean_auroc": mean,
-                                    "scores": dict(zip(names, scores.tolist()))})
+                                    "scores": dict(zip(record_names["test"], scores.tolist()))})
         return
 
     trainable = sum(p.numel() for p in model.parameters())

@@ -13,7 +13,6 @@ Metric definitions follow train/metrics.cpp and train/regression_metrics.cpp:
 """
 import json
 import pathlib
-
 import sys
 
 import numpy as np

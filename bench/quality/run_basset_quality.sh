@@ -17,9 +17,9 @@
 # 4. bench/quality/compare.py scores strand's predictions with the same auROC code as the peer
 #    and prints the table (it also checks strand's own test auROCs in report.json against them).
 #
-# Environment: STRAND (build/cli/strand; built in build-quality/ when missing), PYTHON (default: the peers'
-# virtual environment from bench/peer_env.sh; PEER_VENV=/path/to/venv reuses one), WORK_DIR
-# (kept; default a new temporary directory), SEEDS ("1 2 3 4 5 6 7 8"), EPOCHS (8), THREADS (2),
+# Environment: STRAND (build/cli/strand; built in build-quality/ when missing), PYTHON
+# (default: the peers' virtual environment from bench/peer_env.sh; PEER_VENV=/path/to/venv
+# reuses one), WORK_DIR (kept; default a new temporary directory), SEEDS ("1 2 3 4 5 6 7 8"), EPOCHS (8), THREADS (2),
 # N_SEQS (21600: 20000 train), LENGTH (200), VALIDATION (600), TEST (1000), SIM_SEED (0), MOTIFS
 # (12 motifs of high information content), INIT (glorot: the peer initialises like strand; torch:
 # PyTorch's defaults). 200 bp is near Basset's shortest input (168: the last pooling needs one
@@ -78,8 +78,9 @@ for seed in ${SEEDS}; do
     --out "${WORK_DIR}/torch_seed${seed}.json" 2>&1 | tee "${WORK_DIR}/torch_seed${seed}.log"
   # strand's best checkpoint through the peer's forward pass: compare.py checks it gives the
   # figure of strand's own predictions (the evaluation path: BatchNorm's running statistics).
-  "${PYTHON}" bench/quality/peer_basset_quality.py --data "${data}" --recipe "${WORK_DIR}/recipe.json" \
-    --threads "${THREADS}" --check-checkpoint "${run}" --out "${WORK_DIR}/strand_seed${seed}_in_torch.json"
+  "${PYTHON}" bench/quality/peer_basset_quality.py --data "${data}" \
+    --recipe "${WORK_DIR}/recipe.json" --threads "${THREADS}" --check-checkpoint "${run}" \
+    --out "${WORK_DIR}/strand_seed${seed}_in_torch.json"
 done
 
 "${PYTHON}" bench/quality/compare.py basset --work "${WORK_DIR}" --seeds ${SEEDS}
