@@ -19,7 +19,8 @@
 #
 # Environment: STRAND (build/cli/strand; built in build-quality/ when missing), PYTHON
 # (default: the peers' virtual environment from bench/peer_env.sh; PEER_VENV=/path/to/venv
-# reuses one), WORK_DIR (kept; default a new temporary directory), SEEDS ("1 2 3 4 5 6 7 8"), EPOCHS (8), THREADS (2),
+# reuses one), WORK_DIR (kept; default a new temporary directory), SEEDS ("1 2 3 4 5 6 7 8"),
+# EPOCHS (8), THREADS (2),
 # N_SEQS (21600: 20000 train), LENGTH (200), VALIDATION (600), TEST (1000), SIM_SEED (0), MOTIFS
 # (12 motifs of high information content), INIT (glorot: the peer initialises like strand; torch:
 # PyTorch's defaults). 200 bp is near Basset's shortest input (168: the last pooling needs one

@@ -21,7 +21,8 @@
 # (default: the peers' virtual environment from bench/peer_env.sh with pyBigWig added;
 # PEER_VENV=/path reuses one), WORK_DIR (kept; default a new temporary directory), SEEDS
 # ("1 2 3"), EPOCHS (10), THREADS (2), CONTIGS (5), CONTIG_LENGTH (200000), PEAKS (100 per
-# contig), SIM_SEED (0), MOTIFS (POU5F1_known1,SOX2_1), INIT (glorot: the peer initialises like strand; torch: its defaults).
+# contig), SIM_SEED (0), MOTIFS (POU5F1_known1,SOX2_1), INIT (glorot: the peer initialises like
+# strand; torch: its defaults).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "${repo}"
