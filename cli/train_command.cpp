@@ -195,7 +195,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   placement.world_size = run.world_size;
 #ifdef STRAND_WITH_CUDA
   // Batches land in pinned host memory so their copies to the GPU run asynchronously.
-  if (device.is_cuda()) placement.allocator = {cuda::pinned_allocate, cuda::pinned_release};
+  // The device is passed through: loader threads allocate for it, not for GPU 0.
+  if (device.is_cuda()) {
+    placement.allocator = {[device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },
+                           cuda::pinned_release};
+  }
 #endif
 
   const RunData data = build_run_data(config);
