@@ -135,10 +135,27 @@ __global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2, Ad
   }
 }
 
+// With a schedule, the step's scale is computed once per block from the device values.
+template <typename T>
+__global__ void adam_scheduled_kernel(int64_t n, T* param, const T* grad, T* m1, T* m2,
+                                      const double* schedule, double beta1, double beta2,
+                                      double eps, double weight_decay, bool decoupled) {
+  __shared__ AdamStepScale scale;
+  if (threadIdx.x == 0) {
+    scale = adam_step_scale(schedule[0], beta1, beta2, schedule[1], weight_decay, decoupled);
+  }
+  __syncthreads();
+  STRAND_GRID_STRIDE_LOOP(i, n) {
+    adam_element(param[i], grad[i], m1[i], m2[i], scale, beta1, beta2, eps);
+  }
+}
+
+// schedule: null, or the device [lr, step] whose lr replaces `lr`.
 template <typename T>
 __global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* buffer, double lr,
                            double momentum, double dampening, double weight_decay, bool nesterov,
-                           bool first_step) {
+                           bool first_step, const double* schedule) {
+  if (schedule != nullptr) lr = schedule[0];
   STRAND_GRID_STRIDE_LOOP(i, n) {
     sgd_element(param[i], grad[i], buffer ? buffer + i : nullptr, lr, momentum, dampening,
                 weight_decay, nesterov, first_step);
@@ -148,7 +165,8 @@ __global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* buffer, double
 template <typename T>
 __global__ void rmsprop_kernel(int64_t n, T* param, const T* grad, T* square_avg, T* grad_avg,
                                T* buffer, double lr, double alpha, double eps, double weight_decay,
-                               double momentum, bool centered) {
+                               double momentum, bool centered, const double* schedule) {
+  if (schedule != nullptr) lr = schedule[0];
   STRAND_GRID_STRIDE_LOOP(i, n) {
     rmsprop_element(param[i], grad[i], square_avg[i], grad_avg ? grad_avg + i : nullptr,
                     buffer ? buffer + i : nullptr, lr, alpha, eps, weight_decay, momentum,
@@ -177,7 +195,7 @@ __global__ void adam_multi_kernel(MultiTensorAdamArgs args, AdamStepScale scale,
 }
 
 // As adam_multi_kernel, with the learning rate and step read from the device schedule
-// [lr, step] that adam_schedule_advance_kernel moved on earlier in the same stream.
+// [lr, step] that advance_schedule_kernel moved on earlier in the same stream.
 __global__ void adam_multi_scheduled_kernel(MultiTensorAdamArgs args, const double* schedule,
                                             double beta1, double beta2, double eps,
                                             double weight_decay, bool decoupled) {
@@ -189,7 +207,7 @@ __global__ void adam_multi_scheduled_kernel(MultiTensorAdamArgs args, const doub
   adam_multi_tensor(args, scale, beta1, beta2, eps);
 }
 
-__global__ void adam_schedule_advance_kernel(double* schedule) { schedule[1] += 1.0; }
+__global__ void advance_schedule_kernel(double* schedule) { schedule[1] += 1.0; }
 
 }  // namespace
 
@@ -301,8 +319,19 @@ void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, cons
 
 void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
                  void* exp_avg_sq, const AdamHyperParameters& h, int64_t step,
-                 cudaStream_t stream) {
+                 const double* schedule, cudaStream_t stream) {
   if (n == 0) return;
+  if (schedule != nullptr) {
+    dispatch_float(dtype, "adam_update", [&](auto tag) {
+      using T = decltype(tag);
+      adam_scheduled_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+          n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(exp_avg),
+          static_cast<T*>(exp_avg_sq), schedule, h.beta1, h.beta2, h.eps, h.weight_decay,
+          h.decoupled_weight_decay);
+    });
+    STRAND_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const AdamStepScale scale =
       adam_step_scale(h.learning_rate, h.beta1, h.beta2, static_cast<double>(step), h.weight_decay,
                       h.decoupled_weight_decay);
@@ -317,27 +346,28 @@ void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* ex
 
 void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
                 double momentum, double dampening, double weight_decay, bool nesterov,
-                bool first_step, cudaStream_t stream) {
+                bool first_step, const double* schedule, cudaStream_t stream) {
   if (n == 0) return;
   dispatch_float(dtype, "sgd_update", [&](auto tag) {
     using T = decltype(tag);
     sgd_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(buffer), lr,
-        momentum, dampening, weight_decay, nesterov, first_step);
+        momentum, dampening, weight_decay, nesterov, first_step, schedule);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
 void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void* square_avg,
                     void* grad_avg, void* buffer, double lr, double alpha, double eps,
-                    double weight_decay, double momentum, bool centered, cudaStream_t stream) {
+                    double weight_decay, double momentum, bool centered, const double* schedule,
+                    cudaStream_t stream) {
   if (n == 0) return;
   dispatch_float(dtype, "rmsprop_update", [&](auto tag) {
     using T = decltype(tag);
     rmsprop_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         n, static_cast<T*>(param), static_cast<const T*>(grad), static_cast<T*>(square_avg),
         static_cast<T*>(grad_avg), static_cast<T*>(buffer), lr, alpha, eps, weight_decay, momentum,
-        centered);
+        centered, schedule);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
@@ -357,8 +387,8 @@ void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameter
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void adam_schedule_advance(double* schedule, cudaStream_t stream) {
-  adam_schedule_advance_kernel<<<1, 1, 0, stream>>>(schedule);
+void advance_schedule(double* schedule, cudaStream_t stream) {
+  advance_schedule_kernel<<<1, 1, 0, stream>>>(schedule);
   STRAND_CUDA_CHECK_LAUNCH();
 }
 

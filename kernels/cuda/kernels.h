@@ -108,15 +108,21 @@ void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, cons
                               const void* targets, void* grad, cudaStream_t stream);
 
 // ---- Optimizer updates (contiguous, in place; double arithmetic as on the CPU) ----------
+// schedule: null, or the device float64 [lr, step] of the step (already advanced): the kernel
+// then reads the learning rate (and Adam the step) there instead of taking the host values,
+// so a captured CUDA graph replays with the current values, not frozen kernel arguments.
 void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
                  void* exp_avg_sq, const AdamHyperParameters& hyper, int64_t step,
-                 cudaStream_t stream);
+                 const double* schedule, cudaStream_t stream);
 void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
                 double momentum, double dampening, double weight_decay, bool nesterov,
-                bool first_step, cudaStream_t stream);
+                bool first_step, const double* schedule, cudaStream_t stream);
 void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void* square_avg,
                     void* grad_avg, void* buffer, double lr, double alpha, double eps,
-                    double weight_decay, double momentum, bool centered, cudaStream_t stream);
+                    double weight_decay, double momentum, bool centered, const double* schedule,
+                    cudaStream_t stream);
+/// schedule[1] += 1 (device float64 [lr, step]).
+void advance_schedule(double* schedule, cudaStream_t stream);
 
 /// Multi-tensor Adam: one launch updates up to kMultiTensorMax float32 tensors.
 inline constexpr int kMultiTensorMax = 48;
@@ -130,10 +136,8 @@ struct MultiTensorAdamArgs {
 };
 void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameters& hyper,
                        int64_t step, cudaStream_t stream);
-/// schedule: device float64 [lr, step]. advance adds 1 to the step; the update reads both, so
-/// a captured CUDA graph replays with the current values instead of frozen kernel arguments.
-void adam_schedule_advance(double* schedule, cudaStream_t stream);
-/// hyper.learning_rate is not used: the schedule holds the learning rate.
+/// As adam_update_multi, with the learning rate and step read from the device schedule
+/// (hyper.learning_rate is not used).
 void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
                                  const AdamHyperParameters& hyper, cudaStream_t stream);
 
