@@ -96,9 +96,9 @@ TEST_CASE("cuda: fill on strided views") {
 #ifdef STRAND_WITH_CUDA
 TEST_CASE("cuda: pinned batch allocator and pinned tensors") {
   STRAND_REQUIRE_GPU();
-  const Device device = Device::cuda();
+  const Device gpu_device = Device::cuda();
   const data::BatchAllocator allocator{
-      [device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },
+      [gpu_device](size_t bytes) { return cuda::pinned_allocate(bytes, gpu_device); },
       cuda::pinned_release};
   void* block = allocator.allocate(1000);
   CHECK(cuda::is_pinned(block));
@@ -107,7 +107,7 @@ TEST_CASE("cuda: pinned batch allocator and pinned tensors") {
   void* again = allocator.allocate(1000);
   CHECK(again == block);  // cached by size
   allocator.release(again, 1000);
-  Tensor pinned = cuda::pinned_empty({128, 500}, DType::kUInt8, device);
+  Tensor pinned = cuda::pinned_empty({128, 500}, DType::kUInt8, gpu_device);
   pinned.fill_(3.0);
   const Tensor device = pinned.to(Device::cuda());
   pinned = Tensor();  // the asynchronous upload keeps its source alive
