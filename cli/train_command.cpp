@@ -18,6 +18,7 @@
 #include "io/atomic_file.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
+#include "tensor/precision.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #include "train/lr_callbacks.h"
@@ -183,6 +184,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // communicator does).
   const Device device = run.device;
   set_deterministic(config.deterministic || deterministic());
+  set_float32_precision(config.precision == "tf32" ? Float32Precision::kTf32
+                                                   : Float32Precision::kFp32);
   out << "device: " << device.to_string() << "\n";
   out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
   if (run.world_size > 1) {

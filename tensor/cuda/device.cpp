@@ -12,6 +12,7 @@
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/stream.h"
 #include "tensor/cuda/allocator.h"
+#include "tensor/precision.h"
 
 namespace strand::cuda {
 
@@ -212,11 +213,12 @@ cublasHandle_t cublas(Device device) {
   cudaStream_t s = stream(device);
   std::lock_guard lock(handle_mutex());
   cublasHandle_t& h = handles[static_cast<size_t>(device.index)];
-  if (h == nullptr) {
-    STRAND_CUBLAS_CHECK(cublasCreate(&h));
-    // Exact FP32 (no TF32): results are compared with the CPU oracles.
-    STRAND_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-  }
+  if (h == nullptr) STRAND_CUBLAS_CHECK(cublasCreate(&h));
+  // Exact FP32 by default (results follow the CPU oracles); TF32 tensor cores when opted in
+  // (tensor/precision.h). Both calls only set host-side state of the handle.
+  const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  STRAND_CUBLAS_CHECK(
+      cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   STRAND_CUBLAS_CHECK(cublasSetStream(h, s));
   return h;
 }
