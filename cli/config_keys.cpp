@@ -490,6 +490,11 @@ const std::vector<ConfigKey>& config_keys() {
        .flag = "--deterministic",
        .help = "Bit-identical repeats on one device: no timed kernel choices, deterministic "
                "cuDNN algorithms"},
+      {.key = "cuda_graph",
+       .field = field([](auto& c) -> auto& { return c.cuda_graph; }),
+       .flag = "--no-cuda-graph",
+       .help = "Single-GPU training replays each step from a CUDA graph; false: every step runs "
+               "eagerly"},
       {.key = "precision",
        .field = field([](auto& c) -> auto& { return c.precision; }),
        .choices = {"fp32", "tf32"},

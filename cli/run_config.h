@@ -140,6 +140,9 @@ struct RunConfig {
   /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
   /// cuDNN algorithms only (tensor/determinism.h).
   bool deterministic = false;
+  /// Single-GPU training replays each step from a CUDA graph (train::FitOptions::cuda_graph);
+  /// false: every step runs eagerly.
+  bool cuda_graph = true;
   /// Float32 matrix math on a GPU: "fp32" (exact float32) or "tf32" (tensor cores, opt-in;
   /// tensor/precision.h).
   std::string precision = "fp32";

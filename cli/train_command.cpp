@@ -270,6 +270,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   fit_options.strategy = run.strategy.get();
   fit_options.clip_grad_norm = config.clip_grad_norm;
   fit_options.max_weight_norm = config.max_weight_norm;
+  fit_options.cuda_graph = config.cuda_graph;
   bool already_stopped = false;
   if (session.resuming) {
     const std::filesystem::path last = paths.last_checkpoint();
