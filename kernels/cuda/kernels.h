@@ -66,9 +66,20 @@ void binary(DType dtype, Binary kind, const void* a, const StrideSet& a_strides,
             const IndexSpace& space, cudaStream_t stream);
 
 // ---- Reductions -------------------------------------------------------------------------
-/// out[o] (contiguous over the outer space) = sum over the inner space; double accumulation.
+/// out[o] (contiguous over the outer space) = sum over the inner space; float64 accumulation
+/// in an order fixed by the shapes (bit-identical repeats). `workspace`: sum_workspace()
+/// float64 elements of device memory (null when that is 0).
 void sum(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
-         const IndexSpace& inner, const StrideSet& inner_strides, void* out, cudaStream_t stream);
+         const IndexSpace& inner, const StrideSet& inner_strides, void* out, double* workspace,
+         cudaStream_t stream);
+/// The float64 elements of workspace sum() needs for these spaces (0: none).
+int64_t sum_workspace(const IndexSpace& outer, const StrideSet& outer_strides,
+                      const IndexSpace& inner, const StrideSet& inner_strides);
+/// *out (device float64) = sum of x[i]^2 over n contiguous float elements, accumulated in
+/// float64 (no float64 copy of x); fixed order. `workspace`: sum_of_squares_workspace(n).
+void sum_of_squares(DType dtype, int64_t n, const void* x, double* out, double* workspace,
+                    cudaStream_t stream);
+int64_t sum_of_squares_workspace(int64_t n);
 /// For each line (outer space, row-major): values/indices = max and first argmax over `count`
 /// elements `stride` apart; a NaN wins (as on the CPU).
 void max(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
