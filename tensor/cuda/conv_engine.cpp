@@ -106,9 +106,11 @@ class CudnnConv {
                                                        i(g.dilation), CUDNN_CROSS_CORRELATION,
                                                        CUDNN_DATA_FLOAT));
     // Plain FP32 arithmetic by default, so results stay comparable with the CPU oracles;
-    // tensor cores (TF32 for float32 data) only when opted in (tensor/precision.h).
+    // TF32 tensor cores only when opted in (tensor/precision.h): CUDNN_DEFAULT_MATH permits
+    // them for float32 data on A100 and later (as PyTorch's allow_tf32 sets it), and never
+    // converts to half precision.
     STRAND_CUDNN_CHECK(
-        cudnnSetConvolutionMathType(conv_, tf32_ ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+        cudnnSetConvolutionMathType(conv_, tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   }
   ~CudnnConv() {
     cudnnDestroyConvolutionDescriptor(conv_);
