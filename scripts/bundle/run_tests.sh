@@ -11,6 +11,7 @@
 #   STRAND_TEST_FIRST     programs started first, alone, before the rest (e.g. "test_cuda")
 #   STRAND_TEST_PROGRAMS  only these programs (space-separated names; default every bin/test_*)
 #   STRAND_TEST_LOG_DIR   where each program's log goes (default a new temporary folder)
+#   STRAND_TEST_TIMEOUT   seconds one program may run (default: no limit); exit 124 past it
 #   STRAND_EXE            the strand program the CLI tests start (default bin/strand)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,7 +52,11 @@ run_one() {
   local name="$1"
   shift
   local start=$SECONDS
-  "$here/$name" --no-intro=true "$@" >"$log_dir/$name.log" 2>&1
+  if [ -n "${STRAND_TEST_TIMEOUT:-}" ]; then
+    timeout -k 5 "$STRAND_TEST_TIMEOUT" "$here/$name" --no-intro=true "$@" >"$log_dir/$name.log" 2>&1
+  else
+    "$here/$name" --no-intro=true "$@" >"$log_dir/$name.log" 2>&1
+  fi
   echo "$?" "$((SECONDS - start))" >"$log_dir/$name.result"
 }
 
@@ -64,6 +69,7 @@ report() {
     "$log_dir/$name.log")
   # A case that ends with STRAND_SKIP prints one line starting with the marker.
   skips=$(grep -c '^\[strand-skip\]' "$log_dir/$name.log")
+  [ "$status" = 124 ] && cases="TIMEOUT after ${seconds} s${cases:+; $cases}"
   printf '%-20s exit %-3d %4d s  %s; %d skipped\n' "$name" "$status" "$seconds" \
     "${cases:-no doctest summary}" "$skips"
   if [ "$status" -ne 0 ]; then
