@@ -13,6 +13,7 @@
 #include "data/rng.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
+#include "io/json_nesting.h"
 
 namespace strand::data {
 namespace {
@@ -80,7 +81,16 @@ ChromosomeFold read_fold_file(const std::string& path) {
   if (!in) throw DataError(fmt::format("fold file '{}' cannot be opened", path));
   nlohmann::json value;
   try {
-    value = nlohmann::json::parse(in);
+    value = nlohmann::json::parse(
+        in, [&path](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+          if (io::opens_too_deep(depth, event)) {
+            throw DataError(fmt::format(
+                "fold file '{}' nests objects and arrays deeper than {} levels; a fold file is "
+                "an object of three lists",
+                path, io::kMaxJsonNesting));
+          }
+          return true;
+        });
   } catch (const nlohmann::json::exception& error) {
     throw DataError(fmt::format("fold file '{}' is not valid JSON: {}", path, error.what()));
   }
