@@ -81,10 +81,12 @@ std::vector<std::string> TrackSet::track_names() const {
   return names;
 }
 
-std::vector<int64_t> TrackSet::reverse_map() const {
+std::vector<int64_t> TrackSet::reverse_map() const { return reverse_track_map(groups_); }
+
+std::vector<int64_t> reverse_track_map(const std::vector<TrackGroup>& groups) {
   std::vector<int64_t> map;
   int64_t track = 0;
-  for (const TrackGroup& group : groups_) {
+  for (const TrackGroup& group : groups) {
     if (group.files.size() == 2) {
       map.push_back(track + 1);
       map.push_back(track);
