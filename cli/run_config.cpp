@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -19,7 +21,7 @@
 #include "data/data_error.h"
 #include "data/list_syntax.h"
 #include "data/signal_tracks.h"
-#include "io/json_nesting.h"
+#include "io/json_limits.h"
 #include "layers/model.h"
 #ifdef STRAND_WITH_CUDA
 #include "tensor/cuda/device.h"
@@ -436,12 +438,20 @@ RunConfig parse_config(const json& given) {
 }
 
 RunConfig load_config_file(const std::filesystem::path& path, const std::string& preset) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(fmt::format("config file '{}' cannot be opened", path.string()));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (const std::optional<size_t> at = io::nul_byte(text)) {
+    // nlohmann would stop there and drop the rest unread (found by fuzz/fuzz_config).
+    throw ConfigError(fmt::format(
+        "config file '{}' holds a NUL byte at offset {}; a config is JSON text (a binary or "
+        "damaged file?)",
+        path.string(), *at));
+  }
   json value;
   try {
     DuplicateKeyCheck duplicates;
-    value = json::parse(in, [&duplicates](int depth, json::parse_event_t event, json& parsed) {
+    value = json::parse(text, [&duplicates](int depth, json::parse_event_t event, json& parsed) {
       // Refused before the value exists: copying or printing it recurses once per level.
       if (io::opens_too_deep(depth, event)) {
         throw ConfigError(fmt::format(

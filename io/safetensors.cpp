@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "io/json_nesting.h"
+#include "io/json_limits.h"
 
 namespace strand::io {
 namespace {

@@ -90,6 +90,18 @@ TEST_CASE("hardening: a config nested 100,000 deep is refused by train, summary 
         std::string::npos);
 }
 
+// Found by fuzz/fuzz_config (corpus: nul_byte_ends_json.json): nlohmann reads a NUL byte as the
+// end of its input, so the keys after it were dropped unread.
+TEST_CASE("hardening: a config with a NUL byte is refused, not read up to it") {
+  TempDir dir("nul");
+  write_text(dir.path() / "nul.json", std::string(R"({"epochs": 5})") + '\0' + R"({"epochs": 7})");
+  const CliResult result = run({"train", "--config", dir.str("nul.json"), "--print-config"});
+  CHECK(result.status == 1);
+  CHECK(result.err == fmt::format("error: config file '{}' holds a NUL byte at offset 13; a "
+                                  "config is JSON text (a binary or damaged file?)\n",
+                                  dir.str("nul.json")));
+}
+
 TEST_CASE("hardening: a run name is one directory inside output_dir") {
   TempDir dir("run-names");
   const fs::path output = dir.path() / "out" / "runs";

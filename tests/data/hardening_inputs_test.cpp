@@ -14,9 +14,11 @@
 #include "data/intervals.h"
 #include "data/loader_config.h"
 #include "data/record_source.h"
+#include "data/signal_tracks.h"
 #include "data/splits.h"
 #include "data/text_fields.h"
 #include "data/warnings.h"
+#include "fmt/format.h"
 #include "test_paths.h"
 
 using namespace strand::data;
@@ -36,7 +38,7 @@ std::string error_of(const std::function<void()>& f) {
 // Eight records of 8 bases.
 std::string eight_records() {
   std::string fasta;
-  for (int i = 0; i < 8; ++i) fasta += ">r" + std::to_string(i) + "\nACGTACGT\n";
+  for (int i = 0; i < 8; ++i) fasta += fmt::format(">r{}\nACGTACGT\n", i);
   return fasta;
 }
 
@@ -48,8 +50,7 @@ TEST_CASE("a label TSV that lists a record twice is refused naming both lines") 
   // Every record twice: 16 samples from 8 records, before.
   std::string tsv = "name\tA\n";
   for (int copy = 0; copy < 2; ++copy) {
-    for (int i = 0; i < 8; ++i)
-      tsv += "r" + std::to_string(i) + "\t" + std::to_string(i % 2) + "\n";
+    for (int i = 0; i < 8; ++i) tsv += fmt::format("r{}\t{}\n", i, i % 2);
   }
   const std::string path = dir.write("twice.tsv", tsv);
   CHECK(error_of([&] { RecordSource source(reader, path); }) ==
@@ -162,4 +163,29 @@ TEST_CASE("an interval listed twice in a labelled file is a warning naming both 
                            "': 1 interval(s) repeat an earlier one (line 3 repeats line 1); each "
                            "copy is a sample of its own and weighs as much again in training and "
                            "in the figures");
+}
+
+// Found by fuzz/fuzz_folds and fuzz_config (corpus: nul_byte_ends_json.json): nlohmann reads a
+// NUL byte as the end of its input, so everything after it was dropped unread.
+TEST_CASE("a fold file with a NUL byte is refused, not read up to it") {
+  TempDir dir;
+  const std::string path = dir.write(
+      "nul.json",
+      std::string(R"({"train": ["chr1"], "valid": ["chr2"], "test": ["chr8"]})") + '\0' + "{}");
+  CHECK(error_of([&] { read_fold_file(path); }) ==
+        "fold file '" + path +
+            "' holds a NUL byte at offset 56; a fold file is JSON text (a binary or damaged "
+            "file?)");
+}
+
+// Found by fuzz/fuzz_paths (corpus: pair_one_file_two_spellings.txt): "./,." and "a.bw,./a.bw"
+// were pairs of two files until the run made their paths absolute.
+TEST_CASE("a stranded pair naming one file in two spellings is refused") {
+  for (const std::string entry : {"a.bw,./a.bw", "./,.", "x/../a.bw,a.bw", "a.bw/,a.bw"}) {
+    CAPTURE(entry);
+    CHECK(error_of([&] {
+            parse_track_groups({entry}, "data.profile_bigwigs");
+          }).find("is not a bigWig track") != std::string::npos);
+  }
+  CHECK(parse_track_groups({"a.bw,b.bw"}, "data.profile_bigwigs").size() == 1);
 }
