@@ -648,10 +648,17 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   if (threads) session.config.threads = *threads, changed = true;
   validate_training_config(session.config);
   // Before anything trains: the config and data must be those the checkpoint was trained with.
+  // (A checkpoint that cannot be read fails in the session, which records the failure.)
   if (std::filesystem::exists(session.paths.last_checkpoint())) {
-    check_resume_fingerprint(session.config,
-                             train::read_checkpoint_metadata(session.paths.last_checkpoint()),
-                             session.paths.last_checkpoint().string());
+    std::optional<train::CheckpointMetadata> recorded;
+    try {
+      recorded = train::read_checkpoint_metadata(session.paths.last_checkpoint());
+    } catch (const std::exception&) {
+      // Left to the session, which reports the damaged checkpoint.
+    }
+    if (recorded) {
+      check_resume_fingerprint(session.config, *recorded, session.paths.last_checkpoint().string());
+    }
   }
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
