@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv1d.h"
+#include "kernels/cpu/conv1d_columns.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"

@@ -130,7 +130,7 @@ void BM_AdamUpdate(benchmark::State& state) {
       cuda::adam_update_multi(pp, gg, mm, vv, params);
     } else {
       for (int i = 0; i < 32; ++i)
-        dispatch<AdamUpdateOp>(Device::cuda(), p[i], g[i], m[i], v[i], params);
+        dispatch<AdamUpdateOp>(Device::cuda(), p[i], g[i], m[i], v[i], params, Tensor());
     }
   });
 }

@@ -490,6 +490,17 @@ const std::vector<ConfigKey>& config_keys() {
        .flag = "--deterministic",
        .help = "Bit-identical repeats on one device: no timed kernel choices, deterministic "
                "cuDNN algorithms"},
+      {.key = "cuda_graph",
+       .field = field([](auto& c) -> auto& { return c.cuda_graph; }),
+       .flag = "--no-cuda-graph",
+       .help = "Single-GPU training replays each step from a CUDA graph; false: every step runs "
+               "eagerly"},
+      {.key = "precision",
+       .field = field([](auto& c) -> auto& { return c.precision; }),
+       .choices = {"fp32", "tf32"},
+       .flag = "--precision",
+       .help = "Float32 matrix math on a GPU: fp32 (exact) or tf32 (TensorFloat-32 tensor cores "
+               "in cuBLAS and cuDNN: faster, about 1e-3 relative error)"},
       {.key = "init_weights",
        .field = field([](auto& c) -> auto& { return c.init_weights; }),
        .text = TextKind::kFile,

@@ -17,6 +17,7 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
+#include "cli/trained_model.h"
 #include "data/data_error.h"
 #include "data/interval_source.h"
 #include "data/labels.h"
@@ -33,33 +34,6 @@ namespace strand::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The checkpoint and the config.json describing its model.
-std::pair<fs::path, fs::path> locate(const PredictOptions& options) {
-  const fs::path model(options.model);
-  fs::path checkpoint, config;
-  if (fs::is_directory(model)) {
-    RunPaths run{model};
-    checkpoint = fs::exists(run.best_checkpoint()) ? run.best_checkpoint() : run.last_checkpoint();
-    config = run.config();
-  } else if (fs::is_regular_file(model)) {
-    checkpoint = model;
-    // <run>/checkpoints/best.safetensors -> <run>/config.json
-    config = model.parent_path().parent_path() / "config.json";
-  } else {
-    throw ConfigError(
-        fmt::format("--model: '{}' is neither a run directory nor a checkpoint", options.model));
-  }
-  if (!options.config.empty()) config = options.config;
-  if (!fs::exists(checkpoint)) {
-    throw ConfigError(fmt::format("--model: checkpoint '{}' does not exist", checkpoint.string()));
-  }
-  if (!fs::exists(config)) {
-    throw ConfigError(fmt::format("--model: no config '{}' to build the model from; pass --config",
-                                  config.string()));
-  }
-  return {checkpoint, config};
-}
 
 // How many lines refuse_intervals_as_records() looks at: enough to see contigs repeat.
 constexpr int64_t kSniffLines = 1000;
@@ -409,23 +383,12 @@ int64_t bedgraph_task(const PredictOptions& options, const std::vector<std::stri
                                 options.task, fmt::join(tasks, ", "), tasks.size()));
 }
 
-// The output predict writes: the one called `name`, else the first with one value per column
-// per sample ((B, T): a profile's (B, S, L) is not a table of scores). Throws naming the outputs.
+// The output predict writes (find_model_output()), which must give one value per task and
+// window ((B, T): a profile's (B, S, L) is not a table of scores). Throws naming the outputs.
 size_t predicted_output(const Model& model, const DataDimensions& data, const std::string& name) {
+  const size_t index = find_model_output(model, data, name);
   const std::vector<std::string> names = model.output_names();
   const std::vector<Shape> shapes = model.output_shapes(input_shapes(data));
-  size_t index = 0;
-  if (!name.empty()) {
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) {
-      throw ConfigError(fmt::format("--output: the model has no output '{}'; its outputs are {}",
-                                    name, fmt::join(names, ", ")));
-    }
-    index = static_cast<size_t>(it - names.begin());
-  } else {
-    while (index < shapes.size() && shapes[index].size() != 1) ++index;
-    if (index == shapes.size()) index = 0;
-  }
   if (shapes[index].size() != 1) {
     throw ConfigError(fmt::format(
         "predict: output '{}' gives ({}) per window; the table holds outputs of one value per "
@@ -484,8 +447,8 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
         "(or write a TSV)");
   }
   std::ostream& log = message_stream(options, out, err);
-  const auto [checkpoint, config_path] = locate(options);
-  RunConfig config = load_config_file(config_path);
+  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));
 
@@ -535,34 +498,18 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     RunData data = build_run_data(config);
     split = std::move(*data.test);
   }
-  // The model as it was trained: the data sizes and task names its checkpoint records (older
-  // checkpoints: the input's length and the run's files).
-  const train::CheckpointMetadata metadata = train::read_checkpoint_metadata(checkpoint);
   const int64_t length = split.source->length();
-  DataDimensions dimensions;
-  if (const auto recorded = checkpoint_dimensions(metadata, checkpoint.string())) {
-    dimensions = *recorded;
-    if (dimensions.length != length) {
-      throw ConfigError(
-          fmt::format("predict: the model was trained on {} bp windows, the input "
-                      "has {} (give --window {})",
-                      dimensions.length, length, dimensions.length));
-    }
-  } else {
-    dimensions.length = length;
-    dimensions.tasks = static_cast<int64_t>(read_run_task_names(config).size());
+  const TrainedModel trained = load_trained_model(files, config, length);
+  const DataDimensions& dimensions = trained.dimensions;
+  if (dimensions.length != length) {
+    throw ConfigError(fmt::format(
+        "predict: the model was trained on {} bp windows, the input has {} (give --window {})",
+        dimensions.length, length, dimensions.length));
   }
-  std::vector<std::string> recorded_tasks = checkpoint_task_names(metadata);
-  if (recorded_tasks.empty()) recorded_tasks = read_run_task_names(config);
+  const std::vector<std::string>& recorded_tasks = trained.task_names;
   // A bedGraph's task is checked against the run's names before the (long) prediction.
   if (out_format == "bedgraph" && !recorded_tasks.empty()) bedgraph_task(options, recorded_tasks);
-  manual_seed(config.seed);
-  std::shared_ptr<Model> model = build_model(config.model, dimensions);
-  try {
-    train::load_checkpoint(checkpoint, *model);
-  } catch (const std::exception& error) {
-    throw ConfigError(fmt::format("--model: {}", error.what()));
-  }
+  Model* model = trained.model.get();
   const size_t output = predicted_output(*model, dimensions, options.output);
   // Which column of a reverse complement's scores goes with which: known before the work.
   const int64_t columns = model->output_shapes(input_shapes(dimensions))[output][0];
@@ -570,7 +517,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   for (int64_t t = 0; t < columns; ++t) reverse[static_cast<size_t>(t)] = t;
   if (options.rc_average) reverse = reverse_columns(config, *model, output, columns);
   log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
-                     checkpoint.string(),
+                     trained.files.checkpoint.string(),
                      options.rc_average ? " (averaged with the reverse complement)" : "");
 
   std::unique_ptr<data::DataLoader> loader =
@@ -583,7 +530,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
                             reverse.size()));
   }
   const std::vector<float> scores =
-      scores_per_sample(predictions, n, split, checkpoint.string(), reverse);
+      scores_per_sample(predictions, n, split, trained.files.checkpoint.string(), reverse);
   std::vector<std::string> tasks = recorded_tasks;
   if (static_cast<int64_t>(tasks.size()) != predictions.num_targets) {
     // Not the labels' columns (another output, or names that cannot be read): numbered.

@@ -140,6 +140,12 @@ struct RunConfig {
   /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
   /// cuDNN algorithms only (tensor/determinism.h).
   bool deterministic = false;
+  /// Single-GPU training replays each step from a CUDA graph (train::FitOptions::cuda_graph);
+  /// false: every step runs eagerly.
+  bool cuda_graph = true;
+  /// Float32 matrix math on a GPU: "fp32" (exact float32) or "tf32" (tensor cores, opt-in;
+  /// tensor/precision.h).
+  std::string precision = "fp32";
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
   DistributedConfig distributed;

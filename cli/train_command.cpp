@@ -24,6 +24,7 @@
 #include "io/atomic_file.h"
 #include "layers/activations.h"
 #include "tensor/determinism.h"
+#include "tensor/precision.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #include "train/lr_callbacks.h"
@@ -230,6 +231,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // communicator does).
   const Device device = run.device;
   set_deterministic(config.deterministic || deterministic());
+  set_float32_precision(config.precision == "tf32" ? Float32Precision::kTf32
+                                                   : Float32Precision::kFp32);
   out << "device: " << device.to_string() << "\n";
   out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
   if (run.world_size > 1) {
@@ -242,7 +245,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   placement.world_size = run.world_size;
 #ifdef STRAND_WITH_CUDA
   // Batches land in pinned host memory so their copies to the GPU run asynchronously.
-  if (device.is_cuda()) placement.allocator = {cuda::pinned_allocate, cuda::pinned_release};
+  // The device is passed through: loader threads allocate for it, not for GPU 0.
+  if (device.is_cuda()) {
+    placement.allocator = {[device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },
+                           cuda::pinned_release};
+  }
 #endif
 
   const RunData data = build_run_data(config);
@@ -312,6 +319,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   fit_options.strategy = run.strategy.get();
   fit_options.clip_grad_norm = config.clip_grad_norm;
   fit_options.max_weight_norm = config.max_weight_norm;
+  fit_options.cuda_graph = config.cuda_graph;
   bool already_stopped = false;
   if (session.resuming) {
     const std::filesystem::path last = paths.last_checkpoint();

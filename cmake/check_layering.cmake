@@ -4,8 +4,10 @@
 #
 # The layers, bottom up (docs/design.md): a folder may include its own headers and those of
 # the folders listed for it, nothing else. Sub-folders (kernels/cpu, tensor/cuda) belong to
-# their top folder. Includes of other top-level names (fmt/, nlohmann/, strand/ umbrellas in
-# include/) are not checked here.
+# their top folder. Every spelling of an include is read: quotes or angle brackets, spaces
+# after the '#' or before "include", and the umbrella headers of include/strand/ (an include of
+# "strand/train.h" or <strand/train/fit.h> is an include of train/). Other top-level names
+# (fmt/, nlohmann/, htslib/) are not checked here.
 set(allowed_core core)
 set(allowed_kernels core kernels)
 set(allowed_io core io)
@@ -20,18 +22,25 @@ set(allowed_train core kernels io tensor autograd ops data layers optim dist tra
 set(allowed_cli core kernels io tensor autograd ops data layers optim dist train cli)
 set(layers core kernels io tensor autograd ops data layers optim dist train cli)
 
+# An include line, however spaced; group 1 is the path between its quotes or brackets.
+set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")
+
 set(violations "")
 foreach(layer IN LISTS layers)
   file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${layer}/*.h
        ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.cu ${SOURCE_DIR}/${layer}/*.cuh)
   foreach(file IN LISTS files)
-    file(STRINGS ${SOURCE_DIR}/${file} includes REGEX "^#include \"[a-z_]+/")
+    file(STRINGS ${SOURCE_DIR}/${file} includes REGEX "${include_pattern}")
     foreach(line IN LISTS includes)
-      string(REGEX REPLACE "^#include \"([a-z_]+)/.*" "\\1" target "${line}")
-      list(FIND layers ${target} is_layer)
-      list(FIND allowed_${layer} ${target} is_allowed)
+      string(REGEX REPLACE "${include_pattern}.*" "\\1" path "${line}")
+      # strand/<folder>.h (an umbrella) and strand/<folder>/... name <folder>.
+      string(REGEX REPLACE "^strand/" "" path "${path}")
+      string(REGEX REPLACE "^([a-z_]+)(/.*|\\.h)$" "\\1" target "${path}")
+      list(FIND layers "${target}" is_layer)
+      list(FIND allowed_${layer} "${target}" is_allowed)
       if(is_layer GREATER_EQUAL 0 AND is_allowed LESS 0)
-        string(APPEND violations "\n  ${file}: ${line} (${layer}/ may include only: "
+        string(STRIP "${line}" shown)
+        string(APPEND violations "\n  ${file}: ${shown} (${layer}/ may include only: "
                "${allowed_${layer}})")
       endif()
     endforeach()

@@ -56,6 +56,11 @@ class Work {
   virtual bool test() = 0;
   /// Blocks until the operation has finished, at most the communicator's timeout.
   virtual void wait() = 0;
+  /// True when work queued later on the device stream of the tensor already runs after this
+  /// operation (NCCL: strand's stream waits for it on the device), so the host need not wait
+  /// before queueing that work; wait() then only confirms the end (and bounds it by the
+  /// timeout), and may come later. False (MPI on host memory): wait() before using the tensor.
+  virtual bool device_ordered() const { return false; }
 };
 
 class Communicator {

@@ -73,7 +73,10 @@ void MirroredStrategy::attach(const std::vector<Var>& parameters) {
 }
 
 void MirroredStrategy::detach() {
-  for (Bucket& bucket : buckets_) bucket.work.reset();
+  for (Bucket& bucket : buckets_) {
+    bucket.previous.reset();
+    bucket.work.reset();
+  }
   for (Var& parameter : parameters_) parameter.clear_grad_ready_hooks();
   buckets_.clear();
   parameters_.clear();
@@ -152,6 +155,19 @@ void MirroredStrategy::start(size_t bucket_index, bool in_backward) {
       bucket.buffer.numel() * static_cast<int64_t>(dtype_size(bucket.buffer.dtype()));
 }
 
+void MirroredStrategy::confirm_previous() {
+  for (Bucket& bucket : buckets_) {
+    if (bucket.previous) {
+      bucket.previous->wait();
+      bucket.previous.reset();
+    }
+  }
+}
+
+void MirroredStrategy::on_epoch_end() { confirm_previous(); }
+
+void MirroredStrategy::on_train_end() { confirm_previous(); }
+
 void MirroredStrategy::finish_gradients() {
   STRAND_CHECK(armed_, "MirroredStrategy: finish_gradients() without before_backward()");
   const auto start_time = std::chrono::steady_clock::now();
@@ -164,7 +180,17 @@ void MirroredStrategy::finish_gradients() {
     }
   }
   while (next_to_start_ < buckets_.size()) start(next_to_start_++, false);
-  for (Bucket& bucket : buckets_) bucket.work->wait();
+  // The last step's all-reduces have had a whole step to finish: confirming them now keeps
+  // the watchdog on every collective without making the host wait for this step's.
+  confirm_previous();
+  for (Bucket& bucket : buckets_) {
+    if (bucket.work->device_ordered()) {
+      // strand's stream already waits for it: the copies below are ordered after it.
+      bucket.previous = std::move(bucket.work);
+    } else {
+      bucket.work->wait();  // host memory: the copies below read the reduced values now
+    }
+  }
   stats_.exposed_wait_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
   for (Bucket& bucket : buckets_) {

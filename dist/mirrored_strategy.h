@@ -24,7 +24,10 @@ struct MirroredOptions {
 /// Where communication time went (accumulated over steps).
 struct MirroredStats {
   int64_t steps = 0;
-  /// Time finish_gradients() blocked: communication not hidden behind backward.
+  /// Time finish_gradients() blocked: communication not hidden behind backward. With NCCL the
+  /// step's own all-reduces are waited for on the device (strand's stream waits for them), and
+  /// the host confirms them one step later, bounded by the communicator's timeout: this is then
+  /// the time those confirmations blocked.
   double exposed_wait_seconds = 0.0;
   /// Buckets whose all-reduce was started by a hook during backward (the rest start in
   /// finish_gradients: buckets holding a parameter this rank's graph did not reach).
@@ -47,7 +50,14 @@ class MirroredStrategy : public StrategyBase {
   /// Broadcasts rank 0's parameters and attaches to the optimizer's parameters.
   void on_train_begin(Module& model, Optimizer& optimizer) override;
   void before_backward() override;
+  /// Starts the buckets still waiting and makes the averaged gradients the parameters'. With a
+  /// device-ordered backend (NCCL) the host does not wait for this step's all-reduces: the
+  /// device does, and the host confirms them in the next step's finish_gradients (so a dead
+  /// peer still ends in the timeout before any later host read could hang on it).
   void finish_gradients() override;
+  /// Confirms the last step's all-reduces (bounded by the timeout).
+  void on_epoch_end() override;
+  void on_train_end() override;
 
   /// Plans the buckets over `parameters` and installs the grad-ready hooks (for loops written
   /// without fit(): call before_backward() before and finish_gradients() after each backward).
@@ -72,11 +82,16 @@ class MirroredStrategy : public StrategyBase {
     int64_t ready = 0;
     bool started = false;
     std::unique_ptr<Work> work;
+    // The previous step's all-reduce of a device-ordered backend, confirmed by the host in the
+    // next finish_gradients().
+    std::unique_ptr<Work> previous;
   };
 
   void on_gradient_ready(size_t bucket, const Var& leaf);
   void start_ready_buckets(bool in_backward);
   void start(size_t bucket, bool in_backward);
+  // Waits (host, bounded) for the previous step's device-ordered all-reduces.
+  void confirm_previous();
 
   MirroredOptions options_;
   std::vector<Var> parameters_;

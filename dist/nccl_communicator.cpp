@@ -71,9 +71,11 @@ class NcclWork : public Work {
   }
   void wait() override {
     if (finished_) return;
+    if (cudaEventQuery(done_) == cudaErrorNotReady) cuda::count_host_sync();  // it will block
     communicator_->wait_for(done_, what_);
     finished_ = true;
   }
+  bool device_ordered() const override { return true; }
 
  private:
   NcclCommunicator* communicator_;
@@ -249,6 +251,7 @@ std::unique_ptr<Work> NcclCommunicator::broadcast_async(Tensor& tensor, int root
 }
 
 void NcclCommunicator::barrier() {
+  cuda::count_host_sync();
   STRAND_CUDA_CHECK(cudaStreamSynchronize(stream_));
   bootstrap_->barrier();
 }

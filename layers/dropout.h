@@ -24,6 +24,8 @@ class Dropout : public Layer {
   /// fit() sets the training step before every step; without it the layer counts its own
   /// training forward passes.
   void set_step(int64_t step) override { step_ = step; }
+  /// With a step tensor, masks follow its value (read on the device), not set_step()'s.
+  void set_step_tensor(const Tensor& step) override;
 
   double rate() const { return rate_; }
   uint64_t seed() const { return seed_; }
@@ -32,6 +34,7 @@ class Dropout : public Layer {
   double rate_;
   uint64_t seed_;
   int64_t step_ = 0;
+  Tensor step_tensor_;  // () or (1) int64 on the layer's device; undefined: step_ counts
 };
 
 }  // namespace strand

@@ -26,9 +26,15 @@ Var BinaryCrossEntropy::masked(const Var& logits, const Var& target, const Tenso
   STRAND_CHECK(logits.dim() == 2 && logits.size(1) == static_cast<int64_t>(task_weights_.size()),
                "binary_crossentropy: {} task weights for outputs {}", task_weights_.size(),
                logits.value().describe());
-  const Tensor weights =
-      Tensor::from_vector(task_weights_, {static_cast<int64_t>(task_weights_.size())});
-  return bce_with_logits_task_weighted(logits, target, mask, weights);
+  const Tensor& like = logits.value();
+  if (!weights_on_device_.defined() || weights_on_device_.device() != like.device() ||
+      weights_on_device_.dtype() != like.dtype()) {
+    weights_on_device_ =
+        Tensor::from_vector(task_weights_, {static_cast<int64_t>(task_weights_.size())})
+            .to(like.dtype())
+            .to(like.device());
+  }
+  return bce_with_logits_task_weighted(logits, target, mask, weights_on_device_);
 }
 
 Var MeanSquaredError::masked(const Var& prediction, const Var& target, const Tensor& mask) const {

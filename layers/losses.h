@@ -62,6 +62,9 @@ class BinaryCrossEntropy : public Loss {
 
  private:
   std::vector<double> task_weights_;
+  // The weights as a tensor on the device and in the dtype of the last call: made once, so a
+  // GPU step copies nothing from the host (a CUDA graph cannot capture such a copy).
+  mutable Tensor weights_on_device_;
 };
 
 /// Mean of (prediction - target)^2 over every element (the valid ones when masked).

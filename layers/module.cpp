@@ -51,6 +51,10 @@ void Module::set_step(int64_t step) {
   for (auto& [name, child] : children_) child->set_step(step);
 }
 
+void Module::set_step_tensor(const Tensor& step) {
+  for (auto& [name, child] : children_) child->set_step_tensor(step);
+}
+
 void Module::set_trainable(bool trainable) {
   for (auto& [name, parameter] : parameters_) {
     if (std::find(buffer_names_.begin(), buffer_names_.end(), name) != buffer_names_.end()) {

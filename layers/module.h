@@ -56,6 +56,11 @@ class Module {
   /// (Dropout) draw their masks from (their seed, step). fit() sets it before every step, so a
   /// resumed run repeats the uninterrupted one.
   virtual void set_step(int64_t step);
+  /// Makes stochastic layers read the training step from `step`, a one-element int64 tensor on
+  /// the layer's device, where their kernels run, instead of the value of set_step(): a step
+  /// captured into a CUDA graph then draws a new mask on every replay (fit() writes the tensor
+  /// before each step). Recursive; an undefined tensor returns them to set_step()'s value.
+  virtual void set_step_tensor(const Tensor& step);
 
   /// Freezes (requires_grad = false) or unfreezes every parameter, recursively.
   void set_trainable(bool trainable);

@@ -4,6 +4,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/conv1d.h"
+#include "kernels/cpu/conv1d_columns.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"

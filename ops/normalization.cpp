@@ -2,6 +2,8 @@
 // registration, and the differentiable functions with their gradient rule.
 #include "ops/normalization.h"
 
+#include <algorithm>
+
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/batch_norm.h"
 #include "ops/elementwise.h"
@@ -139,15 +141,22 @@ namespace k = kernels::cuda;
 using cuda::optional_mut;
 using cuda::stream_of;
 
+// The float64 scratch memory of the per-channel sums, on x's device.
+Tensor batch_norm_workspace(const kernels::BatchNormGeometry& g, const Tensor& x) {
+  return Tensor::empty({std::max<int64_t>(k::batch_norm_workspace(g), 1)}, DType::kFloat64,
+                       x.device());
+}
+
 void batch_norm_forward_cuda(const Tensor& x, const Tensor& weight, const Tensor& bias,
                              const BatchNormOptions& options, Tensor& running_mean,
                              Tensor& running_var, Tensor& out, Tensor& mean, Tensor& invstd) {
   const auto g = batch_norm_geometry(x.shape());
   if (options.training) {
-    k::batch_norm_forward_training(x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(),
-                                   options.momentum, options.eps, options.relu,
-                                   running_mean.raw_data(), running_var.raw_data(), out.raw_data(),
-                                   mean.raw_data(), invstd.raw_data(), stream_of(x));
+    const Tensor workspace = batch_norm_workspace(g, x);
+    k::batch_norm_forward_training(
+        x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(), options.momentum,
+        options.eps, options.relu, running_mean.raw_data(), running_var.raw_data(), out.raw_data(),
+        mean.raw_data(), invstd.raw_data(), workspace.data<double>(), stream_of(x));
   } else {
     k::batch_norm_forward_inference(x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(),
                                     running_mean.raw_data(), running_var.raw_data(), options.eps,
@@ -161,10 +170,11 @@ void batch_norm_backward_cuda(const Tensor& grad_out, const Tensor& x, const Ten
                               const BatchNormOptions& options, Tensor& grad_x, Tensor& grad_weight,
                               Tensor& grad_bias) {
   const auto g = batch_norm_geometry(x.shape());
+  const Tensor workspace = batch_norm_workspace(g, x);
   k::batch_norm_backward(x.dtype(), g, grad_out.raw_data(), x.raw_data(), optional_mut(out),
                          weight.raw_data(), mean.raw_data(), invstd.raw_data(), options.training,
                          options.relu, grad_x.raw_data(), grad_weight.raw_data(),
-                         grad_bias.raw_data(), stream_of(x));
+                         grad_bias.raw_data(), workspace.data<double>(), stream_of(x));
 }
 
 }  // namespace

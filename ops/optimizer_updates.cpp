@@ -28,6 +28,15 @@ void check_state(const char* op, const Tensor& param, const Tensor& state, const
                param.describe());
 }
 
+// `schedule`: undefined, or a contiguous float64 [lr, step] on `device`.
+void check_schedule(const char* op, const Tensor& schedule, Device device) {
+  if (!schedule.defined()) return;
+  STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
+                   schedule.numel() == 2 && schedule.is_contiguous(),
+               "{}: the schedule must be a contiguous float64 [lr, step] on {}, got {}", op,
+               device.to_string(), schedule.describe());
+}
+
 void check_param_and_grad(const char* op, const Tensor& param, const Tensor& grad) {
   check_floating(op, param);
   STRAND_CHECK(param.is_contiguous(), "{}: the parameter {} is not contiguous", op,
@@ -39,30 +48,35 @@ void check_param_and_grad(const char* op, const Tensor& param, const Tensor& gra
 }
 }  // namespace
 
+void advance_schedule(Tensor& schedule) {
+  STRAND_CHECK(schedule.defined(), "advance_schedule: the schedule is undefined");
+  check_schedule("advance_schedule", schedule, schedule.device());
+  dispatch<AdvanceScheduleOp>(schedule.device(), schedule);
+}
+
 void adam_update(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
-                 const AdamParams& params) {
+                 const AdamParams& params, const Tensor& schedule) {
   check_param_and_grad("adam_update", param, grad);
   check_state("adam_update", param, exp_avg, "exp_avg", true);
   check_state("adam_update", param, exp_avg_sq, "exp_avg_sq", true);
-  dispatch<AdamUpdateOp>(param.device(), param, grad.contiguous(), exp_avg, exp_avg_sq, params);
+  check_schedule("adam_update", schedule, param.device());
+  dispatch<AdamUpdateOp>(param.device(), param, grad.contiguous(), exp_avg, exp_avg_sq, params,
+                         schedule);
 }
 
 void adam_scheduled_update(const std::vector<Tensor*>& params,
                            const std::vector<const Tensor*>& grads,
                            const std::vector<Tensor*>& exp_avgs,
                            const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& hyper,
-                           Tensor& schedule) {
+                           const Tensor& schedule) {
   const size_t n = params.size();
   STRAND_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n,
                "adam_scheduled_update: {} params but {} grads, {} exp_avg, {} exp_avg_sq", n,
                grads.size(), exp_avgs.size(), exp_avg_sqs.size());
   STRAND_CHECK(n > 0, "adam_scheduled_update: no parameters");
   const Device device = params[0]->device();
-  STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
-                   schedule.numel() == 2 && schedule.is_contiguous(),
-               "adam_scheduled_update: schedule must be a contiguous float64 [lr, step] on {}, "
-               "got {}",
-               device.to_string(), schedule.describe());
+  STRAND_CHECK(schedule.defined(), "adam_scheduled_update: the schedule is undefined");
+  check_schedule("adam_scheduled_update", schedule, device);
   for (size_t i = 0; i < n; ++i) {
     check_param_and_grad("adam_scheduled_update", *params[i], *grads[i]);
     STRAND_CHECK(params[i]->device() == device && grads[i]->is_contiguous(),
@@ -75,21 +89,24 @@ void adam_scheduled_update(const std::vector<Tensor*>& params,
   dispatch<AdamScheduledUpdateOp>(device, params, grads, exp_avgs, exp_avg_sqs, hyper, schedule);
 }
 
-void sgd_update(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
-                const SGDParams& params) {
+void sgd_update(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& params,
+                const Tensor& schedule) {
   check_param_and_grad("sgd_update", param, grad);
   check_state("sgd_update", param, momentum_buffer, "momentum", params.momentum != 0.0);
-  dispatch<SGDUpdateOp>(param.device(), param, grad.contiguous(), momentum_buffer, params);
+  check_schedule("sgd_update", schedule, param.device());
+  dispatch<SGDUpdateOp>(param.device(), param, grad.contiguous(), momentum_buffer, params,
+                        schedule);
 }
 
 void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                    Tensor& momentum_buffer, const RMSpropParams& params) {
+                    Tensor& momentum_buffer, const RMSpropParams& params, const Tensor& schedule) {
   check_param_and_grad("rmsprop_update", param, grad);
   check_state("rmsprop_update", param, square_avg, "square_avg", true);
   check_state("rmsprop_update", param, grad_avg, "grad_avg", params.centered);
   check_state("rmsprop_update", param, momentum_buffer, "momentum", params.momentum > 0);
+  check_schedule("rmsprop_update", schedule, param.device());
   dispatch<RMSpropUpdateOp>(param.device(), param, grad.contiguous(), square_avg, grad_avg,
-                            momentum_buffer, params);
+                            momentum_buffer, params, schedule);
 }
 
 }  // namespace ops
@@ -102,11 +119,23 @@ T* optional_data(Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
 }
 
+void advance_schedule_cpu(Tensor& schedule) { schedule.data<double>()[1] += 1.0; }
+
+// The learning rate in force: the schedule's when there is one (host memory on the CPU).
+double scheduled_rate(const Tensor& schedule, double rate) {
+  return schedule.defined() ? schedule.data<double>()[0] : rate;
+}
+
 void adam_update_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
-                     const AdamParams& p) {
+                     const AdamParams& p, const Tensor& schedule) {
+  AdamParams now = p;
+  if (schedule.defined()) {
+    now.hyper.learning_rate = schedule.data<double>()[0];
+    now.step = static_cast<int64_t>(schedule.data<double>()[1]);
+  }
   dispatch_floating(param.dtype(), "adam_update", [&]<typename T>() {
     kernels::cpu::adam_update<T>(param.numel(), param.data<T>(), grad.data<T>(), exp_avg.data<T>(),
-                                 exp_avg_sq.data<T>(), p.hyper, p.step);
+                                 exp_avg_sq.data<T>(), now.hyper, now.step);
   });
 }
 
@@ -114,32 +143,29 @@ void adam_scheduled_update_cpu(const std::vector<Tensor*>& params,
                                const std::vector<const Tensor*>& grads,
                                const std::vector<Tensor*>& exp_avgs,
                                const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
-                               Tensor& schedule) {
-  double* lr_and_step = schedule.data<double>();  // [lr, step]
-  lr_and_step[1] += 1.0;
-  AdamParams now = p;
-  now.hyper.learning_rate = lr_and_step[0];
-  now.step = static_cast<int64_t>(lr_and_step[1]);
+                               const Tensor& schedule) {
   for (size_t i = 0; i < params.size(); ++i) {
-    adam_update_cpu(*params[i], *grads[i], *exp_avgs[i], *exp_avg_sqs[i], now);
+    adam_update_cpu(*params[i], *grads[i], *exp_avgs[i], *exp_avg_sqs[i], p, schedule);
   }
 }
 
-void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer,
-                    const SGDParams& p) {
+void sgd_update_cpu(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p,
+                    const Tensor& schedule) {
+  const double lr = scheduled_rate(schedule, p.lr);
   dispatch_floating(param.dtype(), "sgd_update", [&]<typename T>() {
     kernels::cpu::sgd_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
-                                optional_data<T>(momentum_buffer), p.lr, p.momentum, p.dampening,
+                                optional_data<T>(momentum_buffer), lr, p.momentum, p.dampening,
                                 p.weight_decay, p.nesterov, p.first_step);
   });
 }
 
 void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                        Tensor& momentum_buffer, const RMSpropParams& p) {
+                        Tensor& momentum_buffer, const RMSpropParams& p, const Tensor& schedule) {
+  const double lr = scheduled_rate(schedule, p.lr);
   dispatch_floating(param.dtype(), "rmsprop_update", [&]<typename T>() {
     kernels::cpu::rmsprop_update<T>(param.numel(), param.data<T>(), grad.data<T>(),
                                     square_avg.data<T>(), optional_data<T>(grad_avg),
-                                    optional_data<T>(momentum_buffer), p.lr, p.alpha, p.eps,
+                                    optional_data<T>(momentum_buffer), lr, p.alpha, p.eps,
                                     p.weight_decay, p.momentum, p.centered);
   });
 }
@@ -147,6 +173,7 @@ void rmsprop_update_cpu(Tensor& param, const Tensor& grad, Tensor& square_avg, T
 }  // namespace
 
 STRAND_REGISTER_KERNELS(optimizer_updates_cpu) {
+  OpKernels<AdvanceScheduleOp>::register_kernel(DeviceType::kCPU, advance_schedule_cpu);
   OpKernels<AdamUpdateOp>::register_kernel(DeviceType::kCPU, adam_update_cpu);
   OpKernels<AdamScheduledUpdateOp>::register_kernel(DeviceType::kCPU, adam_scheduled_update_cpu);
   OpKernels<SGDUpdateOp>::register_kernel(DeviceType::kCPU, sgd_update_cpu);
@@ -160,23 +187,35 @@ namespace {
 
 namespace k = kernels::cuda;
 
-void adam_cuda(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
-               const AdamParams& p) {
-  k::adam_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
-                 exp_avg.raw_data(), exp_avg_sq.raw_data(), p.hyper, p.step, stream_of(param));
+// The schedule's device address, or null (the kernels then take the host values).
+const double* schedule_of(const Tensor& schedule) {
+  return schedule.defined() ? schedule.data<double>() : nullptr;
 }
 
-void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p) {
+void advance_schedule_cuda(Tensor& schedule) {
+  k::advance_schedule(schedule.data<double>(), stream_of(schedule));
+}
+
+void adam_cuda(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+               const AdamParams& p, const Tensor& schedule) {
+  k::adam_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
+                 exp_avg.raw_data(), exp_avg_sq.raw_data(), p.hyper, p.step, schedule_of(schedule),
+                 stream_of(param));
+}
+
+void sgd_cuda(Tensor& param, const Tensor& grad, Tensor& momentum_buffer, const SGDParams& p,
+              const Tensor& schedule) {
   k::sgd_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
                 optional_mut(momentum_buffer), p.lr, p.momentum, p.dampening, p.weight_decay,
-                p.nesterov, p.first_step, stream_of(param));
+                p.nesterov, p.first_step, schedule_of(schedule), stream_of(param));
 }
 
 void rmsprop_cuda(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad_avg,
-                  Tensor& momentum_buffer, const RMSpropParams& p) {
+                  Tensor& momentum_buffer, const RMSpropParams& p, const Tensor& schedule) {
   k::rmsprop_update(param.dtype(), param.numel(), param.raw_data(), grad.raw_data(),
                     square_avg.raw_data(), optional_mut(grad_avg), optional_mut(momentum_buffer),
-                    p.lr, p.alpha, p.eps, p.weight_decay, p.momentum, p.centered, stream_of(param));
+                    p.lr, p.alpha, p.eps, p.weight_decay, p.momentum, p.centered,
+                    schedule_of(schedule), stream_of(param));
 }
 
 // Checks the four lists and calls `launch` once per packed block of up to kMultiTensorMax
@@ -229,14 +268,14 @@ void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tens
   });
 }
 
-// The CUDA kernel of AdamScheduledUpdateOp: advances schedule[1] once, then updates every
-// parameter with the learning rate and bias correction read from the schedule on the device.
+// The CUDA kernel of AdamScheduledUpdateOp: updates every parameter with the learning rate
+// and bias correction read from the schedule (advanced for this step) on the device.
 namespace {
 void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
                                  const std::vector<const Tensor*>& grads,
                                  const std::vector<Tensor*>& exp_avgs,
                                  const std::vector<Tensor*>& exp_avg_sqs, const AdamParams& p,
-                                 Tensor& schedule) {
+                                 const Tensor& schedule) {
   if (params.empty()) return;
   const Device device = params[0]->device();
   STRAND_CHECK(schedule.device() == device && schedule.dtype() == DType::kFloat64 &&
@@ -245,8 +284,6 @@ void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
                "{}, got {}",
                device.to_string(), schedule.describe());
   require_device(device);
-  // Advance once before every block so that all of them see the same step.
-  k::adam_schedule_advance(schedule.data<double>(), stream(device));
   for_each_block(params, grads, exp_avgs, exp_avg_sqs, [&](const k::MultiTensorAdamArgs& args) {
     k::adam_update_multi_scheduled(args, schedule.data<double>(), p.hyper, stream(device));
   });
@@ -257,6 +294,7 @@ void adam_update_multi_scheduled(const std::vector<Tensor*>& params,
 
 STRAND_REGISTER_KERNELS(optimizer_updates_cuda) {
   constexpr DeviceType kCuda = DeviceType::kCUDA;
+  OpKernels<AdvanceScheduleOp>::register_kernel(kCuda, cuda::advance_schedule_cuda);
   OpKernels<AdamUpdateOp>::register_kernel(kCuda, cuda::adam_cuda);
   OpKernels<AdamScheduledUpdateOp>::register_kernel(kCuda, cuda::adam_update_multi_scheduled);
   OpKernels<SGDUpdateOp>::register_kernel(kCuda, cuda::sgd_cuda);

@@ -87,6 +87,13 @@ Tensor max_backward(const Tensor& grad_out, const Tensor& indices, int64_t dim,
   return grad_in;
 }
 
+Tensor sum_of_squares(const Tensor& x) {
+  check_floating("sum_of_squares", x);
+  Tensor out = Tensor::empty({}, DType::kFloat64, x.device());
+  dispatch<SumOfSquaresOp>(x.device(), x.contiguous(), out);
+  return out;
+}
+
 Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
   if (grad.shape() == shape) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
@@ -101,6 +108,12 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
 
 // ---- CPU adapters: Tensors to kernels/cpu/reduce.h ------------------------------------------
 namespace {
+
+// The float64 copy, its squares and their sum: the composition clip_grad_norm always used on
+// the CPU, so CPU runs keep their bits (the GPU kernel reads x as it is).
+void sum_of_squares_cpu(const Tensor& x, Tensor& out) {
+  out.copy_(ops::sum(ops::square(x.to(DType::kFloat64))));
+}
 
 void sum_cpu(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
   const ReductionLayout l = reduction_layout(x, dims);
@@ -160,6 +173,7 @@ STRAND_REGISTER_KERNELS(reduction_cpu) {
   OpKernels<SumOp>::register_kernel(DeviceType::kCPU, sum_cpu);
   OpKernels<MaxOp>::register_kernel(DeviceType::kCPU, max_cpu);
   OpKernels<MaxBackwardOp>::register_kernel(DeviceType::kCPU, max_backward_cpu);
+  OpKernels<SumOfSquaresOp>::register_kernel(DeviceType::kCPU, sum_of_squares_cpu);
 }
 
 // ---- CUDA adapters: Tensors to kernels/cuda/reduce.cu ---------------------------------------
@@ -171,10 +185,26 @@ using cuda::space_of;
 using cuda::stream_of;
 using cuda::strides_of;
 
+// A float64 scratch buffer of n elements on `device` for a split reduction (undefined: none).
+Tensor reduction_workspace(int64_t n, Device device) {
+  return n > 0 ? Tensor::empty({n}, DType::kFloat64, device) : Tensor();
+}
+
 void sum_cuda(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
   const ReductionLayout l = reduction_layout(x, dims);
-  k::sum(x.dtype(), x.raw_data(), space_of(l.outer_shape, "sum"), strides_of(l.outer_strides),
-         space_of(l.inner_shape, "sum"), strides_of(l.inner_strides), out.raw_data(), stream_of(x));
+  const auto outer = space_of(l.outer_shape, "sum"), inner = space_of(l.inner_shape, "sum");
+  const auto outer_strides = strides_of(l.outer_strides);
+  const auto inner_strides = strides_of(l.inner_strides);
+  const Tensor workspace =
+      reduction_workspace(k::sum_workspace(outer, outer_strides, inner, inner_strides), x.device());
+  k::sum(x.dtype(), x.raw_data(), outer, outer_strides, inner, inner_strides, out.raw_data(),
+         workspace.defined() ? workspace.data<double>() : nullptr, stream_of(x));
+}
+
+void sum_of_squares_cuda(const Tensor& x, Tensor& out) {
+  const Tensor workspace = reduction_workspace(k::sum_of_squares_workspace(x.numel()), x.device());
+  k::sum_of_squares(x.dtype(), x.numel(), x.raw_data(), out.data<double>(),
+                    workspace.defined() ? workspace.data<double>() : nullptr, stream_of(x));
 }
 
 void max_cuda(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
@@ -202,6 +232,7 @@ STRAND_REGISTER_KERNELS(reduction_cuda) {
   OpKernels<SumOp>::register_kernel(kCuda, sum_cuda);
   OpKernels<MaxOp>::register_kernel(kCuda, max_cuda);
   OpKernels<MaxBackwardOp>::register_kernel(kCuda, max_backward_cuda);
+  OpKernels<SumOfSquaresOp>::register_kernel(kCuda, sum_of_squares_cuda);
 }
 #endif  // STRAND_WITH_CUDA
 

@@ -25,6 +25,8 @@ STRAND_DECLARE_OP(MaxOp, "max",
 STRAND_DECLARE_OP(MaxBackwardOp, "max_backward",
                   void(const Tensor& grad_out, const Tensor& indices, int64_t dim,
                        Tensor& grad_in));
+// out (0-d float64) = sum of x^2 over every element of the contiguous x, added in float64
+STRAND_DECLARE_OP(SumOfSquaresOp, "sum_of_squares", void(const Tensor& x, Tensor& out));
 
 // ---- On tensors (no autograd) -----------------------------------------------------------
 namespace ops {
@@ -38,6 +40,10 @@ Tensor max_backward(const Tensor& grad_out, const Tensor& indices, int64_t dim,
                     const Shape& input_shape);
 /// Sums a broadcast gradient back down to `shape` (the inverse of broadcasting).
 Tensor sum_to_shape(const Tensor& grad, const Shape& shape);
+/// The sum of the squares of every element of x (float32 or float64), accumulated in float64:
+/// a 0-d float64 tensor on x's device. On a GPU no float64 copy of x is made (the global
+/// gradient norm of clip_grad_norm).
+Tensor sum_of_squares(const Tensor& x);
 }  // namespace ops
 
 // ---- Differentiable ---------------------------------------------------------------------

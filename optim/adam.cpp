@@ -24,7 +24,8 @@ void Adam::update(size_t index, Var& parameter) {
   Tensor& exp_avg = buffer(index, "exp_avg");
   Tensor& exp_avg_sq = buffer(index, "exp_avg_sq");
   const AdamParams params{current_hyper_parameters(), step_count()};
-  ops::adam_update(parameter.mutable_value(), parameter.grad(), exp_avg, exp_avg_sq, params);
+  ops::adam_update(parameter.mutable_value(), parameter.grad(), exp_avg, exp_avg_sq, params,
+                   schedule_for(parameter));
 }
 
 namespace {
@@ -48,13 +49,8 @@ bool fits_multi_tensor(const std::vector<Var>& parameters, const std::vector<siz
 
 void Adam::update_all(const std::vector<size_t>& active) {
   if (!fits_multi_tensor(parameters(), active)) return Optimizer::update_all(active);
-  const Device device = parameters()[active[0]].device();
-  if (!schedule_.defined() || schedule_.device() != device) {
-    // The update adds 1 before using it, so it starts at the steps already taken.
-    schedule_ =
-        Tensor::from_vector<double>({learning_rate(), static_cast<double>(step_count() - 1)}, {2})
-            .to(device);
-  }
+  const Tensor& schedule = schedule_for(parameters()[active[0]]);
+  if (!schedule.defined()) return Optimizer::update_all(active);
   std::vector<Tensor*> values, exp_avgs, exp_avg_sqs;
   std::vector<const Tensor*> grads;
   for (size_t i : active) {
@@ -67,12 +63,7 @@ void Adam::update_all(const std::vector<size_t>& active) {
     grads.push_back(&params[i].grad());
   }
   const AdamParams hyper{current_hyper_parameters(), step_count()};
-  ops::adam_scheduled_update(values, grads, exp_avgs, exp_avg_sqs, hyper, schedule_);
-}
-
-void Adam::on_learning_rate_changed() {
-  // An eager fill on the device's stream: ordered before the next step, replayed or not.
-  if (schedule_.defined()) schedule_.slice(0, 0, 1).fill_(learning_rate());
+  ops::adam_scheduled_update(values, grads, exp_avgs, exp_avg_sqs, hyper, schedule);
 }
 
 namespace {

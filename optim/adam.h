@@ -24,21 +24,18 @@ class Adam : public Optimizer {
   std::string name() const override { return "Adam"; }
 
  protected:
+  /// One parameter; on a CUDA device the learning rate and step come from the device
+  /// schedule (schedule_for), so a captured step replays right.
   void update(size_t index, Var& parameter) override;
-  /// On a CUDA device with float32 contiguous parameters: one multi-tensor update whose
-  /// learning rate and step live in a device schedule (graph-replayable); else per parameter.
+  /// On a CUDA device with float32 contiguous parameters: one multi-tensor update reading the
+  /// device schedule; else per parameter.
   void update_all(const std::vector<size_t>& active) override;
-  void on_learning_rate_changed() override;
-  void on_state_loaded() override { schedule_ = Tensor(); }
 
  private:
   // The options with the learning rate in force now (schedules change it).
   AdamOptions current_hyper_parameters() const;
 
   AdamOptions options_;
-  // float64 [learning rate, step] on the parameters' device, advanced by the update kernel
-  // itself; made from the host values on first use and after load_state().
-  Tensor schedule_;
 };
 
 /// AdamW: Adam with decoupled weight decay (torch.optim.AdamW): each step first shrinks the

@@ -12,7 +12,8 @@ Tensor clip_grad_norm(const std::vector<Var>& parameters, double max_norm) {
   for (const Var& parameter : parameters) {
     const Tensor& grad = parameter.grad();
     if (!grad.defined()) continue;
-    const Tensor squares = ops::sum(ops::square(grad.to(DType::kFloat64)));
+    // Accumulated in float64 without a float64 copy of the gradient on a GPU.
+    const Tensor squares = ops::sum_of_squares(grad);
     squared_total = squared_total.defined() ? ops::add(squared_total, squares) : squares;
   }
   if (!squared_total.defined()) return Tensor();

@@ -3,6 +3,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/parse_number.h"
+#include "ops/optimizer_updates.h"
 
 namespace strand {
 
@@ -24,7 +25,23 @@ void Optimizer::step() {
     const Var& parameter = parameters_[i];
     if (parameter.requires_grad() && parameter.grad().defined()) active.push_back(i);
   }
+  if (!active.empty() && parameters_[active.front()].device().is_cuda()) {
+    const Device device = parameters_[active.front()].device();
+    if (!schedule_.defined() || schedule_.device() != device) {
+      // The steps taken before this one: the advance below counts this one. Made from host
+      // values, so never inside a CUDA graph capture (a copy from pageable memory is refused
+      // there): a warm-up step creates it.
+      schedule_ =
+          Tensor::from_vector<double>({learning_rate_, static_cast<double>(step_count_ - 1)}, {2})
+              .to(device);
+    }
+    ops::advance_schedule(schedule_);
+  }
   update_all(active);
+}
+
+const Tensor& Optimizer::schedule_for(const Var& parameter) const {
+  return schedule_.defined() && parameter.device() == schedule_.device() ? schedule_ : no_schedule_;
 }
 
 void Optimizer::update_all(const std::vector<size_t>& active) {
@@ -32,8 +49,10 @@ void Optimizer::update_all(const std::vector<size_t>& active) {
 }
 
 void Optimizer::set_learning_rate(double learning_rate) {
+  if (learning_rate == learning_rate_) return;
   learning_rate_ = learning_rate;
-  on_learning_rate_changed();
+  // A fill on the device's stream: ordered before the next step, replayed or not.
+  if (schedule_.defined()) schedule_.slice(0, 0, 1).fill_(learning_rate_);
 }
 
 void Optimizer::zero_grad(GradReset how) {
@@ -99,7 +118,7 @@ void Optimizer::load_state(const OptimizerState& state) {
   STRAND_CHECK(steps >= 0, "{} state: 'step' is {}, expected a count >= 0", name(), steps);
   step_count_ = steps;
   buffers_ = std::move(restored);
-  on_state_loaded();
+  schedule_ = Tensor();  // made again from the restored step at the next step
 }
 
 }  // namespace strand

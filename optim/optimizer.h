@@ -25,7 +25,10 @@ class Optimizer {
   explicit Optimizer(std::vector<Var> parameters, double learning_rate);
   virtual ~Optimizer() = default;
 
-  /// Applies one update from the current gradients.
+  /// Applies one update from the current gradients. On a CUDA device the learning rate and
+  /// the step count the updates use live in a device schedule (see schedule_for) that step()
+  /// advances on the device: a step captured into a CUDA graph replays as the next step, with
+  /// the learning rate in force at the replay.
   void step();
   /// Resets every parameter's gradient: kDrop releases it (a parameter that the next backward
   /// pass does not reach is then skipped by step(), as in PyTorch's set_to_none); kZeroInPlace
@@ -35,7 +38,7 @@ class Optimizer {
   /// The current learning rate.
   double learning_rate() const { return learning_rate_; }
   /// Changes the learning rate (schedules, callbacks); takes effect at the next step, also
-  /// for a step replayed from a CUDA graph.
+  /// for a step replayed from a CUDA graph (the device schedule is written on the stream).
   void set_learning_rate(double learning_rate);
   /// Steps taken so far (1-based during an update).
   int64_t step_count() const { return step_count_; }
@@ -58,10 +61,12 @@ class Optimizer {
   /// Updates every parameter in `active` (those with a gradient); the default calls update()
   /// for each. Optimizers with a multi-tensor path override it.
   virtual void update_all(const std::vector<size_t>& active);
-  /// Called after set_learning_rate() (device-resident copies of the rate follow it).
-  virtual void on_learning_rate_changed() {}
-  /// Called after load_state() (device-resident copies of the step follow it).
-  virtual void on_state_loaded() {}
+  /// The schedule the update of `parameter` reads its learning rate and 1-based step from:
+  /// during step() on a CUDA device, a float64 [learning rate, step] on that device (made from
+  /// the host values on first use and after load_state(), advanced by step(), written by
+  /// set_learning_rate()); undefined on the CPU, and for a parameter on another device than
+  /// the step's first, where updates take learning_rate() and step_count() from the host.
+  const Tensor& schedule_for(const Var& parameter) const;
   /// The buffer `name` of parameter `index`, created zero-filled like the parameter.
   Tensor& buffer(size_t index, const std::string& name);
   /// Whether parameter `index` has the buffer `name` yet.
@@ -72,6 +77,8 @@ class Optimizer {
   double learning_rate_;
   int64_t step_count_ = 0;
   OptimizerState buffers_;
+  Tensor schedule_;  // the device schedule (see schedule_for); undefined on the CPU
+  Tensor no_schedule_;
 };
 
 }  // namespace strand

@@ -19,7 +19,7 @@ void RMSprop::update(size_t index, Var& parameter) {
   RMSpropParams params{learning_rate(),       options_.alpha,    options_.eps,
                        options_.weight_decay, options_.momentum, options_.centered};
   ops::rmsprop_update(parameter.mutable_value(), parameter.grad(), square_avg, grad_avg, momentum,
-                      params);
+                      params, schedule_for(parameter));
 }
 
 }  // namespace strand

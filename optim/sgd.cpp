@@ -19,7 +19,8 @@ void SGD::update(size_t index, Var& parameter) {
   Tensor& momentum = options_.momentum != 0.0 ? buffer(index, key) : no_buffer;
   SGDParams params{learning_rate(),       options_.momentum, options_.dampening,
                    options_.weight_decay, options_.nesterov, first_step};
-  ops::sgd_update(parameter.mutable_value(), parameter.grad(), momentum, params);
+  ops::sgd_update(parameter.mutable_value(), parameter.grad(), momentum, params,
+                  schedule_for(parameter));
 }
 
 }  // namespace strand

@@ -45,6 +45,16 @@ struct BatchLogs {
   double samples_per_second = 0.0;
 };
 
+/// Where a training step starts, passed to Callback::on_batch_begin().
+struct BatchStart {
+  /// The epoch's number, 0-based.
+  int64_t epoch = 0;
+  /// The step's position in its epoch, 0-based.
+  int64_t step_in_epoch = 0;
+  /// Optimizer steps taken before this one (counting those before a resume).
+  int64_t global_step = 0;
+};
+
 /// What callbacks may read and change while fit runs.
 struct FitContext {
   /// The model being trained.
@@ -67,7 +77,11 @@ class Callback {
   virtual void on_train_begin(FitContext&) {}
   /// Before each epoch's first step (`epoch` is 0-based).
   virtual void on_epoch_begin(FitContext&, int64_t /*epoch*/) {}
-  /// After each optimizer step.
+  /// Before each step is queued: what changes the step (the learning rate) belongs here.
+  virtual void on_batch_begin(FitContext&, const BatchStart&) {}
+  /// After each optimizer step, with its figures. On a GPU the step's loss is read one step
+  /// late (so the device never waits for the host): this runs after the next step has been
+  /// queued, and is for logging, not for changing how training goes on.
   virtual void on_batch_end(FitContext&, const BatchLogs&) {}
   /// After each epoch, its validation included.
   virtual void on_epoch_end(FitContext&, const EpochLogs&) {}

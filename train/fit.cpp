@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "autograd/grad_mode.h"
@@ -12,6 +13,7 @@
 #include "ops/reduction.h"
 #include "optim/clipping.h"
 #include "tensor/primitive_ops.h"
+#include "train/graph_step.h"
 #include "train/metrics.h"
 #include "train/training_accuracy.h"
 #include "train/training_batch.h"
@@ -27,14 +29,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // non-finite loss on any rank stops every rank with the same error (so no rank steps, or
 // checkpoints, a diverged model while the others go on). The same all-gather carries each
 // rank's stop request: `stop_requested` becomes true on every rank when any rank asked.
+// `read_late`: the loss was read after the next step had been queued (on a GPU), so this
+// step's update and the next one's have already been applied when it is found.
 double agreed_batch_loss(double loss_value, DistributedStrategy* strategy, int64_t epoch,
-                         int64_t step_in_epoch, bool& stop_requested) {
+                         int64_t step_in_epoch, bool read_late, bool& stop_requested) {
+  const char* when = read_late ? "read one step late on the GPU: this step's update and the "
+                                 "next one's were applied, and no later checkpoint is written"
+                               : "before the update";
   if (strategy == nullptr) {
     if (!std::isfinite(loss_value)) {
       throw TrainingDiverged(
-          fmt::format("training loss became {} at epoch {}, step {}: lower the learning rate or "
-                      "check the labels",
-                      loss_value, epoch + 1, step_in_epoch + 1));
+          fmt::format("training loss became {} at epoch {}, step {} ({}): lower the learning "
+                      "rate or check the labels",
+                      loss_value, epoch + 1, step_in_epoch + 1, when));
     }
     return loss_value;
   }
@@ -56,8 +63,8 @@ double agreed_batch_loss(double loss_value, DistributedStrategy* strategy, int64
   if (!bad_ranks.empty()) {
     throw TrainingDiverged(
         fmt::format("training loss became non-finite on rank(s) {} at epoch {}, step {}: every "
-                    "rank stops before the update; lower the learning rate or check the labels",
-                    bad_ranks, epoch + 1, step_in_epoch + 1));
+                    "rank stops ({}); lower the learning rate or check the labels",
+                    bad_ranks, epoch + 1, step_in_epoch + 1, when));
   }
   return mean;
 }
@@ -101,6 +108,59 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
     if (strategy != nullptr) return stop_agreed;
     return options.should_stop && options.should_stop();
   };
+  // The update every step applies after its backward pass (and, with a strategy, after the
+  // all-reduce: every rank clips the same averaged gradients alike).
+  const auto apply_update = [&] {
+    if (options.clip_grad_norm > 0.0)
+      clip_grad_norm(optimizer.parameters(), options.clip_grad_norm);
+    optimizer.step();
+    if (options.max_weight_norm > 0.0) {
+      for (const Var& parameter : optimizer.parameters()) {
+        if (parameter.dim() >= 2) apply_max_norm(parameter, options.max_weight_norm);
+      }
+    }
+  };
+  // Training accuracy stays on the model's device: (correct, counted) summed over an epoch,
+  // read once at its end; the same buffers for every epoch (a captured step adds into them).
+  TrainingAccuracy accuracy(device, first_takes_logits ? 0.0 : kDefaultThreshold);
+  const auto count_accuracy = [&](const std::vector<Var>& outputs, const TrainingBatch& tensors) {
+    if (!counts_accuracy) return;
+    accuracy.add(
+        term_input(outputs[bound.front()], model.output_activation(bound.front()), *first_term.loss)
+            .value(),
+        tensors);
+  };
+  // Single-GPU training replays its steps from a CUDA graph (train/graph_step.h). Dropout
+  // then reads the step from a device scalar written before each step, and every step zeroes
+  // the gradients in place (the graph holds on to their buffers).
+  std::unique_ptr<CudaGraphStep> graph;
+  Tensor device_step;  // (1) int64: the step Dropout's masks follow, in graph mode
+  if (options.cuda_graph && device.is_cuda() && strategy == nullptr) {
+    graph = std::make_unique<CudaGraphStep>(
+        device, optimizer, [&](const TrainingBatch& tensors, Tensor& loss_out) {
+          optimizer.zero_grad(GradReset::kZeroInPlace);
+          const std::vector<Var> outputs = model.forward_outputs(tensors.inputs());
+          const Var batch_loss_value = objective.loss(model, bound, outputs, tensors);
+          if (!loss_out.defined()) {
+            loss_out = Tensor::empty(batch_loss_value.shape(), batch_loss_value.dtype(), device);
+          }
+          loss_out.copy_(batch_loss_value.value());
+          batch_loss_value.backward();
+          apply_update();
+          count_accuracy(outputs, tensors);
+        });
+    device_step = Tensor::zeros({1}, DType::kInt64, device);
+    model.set_step_tensor(device_step);
+  }
+  const GradReset grad_reset = graph != nullptr ? GradReset::kZeroInPlace : GradReset::kDrop;
+  // Dropout goes back to its own step count when fit() returns or throws.
+  struct DeviceStepRelease {
+    Model& model;
+    bool held;
+    ~DeviceStepRelease() {
+      if (held) model.set_step_tensor(Tensor());
+    }
+  } device_step_release{model, device_step.defined()};
   if (strategy != nullptr) strategy->on_train_begin(model, optimizer);
   try {
     for (auto& callback : callbacks) callback->on_train_begin(context);
@@ -121,15 +181,14 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
       const int64_t correct_before = carries_before ? before.correct : 0;
       const int64_t labelled_before = carries_before ? before.labelled : 0;
       int64_t samples_this_call = 0;
-      // Training accuracy stays on the model's device: (correct, counted) summed over the
-      // epoch, read once at its end.
-      TrainingAccuracy accuracy(device, first_takes_logits ? 0.0 : kDefaultThreshold);
+      accuracy.reset();
       int64_t step_in_epoch = before.steps;
       bool interrupted = false;
       // The host reads each step's loss (for the logs, the divergence check and the agreed
       // stop). On a GPU that read would stall the stream, so it happens one step late: step
       // k's loss is copied to pinned memory behind an event and read after step k+1 has been
       // queued. A diverged step is then caught one step later, still before any checkpoint.
+      // What changes a step (the learning rate: on_batch_begin) is set before it is queued.
       const bool read_loss_late = device.is_cuda();
       struct PendingLoss {
         std::function<Tensor()> read;
@@ -139,8 +198,8 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
       const auto finish_step = [&](PendingLoss& step) {
         const double local_loss = step.read().item();
         if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
-        step.logs.loss =
-            agreed_batch_loss(local_loss, strategy, epoch, step.logs.step_in_epoch, stop_agreed);
+        step.logs.loss = agreed_batch_loss(local_loss, strategy, epoch, step.logs.step_in_epoch,
+                                           read_loss_late, stop_agreed);
         loss_sum += local_loss * static_cast<double>(step.logs.batch_size);
         for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
       };
@@ -151,48 +210,51 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
         }
         std::optional<data::Batch> batch = train.next();
         if (!batch) break;
-        const TrainingBatch tensors = as_device_tensors(*batch, device);
-        optimizer.zero_grad();
+        const BatchStart start{epoch, step_in_epoch, global_step};
+        for (auto& callback : callbacks) callback->on_batch_begin(context, start);
         model.set_step(global_step);  // Dropout's masks follow the step: a resume repeats them
-        const std::vector<Var> outputs = model.forward_outputs(tensors.inputs());
-        Var batch_loss_value = objective.loss(model, bound, outputs, tensors);
-        PendingLoss step{dispatch<StartHostReadOp>(device, batch_loss_value.value()), {}};
+        if (device_step.defined()) device_step.fill_(static_cast<double>(global_step));
+        // The graph's shapes come from a full batch: not an epoch's last (maybe smaller) one,
+        // unless the epoch has a single batch.
+        const bool last_of_epoch = step_in_epoch + 1 == train.steps_per_epoch();
+        const bool replayed =
+            graph != nullptr &&
+            (graph->shapes_fixed() ? graph->fits(*batch)
+                                   : !last_of_epoch || train.steps_per_epoch() == 1);
+        PendingLoss step;
         double local_loss = NAN;
-        if (!read_loss_late) {
-          // The loss is on the host already: check it (and agree on stopping) before the update.
-          local_loss = step.read().item();
-          if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
-          step.logs.loss =
-              agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch, stop_agreed);
-        }
-        if (strategy != nullptr) strategy->before_backward();
-        batch_loss_value.backward();
-        if (strategy != nullptr) strategy->finish_gradients();
-        // After the all-reduce: every rank clips the same averaged gradients alike.
-        if (options.clip_grad_norm > 0.0)
-          clip_grad_norm(optimizer.parameters(), options.clip_grad_norm);
-        optimizer.step();
-        if (options.max_weight_norm > 0.0) {
-          for (const Var& parameter : optimizer.parameters()) {
-            if (parameter.dim() >= 2) apply_max_norm(parameter, options.max_weight_norm);
+        if (replayed) {
+          step.read = dispatch<StartHostReadOp>(device, graph->run(*batch));
+        } else {
+          const TrainingBatch tensors = as_device_tensors(*batch, device);
+          optimizer.zero_grad(grad_reset);
+          const std::vector<Var> outputs = model.forward_outputs(tensors.inputs());
+          Var batch_loss_value = objective.loss(model, bound, outputs, tensors);
+          step.read = dispatch<StartHostReadOp>(device, batch_loss_value.value());
+          if (!read_loss_late) {
+            // The loss is on the host already: check it (and agree on stopping) before the
+            // update.
+            local_loss = step.read().item();
+            if (strategy != nullptr) stop_agreed = options.should_stop && options.should_stop();
+            step.logs.loss =
+                agreed_batch_loss(local_loss, strategy, epoch, step_in_epoch, false, stop_agreed);
           }
+          if (strategy != nullptr) strategy->before_backward();
+          batch_loss_value.backward();
+          if (strategy != nullptr) strategy->finish_gradients();
+          apply_update();
+          if (strategy != nullptr) strategy->after_step();
+          count_accuracy(outputs, tensors);
         }
-        if (strategy != nullptr) strategy->after_step();
         ++global_step;
-        samples += tensors.size;
-        samples_this_call += tensors.size;
-        if (counts_accuracy) {
-          accuracy.add(term_input(outputs[bound.front()], model.output_activation(bound.front()),
-                                  *first_term.loss)
-                           .value(),
-                       tensors);
-        }
+        samples += batch->size;
+        samples_this_call += batch->size;
         step.logs = BatchLogs{
             epoch,
             step_in_epoch,
             train.steps_per_epoch(),
             global_step,
-            tensors.size,
+            batch->size,
             step.logs.loss,
             static_cast<double>(samples_this_call) / std::max(seconds_since(epoch_start), 1e-9)};
         if (pending.read) finish_step(pending);
@@ -200,7 +262,7 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
         if (read_loss_late) {
           pending = std::move(step);
         } else {
-          loss_sum += local_loss * static_cast<double>(tensors.size);
+          loss_sum += local_loss * static_cast<double>(batch->size);
           for (auto& callback : callbacks) callback->on_batch_end(context, step.logs);
         }
         ++step_in_epoch;
@@ -267,6 +329,7 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
   }
   if (strategy != nullptr) strategy->on_train_end();
   history.seconds = seconds_since(train_start);
+  if (graph != nullptr) history.replayed_steps = graph->replays();
   return history;
 }
 

@@ -53,6 +53,13 @@ struct FitOptions {
   /// > 0: after every update each weight matrix or filter bank (parameters of 2+ dimensions)
   /// has its output units' norms capped at this (apply_max_norm; Basset uses 7).
   double max_weight_norm = 0.0;
+  /// Single-GPU training (a model on a CUDA device, no strategy) replays each step from a
+  /// CUDA graph (train/graph_step.h): the first full batch runs eagerly as the warm-up, the
+  /// second is captured, later ones of the same shapes replay it; other batches (an epoch's
+  /// smaller last one) run eagerly. Gradients are then zeroed in place rather than dropped,
+  /// and callbacks must change parameters in place (never replace their tensors) during
+  /// training. false: every step runs eagerly. Ignored on the CPU and with a strategy.
+  bool cuda_graph = true;
 };
 
 /// What fit() returns.
@@ -65,6 +72,8 @@ struct History {
   std::optional<PartialEpoch> interrupted;
   /// Wall-clock duration of the call.
   double seconds = 0.0;
+  /// Steps run from a CUDA graph (FitOptions::cuda_graph); the rest ran eagerly.
+  int64_t replayed_steps = 0;
 };
 
 /// Trains `model` for options.epochs epochs (or until a callback stops it), minimising

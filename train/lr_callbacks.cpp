@@ -18,6 +18,10 @@ void LearningRateScheduler::on_train_begin(FitContext& context) {
   context.optimizer.set_learning_rate(schedule_->rate(context.optimizer.step_count()));
 }
 
+void LearningRateScheduler::on_batch_begin(FitContext& context, const BatchStart& start) {
+  context.optimizer.set_learning_rate(schedule_->rate(start.global_step));
+}
+
 void LearningRateScheduler::on_batch_end(FitContext& context, const BatchLogs& logs) {
   context.optimizer.set_learning_rate(schedule_->rate(logs.global_step));
 }

@@ -11,12 +11,15 @@
 
 namespace strand::train {
 
-/// Sets the optimizer's learning rate to schedule.rate(steps done) before every step. A resumed
-/// run continues the schedule: the optimizer's restored step count is where it picks up.
+/// Sets the optimizer's learning rate to schedule.rate(steps done) before every step
+/// (on_batch_begin, so also before a GPU step is queued). A resumed run continues the schedule:
+/// the optimizer's restored step count is where it picks up. After each step it sets the next
+/// step's rate, which an epoch's logged "learning_rate" shows.
 class LearningRateScheduler : public Callback {
  public:
   explicit LearningRateScheduler(std::shared_ptr<const LearningRateSchedule> schedule);
   void on_train_begin(FitContext& context) override;
+  void on_batch_begin(FitContext& context, const BatchStart& start) override;
   void on_batch_end(FitContext& context, const BatchLogs& logs) override;
 
  private:

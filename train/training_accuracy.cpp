@@ -27,6 +27,11 @@ void TrainingAccuracy::add(const Tensor& outputs, const TrainingBatch& batch) {
   counted_.add_(counted);
 }
 
+void TrainingAccuracy::reset() {
+  correct_.zero_();
+  counted_.zero_();
+}
+
 std::pair<double, double> TrainingAccuracy::totals() const {
   return {correct_.item(), counted_.item()};
 }

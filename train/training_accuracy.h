@@ -18,8 +18,11 @@ class TrainingAccuracy {
   /// 0 = not counted. Queues a few small kernels; reads nothing back.
   void add(const Tensor& outputs, const TrainingBatch& batch);
 
-  /// (correct, counted) since construction. Synchronises with the device.
+  /// (correct, counted) since construction or the last reset(). Synchronises with the device.
   std::pair<double, double> totals() const;
+  /// Zeroes the sums in place: their buffers stay, so a training step captured into a CUDA
+  /// graph goes on adding into them.
+  void reset();
 
  private:
   Device device_;

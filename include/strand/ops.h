@@ -4,9 +4,13 @@
 #pragma once
 
 #include "ops/conv1d.h"
+#include "ops/dropout.h"
 #include "ops/elementwise.h"
 #include "ops/loss.h"
 #include "ops/matmul.h"
+#include "ops/normalization.h"
 #include "ops/optimizer_updates.h"
+#include "ops/pooling.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
+#include "ops/softmax.h"

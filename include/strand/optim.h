@@ -3,6 +3,8 @@
 #pragma once
 
 #include "optim/adam.h"
+#include "optim/clipping.h"
+#include "optim/lr_schedule.h"
 #include "optim/optimizer.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"

@@ -9,7 +9,6 @@
 
 #include "kernels/cpu/conv1d_columns.h"
 #include "kernels/cpu/conv1d_direct.h"
-#include "kernels/cpu/conv1d_onehot.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_loop.h"
 

@@ -31,6 +31,17 @@ struct BiasPartialsTag {};
 struct MaskedGradientTag {};
 struct ProductTag {};
 
+/// The one-hot columns of one sample: col (4 * K, L_out) with row stride ld (>= L_out),
+/// col[(base * K + k) * ld + t] = 1 where tap k of output t reads `base`, else 0. codes: (L).
+/// Defined beside the one-hot kernels (conv1d_onehot.cpp), which share its padding of the codes.
+template <typename T>
+void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld);
+
+/// One-hot float (B, 4, L) from codes (B, L); N (code >= 4) becomes all zeros (the oracles'
+/// dense form of a one-hot input). Defined in conv1d_onehot.cpp.
+template <typename T>
+void one_hot_from_codes(int64_t batch, int64_t length, const uint8_t* codes, T* one_hot);
+
 /// Runs body(b, col) for every sample b, samples split across threads (when the work is large
 /// enough), each thread with its own column buffer of rows * L_out elements.
 template <typename T, typename Body>

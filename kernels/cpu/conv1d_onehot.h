@@ -30,11 +30,6 @@ void conv1d_onehot_forward(const Conv1DGeometry& g, const uint8_t* codes, const 
 template <typename T>
 void conv1d_onehot_backward_weight(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                                    T* grad_w);
-/// The one-hot columns of one sample (kernels/cpu/conv1d_columns.h): col (4 * K, L_out) with
-/// row stride ld (>= L_out), col[(base * K + k) * ld + t] = 1 where tap k of output t reads
-/// `base`, else 0. codes: (L).
-template <typename T>
-void onehot_columns(const Conv1DGeometry& g, const uint8_t* codes, T* col, int64_t ld);
 
 /// Oracle for the fused op over codes: dense reference conv of the one-hot input, relu, max.
 template <typename T>
@@ -58,9 +53,5 @@ template <typename T>
 void conv1d_relu_max_backward(const Conv1DGeometry& g, const T* grad_out, const uint8_t* codes,
                               const T* x, const T* w, const T* out, const int64_t* argmax,
                               T* grad_x, T* grad_w, T* grad_bias);
-
-/// One-hot float (B, 4, L) from codes (B, L); N (code >= 4) becomes all zeros.
-template <typename T>
-void one_hot_from_codes(int64_t batch, int64_t length, const uint8_t* codes, T* one_hot);
 
 }  // namespace strand::kernels::cpu

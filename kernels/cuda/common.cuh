@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/merge_dims.h"
 
 namespace strand::kernels::cuda {
 
@@ -25,30 +27,80 @@ inline unsigned blocks_for(int64_t n, int threads = kThreads) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-/// Offsets of linear index `linear` of `space` in N operands.
-template <int N>
-__device__ __forceinline__ void strided_offsets(int64_t linear, const IndexSpace& space,
-                                                const StrideSet* const (&strides)[N],
-                                                int64_t (&offsets)[N]) {
+// ---- Strided index math ----------------------------------------------------------------
+// A strided kernel turns a linear index into one offset per operand: a divide and a modulo per
+// dimension. The loops below are unrolled over kMaxRank, so every stride they read
+// (strides.stride[d]) has a constant index after unrolling: the IndexSpace and StrideSet
+// kernel parameters stay in the constant bank. (A pointer to them, or a runtime index into
+// their arrays, makes the compiler copy them to local memory in every thread.) `Index` is
+// uint32_t where the space has fewer than 2^32 elements, so the divides are 32-bit, and
+// merge_dims() (merge_dims.h) first folds away every dimension it can.
+
+/// The offset of linear index `linear` of `space` in an operand with strides `s`.
+template <typename Index>
+__device__ __forceinline__ int64_t offset_of(Index linear, const IndexSpace& space,
+                                             const StrideSet& s) {
+  int64_t offset = 0;
 #pragma unroll
-  for (int i = 0; i < N; ++i) offsets[i] = 0;
-  for (int d = space.rank - 1; d >= 0; --d) {
-    const int64_t extent = space.extent[d];
-    const int64_t index = linear % extent;
-    linear /= extent;
+  for (int d = kMaxRank - 1; d >= 0; --d) {
+    if (d < space.rank) {
+      const Index extent = static_cast<Index>(space.extent[d]);
+      offset += static_cast<int64_t>(linear % extent) * s.stride[d];
+      linear /= extent;
+    }
+  }
+  return offset;
+}
+
+/// offset_of for two operands at once (one divide per dimension for both).
+template <typename Index>
+__device__ __forceinline__ void offsets_of(Index linear, const IndexSpace& space,
+                                           const StrideSet& s0, const StrideSet& s1, int64_t& o0,
+                                           int64_t& o1) {
+  o0 = 0;
+  o1 = 0;
 #pragma unroll
-    for (int i = 0; i < N; ++i) offsets[i] += index * strides[i]->stride[d];
+  for (int d = kMaxRank - 1; d >= 0; --d) {
+    if (d < space.rank) {
+      const Index extent = static_cast<Index>(space.extent[d]);
+      const int64_t digit = static_cast<int64_t>(linear % extent);
+      o0 += digit * s0.stride[d];
+      o1 += digit * s1.stride[d];
+      linear /= extent;
+    }
   }
 }
 
-/// True when `strides` are the row-major contiguous strides of `space`.
-inline bool is_contiguous(const IndexSpace& space, const StrideSet& strides) {
-  int64_t expected = 1;
-  for (int d = space.rank - 1; d >= 0; --d) {
-    if (space.extent[d] != 1 && strides.stride[d] != expected) return false;
-    expected *= space.extent[d];
+/// offset_of for three operands at once.
+template <typename Index>
+__device__ __forceinline__ void offsets_of(Index linear, const IndexSpace& space,
+                                           const StrideSet& s0, const StrideSet& s1,
+                                           const StrideSet& s2, int64_t& o0, int64_t& o1,
+                                           int64_t& o2) {
+  o0 = 0;
+  o1 = 0;
+  o2 = 0;
+#pragma unroll
+  for (int d = kMaxRank - 1; d >= 0; --d) {
+    if (d < space.rank) {
+      const Index extent = static_cast<Index>(space.extent[d]);
+      const int64_t digit = static_cast<int64_t>(linear % extent);
+      o0 += digit * s0.stride[d];
+      o1 += digit * s1.stride[d];
+      o2 += digit * s2.stride[d];
+      linear /= extent;
+    }
   }
-  return true;
+}
+
+/// Calls f(std::integral_constant<bool, contiguous>, Index{}) with the instantiation a
+/// strided kernel over n elements needs: the contiguous one (plain indexing), or the strided
+/// one with 32-bit index math below 2^32 elements and 64-bit beyond.
+template <typename F>
+void dispatch_layout(bool contiguous, int64_t n, F&& f) {
+  if (contiguous) return f(std::true_type{}, int64_t{});
+  if (n <= static_cast<int64_t>(UINT32_MAX)) return f(std::false_type{}, uint32_t{});
+  return f(std::false_type{}, int64_t{});
 }
 
 /// Calls f(T{}) with T the C++ type of a floating dtype.
@@ -79,6 +131,16 @@ void dispatch_all(DType dtype, F&& f) {
       return f(int64_t{});
   }
   ::strand::cuda::throw_dtype_error("dtype dispatch", static_cast<int>(dtype));
+}
+
+/// Warp-wide sum (all 32 lanes active) in a fixed tree; the result is valid in lane 0.
+template <typename A>
+__device__ __forceinline__ A warp_sum(A value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  return value;
 }
 
 /// Block-wide sum (blockDim.x a multiple of 32, at most 1024); the result is valid in thread 0.

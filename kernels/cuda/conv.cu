@@ -220,8 +220,11 @@ __global__ void __launch_bounds__(kFusedThreads)
   }
 }
 
-// grad_w (O, C, K) and grad_bias (O): one thread per weight (and per bias), summing over the
-// batch the upstream gradient of every open (out > 0) row through its argmax window.
+// grad_w (O, C, K) and grad_bias (O): one warp per weight (and per bias), summing over the
+// batch the upstream gradient of every open (out > 0) row through its argmax window. The lanes
+// take interleaved batch rows and add in float64; warp_sum's fixed tree combines them. (One
+// thread per weight looping over the whole batch left the GPU nearly idle: the reference
+// model has 960 weights.)
 template <typename T>
 __global__ void relu_max_backward_weight_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
                                                 const uint8_t* __restrict__ codes,
@@ -230,33 +233,41 @@ __global__ void relu_max_backward_weight_kernel(Conv1DGeometry g, const T* __res
                                                 T* __restrict__ grad_w, T* __restrict__ grad_bias) {
   const int64_t weights = g.out_channels * g.in_channels * g.kernel_size;
   const int64_t n = weights + (grad_bias ? g.out_channels : 0);
-  STRAND_GRID_STRIDE_LOOP(i, n) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = static_cast<int64_t>(blockDim.x / 32) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; i < n;
+       i += warps) {  // uniform across the warp
+    double total = 0.0;
     if (i >= weights) {
       const int64_t o = i - weights;
-      T total = T(0);
-      for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t b = lane; b < g.batch; b += 32) {
         const int64_t row = b * g.out_channels + o;
-        if (out[row] > T(0)) total += grad_out[row];
+        if (out[row] > T(0)) total += static_cast<double>(grad_out[row]);
       }
-      grad_bias[o] = total;
-      continue;
+    } else {
+      const int64_t k = i % g.kernel_size;
+      const int64_t c = (i / g.kernel_size) % g.in_channels;
+      const int64_t o = i / (g.kernel_size * g.in_channels);
+      for (int64_t b = lane; b < g.batch; b += 32) {
+        const int64_t row = b * g.out_channels + o;
+        if (!(out[row] > T(0))) continue;
+        const int64_t p = argmax[row] * g.stride + k * g.dilation - g.pad_left;
+        if (p < 0 || p >= g.length) continue;
+        if (codes) {
+          if (codes[b * g.length + p] == c) total += static_cast<double>(grad_out[row]);
+        } else {
+          total += static_cast<double>(grad_out[row] * x[(b * g.in_channels + c) * g.length + p]);
+        }
+      }
     }
-    const int64_t k = i % g.kernel_size;
-    const int64_t c = (i / g.kernel_size) % g.in_channels;
-    const int64_t o = i / (g.kernel_size * g.in_channels);
-    T total = T(0);
-    for (int64_t b = 0; b < g.batch; ++b) {
-      const int64_t row = b * g.out_channels + o;
-      if (!(out[row] > T(0))) continue;
-      const int64_t p = argmax[row] * g.stride + k * g.dilation - g.pad_left;
-      if (p < 0 || p >= g.length) continue;
-      if (codes) {
-        if (codes[b * g.length + p] == c) total += grad_out[row];
+    total = warp_sum(total);
+    if (lane == 0) {
+      if (i >= weights) {
+        grad_bias[i - weights] = static_cast<T>(total);
       } else {
-        total += grad_out[row] * x[(b * g.in_channels + c) * g.length + p];
+        grad_w[i] = static_cast<T>(total);
       }
     }
-    grad_w[i] = total;
   }
 }
 
@@ -388,9 +399,12 @@ void conv1d_relu_max_backward(DType dtype, const Conv1DGeometry& g, const void* 
     const int64_t n =
         g.out_channels * g.in_channels * g.kernel_size + (grad_bias ? g.out_channels : 0);
     if (n > 0) {
-      relu_max_backward_weight_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
-          g, static_cast<const T*>(grad_out), codes, static_cast<const T*>(x),
-          static_cast<const T*>(out), argmax, static_cast<T*>(grad_w), static_cast<T*>(grad_bias));
+      constexpr int64_t kWarpsPerBlock = kThreads / 32;  // one warp per weight
+      relu_max_backward_weight_kernel<T>
+          <<<block_count((n + kWarpsPerBlock - 1) / kWarpsPerBlock), kThreads, 0, stream>>>(
+              g, static_cast<const T*>(grad_out), codes, static_cast<const T*>(x),
+              static_cast<const T*>(out), argmax, static_cast<T*>(grad_w),
+              static_cast<T*>(grad_bias));
       STRAND_CUDA_CHECK_LAUNCH();
     }
     const int64_t nx = g.batch * g.in_channels * g.length;

@@ -66,9 +66,20 @@ void binary(DType dtype, Binary kind, const void* a, const StrideSet& a_strides,
             const IndexSpace& space, cudaStream_t stream);
 
 // ---- Reductions -------------------------------------------------------------------------
-/// out[o] (contiguous over the outer space) = sum over the inner space; double accumulation.
+/// out[o] (contiguous over the outer space) = sum over the inner space; float64 accumulation
+/// in an order fixed by the shapes (bit-identical repeats). `workspace`: sum_workspace()
+/// float64 elements of device memory (null when that is 0).
 void sum(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
-         const IndexSpace& inner, const StrideSet& inner_strides, void* out, cudaStream_t stream);
+         const IndexSpace& inner, const StrideSet& inner_strides, void* out, double* workspace,
+         cudaStream_t stream);
+/// The float64 elements of workspace sum() needs for these spaces (0: none).
+int64_t sum_workspace(const IndexSpace& outer, const StrideSet& outer_strides,
+                      const IndexSpace& inner, const StrideSet& inner_strides);
+/// *out (device float64) = sum of x[i]^2 over n contiguous float elements, accumulated in
+/// float64 (no float64 copy of x); fixed order. `workspace`: sum_of_squares_workspace(n).
+void sum_of_squares(DType dtype, int64_t n, const void* x, double* out, double* workspace,
+                    cudaStream_t stream);
+int64_t sum_of_squares_workspace(int64_t n);
 /// For each line (outer space, row-major): values/indices = max and first argmax over `count`
 /// elements `stride` apart; a NaN wins (as on the CPU).
 void max(DType dtype, const void* x, const IndexSpace& outer, const StrideSet& outer_strides,
@@ -108,15 +119,21 @@ void bce_with_logits_backward(DType dtype, int64_t n, const void* grad_out, cons
                               const void* targets, void* grad, cudaStream_t stream);
 
 // ---- Optimizer updates (contiguous, in place; double arithmetic as on the CPU) ----------
+// schedule: null, or the device float64 [lr, step] of the step (already advanced): the kernel
+// then reads the learning rate (and Adam the step) there instead of taking the host values,
+// so a captured CUDA graph replays with the current values, not frozen kernel arguments.
 void adam_update(DType dtype, int64_t n, void* param, const void* grad, void* exp_avg,
                  void* exp_avg_sq, const AdamHyperParameters& hyper, int64_t step,
-                 cudaStream_t stream);
+                 const double* schedule, cudaStream_t stream);
 void sgd_update(DType dtype, int64_t n, void* param, const void* grad, void* buffer, double lr,
                 double momentum, double dampening, double weight_decay, bool nesterov,
-                bool first_step, cudaStream_t stream);
+                bool first_step, const double* schedule, cudaStream_t stream);
 void rmsprop_update(DType dtype, int64_t n, void* param, const void* grad, void* square_avg,
                     void* grad_avg, void* buffer, double lr, double alpha, double eps,
-                    double weight_decay, double momentum, bool centered, cudaStream_t stream);
+                    double weight_decay, double momentum, bool centered, const double* schedule,
+                    cudaStream_t stream);
+/// schedule[1] += 1 (device float64 [lr, step]).
+void advance_schedule(double* schedule, cudaStream_t stream);
 
 /// Multi-tensor Adam: one launch updates up to kMultiTensorMax float32 tensors.
 inline constexpr int kMultiTensorMax = 48;
@@ -130,10 +147,8 @@ struct MultiTensorAdamArgs {
 };
 void adam_update_multi(const MultiTensorAdamArgs& args, const AdamHyperParameters& hyper,
                        int64_t step, cudaStream_t stream);
-/// schedule: device float64 [lr, step]. advance adds 1 to the step; the update reads both, so
-/// a captured CUDA graph replays with the current values instead of frozen kernel arguments.
-void adam_schedule_advance(double* schedule, cudaStream_t stream);
-/// hyper.learning_rate is not used: the schedule holds the learning rate.
+/// As adam_update_multi, with the learning rate and step read from the device schedule
+/// (hyper.learning_rate is not used).
 void adam_update_multi_scheduled(const MultiTensorAdamArgs& args, const double* schedule,
                                  const AdamHyperParameters& hyper, cudaStream_t stream);
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <string>
@@ -91,15 +92,18 @@ std::string& deferred_error() {
   static auto* text = new std::string();
   return *text;
 }
-void remember_free_error(cudaError_t status, Device device, const char* call) {
-  cudaGetLastError();
-  if (status == cudaErrorCudartUnloading || status == cudaErrorContextIsDestroyed) return;
+void remember_free_failure(Device device, const std::string& what) {
   std::lock_guard lock(error_mutex());
   if (deferred_error().empty()) {
     deferred_error() =
-        fmt::format("CUDA error while freeing device memory on {}: {} failed: {} ({})",
-                    device.to_string(), call, cudaGetErrorString(status), cudaGetErrorName(status));
+        fmt::format("CUDA error while freeing device memory on {}: {}", device.to_string(), what);
   }
+}
+void remember_free_error(cudaError_t status, Device device, const char* call) {
+  cudaGetLastError();
+  if (status == cudaErrorCudartUnloading || status == cudaErrorContextIsDestroyed) return;
+  remember_free_failure(device, fmt::format("{} failed: {} ({})", call, cudaGetErrorString(status),
+                                            cudaGetErrorName(status)));
 }
 
 }  // namespace
@@ -176,13 +180,23 @@ void CudaCachingAllocator::deallocate(void* pointer, size_t nbytes, Device devic
     }
   }
   g_allocated.fetch_sub(block_size(nbytes));
-  // Never throws (runs from destructors); see remember_free_error.
-  if (const cudaError_t set = cudaSetDevice(device.index); set != cudaSuccess) {
-    remember_free_error(set, device, "cudaSetDevice");
-    return;
-  }
-  if (const cudaError_t freed = cudaFreeAsync(pointer, stream(device)); freed != cudaSuccess) {
-    remember_free_error(freed, device, "cudaFreeAsync");
+  // Never throws (runs from destructors); see remember_free_error. The free is queued on the
+  // block's device; a tensor dying on another device's watch leaves the caller's device as it
+  // was (DeviceSwitch restores it).
+  CudaDeviceRuntime runtime;
+  try {
+    const DeviceSwitch<CudaDeviceRuntime> on_device(runtime, device.index);
+    if (const cudaError_t freed = cudaFreeAsync(pointer, stream(device)); freed != cudaSuccess) {
+      remember_free_error(freed, device, "cudaFreeAsync");
+    }
+  } catch (const std::exception& error) {
+    // cudaGetDevice/cudaSetDevice failed (the error names the call and the status); at process
+    // exit the runtime may be unloading, which is not an error of the program.
+    const std::string what = error.what();
+    if (what.find("cudaErrorCudartUnloading") == std::string::npos &&
+        what.find("cudaErrorContextIsDestroyed") == std::string::npos) {
+      remember_free_failure(device, what);
+    }
   }
 }
 
@@ -217,7 +231,7 @@ std::multimap<size_t, void*>& pinned_cache() {
 }
 }  // namespace
 
-void* pinned_allocate(size_t nbytes) {
+void* pinned_allocate(size_t nbytes, Device device) {
   const size_t rounded = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
   {
     std::lock_guard lock(pinned_mutex());
@@ -228,8 +242,11 @@ void* pinned_allocate(size_t nbytes) {
       return pointer;
     }
   }
-  require_device(Device::cuda());
+  // cudaHostAlloc runs in the current device's context: `device`'s, and not GPU 0's (the
+  // default of a thread that never chose one), with the caller's device restored after.
+  const DeviceGuard on_device(device);
   void* pointer = nullptr;
+  // Portable: the block is page-locked for every context, whichever device allocated it.
   const cudaError_t status = cudaHostAlloc(&pointer, rounded, cudaHostAllocPortable);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -246,9 +263,9 @@ void pinned_release(void* pointer, size_t nbytes) {
   pinned_cache().emplace(rounded, pointer);
 }
 
-Tensor pinned_empty(const Shape& shape, DType dtype) {
+Tensor pinned_empty(const Shape& shape, DType dtype, Device device) {
   const size_t nbytes = static_cast<size_t>(numel(shape)) * dtype_size(dtype);
-  void* pointer = pinned_allocate(nbytes);
+  void* pointer = pinned_allocate(nbytes, device);
   return Tensor::from_blob(pointer, shape, dtype, Device::cpu(),
                            [nbytes](void* p) { pinned_release(p, nbytes); });
 }

@@ -12,7 +12,8 @@
 //
 // Pinned host memory: pinned_allocate/pinned_release (cudaHostAlloc, cached by size) back
 // the data loader's batches (a data::BatchAllocator of the two) and pinned_empty() tensors, so
-// host-to-device copies of batches run asynchronously at full PCIe/NVLink bandwidth.
+// host-to-device copies of batches run asynchronously at full PCIe/NVLink bandwidth. Both take
+// the device the memory serves and leave the caller's current device alone.
 #pragma once
 
 #include <cstddef>
@@ -57,11 +58,15 @@ size_t peak_allocated_bytes();
 /// Returns cached, unused pool memory of `device` to the driver.
 void release_cached_memory(Device device = Device::cuda());
 
-/// Page-locked host memory of at least `nbytes` (reuses released blocks of the same size).
-void* pinned_allocate(size_t nbytes);
+/// Page-locked host memory of at least `nbytes` for copies to and from `device` (reuses
+/// released blocks of the same size). A new block is allocated with `device` current, and the
+/// calling thread's current device is left as it was (DeviceGuard): a rank driving GPU k, or
+/// a loader thread working for it, never opens a context on GPU 0. A data loader's allocator:
+/// {[device](size_t n) { return pinned_allocate(n, device); }, pinned_release}.
+void* pinned_allocate(size_t nbytes, Device device);
 void pinned_release(void* pointer, size_t nbytes);
-/// A CPU tensor in pinned memory.
-Tensor pinned_empty(const Shape& shape, DType dtype);
+/// A CPU tensor in pinned memory for copies to and from `device` (see pinned_allocate).
+Tensor pinned_empty(const Shape& shape, DType dtype, Device device);
 /// True when `pointer` is page-locked host memory known to CUDA.
 bool is_pinned(const void* pointer);
 

@@ -14,6 +14,7 @@
 #include "kernels/cuda/stream.h"
 #include "tensor/cuda/device.h"
 #include "tensor/determinism.h"
+#include "tensor/precision.h"
 #include "tensor/tensor.h"
 
 #ifdef STRAND_WITH_CUDNN
@@ -57,10 +58,12 @@ SelectionState& selection() {
   return state;
 }
 
+// The choice of a shape also depends on the math mode (TF32 changes cuDNN's speed).
 std::string shape_key(ConvPass pass, const Conv1DGeometry& g, DType dtype) {
-  return fmt::format("{} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
-                     dtype_name(dtype), g.batch, g.in_channels, g.length, g.out_channels,
-                     g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
+  const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  return fmt::format("{} {}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
+                     dtype_name(dtype), tf32 ? " tf32" : "", g.batch, g.in_channels, g.length,
+                     g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
 }
 
 // ---- cuDNN ----------------------------------------------------------------------------------
@@ -84,8 +87,8 @@ cudnnHandle_t cudnn_handle(Device device) {
 // captured CUDA graph's workspace pointer valid across replays.
 class CudnnConv {
  public:
-  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic)
-      : device_(device), deterministic_(deterministic) {
+  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32)
+      : device_(device), deterministic_(deterministic), tf32_(tf32) {
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
     STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
@@ -102,8 +105,12 @@ class CudnnConv {
     STRAND_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv_, 0, i(g.pad_left), 1, i(g.stride), 1,
                                                        i(g.dilation), CUDNN_CROSS_CORRELATION,
                                                        CUDNN_DATA_FLOAT));
-    // Plain FP32 arithmetic (no TF32): results stay comparable with the CPU oracles.
-    STRAND_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_, CUDNN_FMA_MATH));
+    // Plain FP32 arithmetic by default, so results stay comparable with the CPU oracles;
+    // TF32 tensor cores only when opted in (tensor/precision.h): CUDNN_DEFAULT_MATH permits
+    // them for float32 data on A100 and later (as PyTorch's allow_tf32 sets it), and never
+    // converts to half precision.
+    STRAND_CUDNN_CHECK(
+        cudnnSetConvolutionMathType(conv_, tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   }
   ~CudnnConv() {
     cudnnDestroyConvolutionDescriptor(conv_);
@@ -164,15 +171,18 @@ class CudnnConv {
     size_t bytes;
   };
   // The heuristics' ranking, best first. An entry may carry a failure status (the algorithm
-  // does not support the shape), may need tensor-op math we did not allow, or may be
-  // non-deterministic: the first entry that passes every check is used.
+  // does not support the shape), may need a math type we did not allow (tensor ops without
+  // TF32 mode; conversion to half precision never), or may be non-deterministic: the first
+  // entry that passes every check is used.
   template <typename Perf>
   std::optional<Choice<decltype(Perf{}.algo)>> pick(const Perf* perf, int found,
                                                     const char* pass) const {
     constexpr size_t kMaxWorkspace = size_t{512} << 20;
     for (int k = 0; k < found; ++k) {
       if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
-      if (perf[k].mathType != CUDNN_FMA_MATH && perf[k].mathType != CUDNN_DEFAULT_MATH) continue;
+      const bool plain =
+          perf[k].mathType == CUDNN_FMA_MATH || perf[k].mathType == CUDNN_DEFAULT_MATH;
+      if (!plain && !(tf32_ && perf[k].mathType == CUDNN_TENSOR_OP_MATH)) continue;
       if (deterministic_ && perf[k].determinism != CUDNN_DETERMINISTIC) continue;
       if (perf[k].memory > kMaxWorkspace) continue;
       return Choice<decltype(Perf{}.algo)>{perf[k].algo, perf[k].memory};
@@ -194,6 +204,7 @@ class CudnnConv {
 
   Device device_;
   bool deterministic_;
+  bool tf32_;
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
@@ -209,12 +220,14 @@ CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CudnnConv>> plans;
   const bool exact = deterministic();
-  const std::string key = fmt::format(
-      "{} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, device.index, g.batch, g.in_channels,
-      g.length, g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
+  const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  const std::string key =
+      fmt::format("{} {} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, tf32, device.index,
+                  g.batch, g.in_channels, g.length, g.out_channels, g.kernel_size, g.stride,
+                  g.dilation, g.pad_left, g.out_length);
   std::lock_guard lock(mutex);
   std::unique_ptr<CudnnConv>& plan = plans[key];
-  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact);
+  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32);
   return *plan;
 }
 #endif
@@ -259,9 +272,31 @@ void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_paddi
   }
   if (policy == ConvAlgorithm::kOwn) return own();
   if (policy == ConvAlgorithm::kCudnn) return library();
-  if (capturing(device)) return own();  // no timing inside a graph capture
-  // A timed choice can differ between runs; strand's kernels are deterministic.
-  if (deterministic()) return own();
+  // Nothing is chosen inside a graph capture: timing waits on the host, a cuDNN plan may need
+  // a workspace, and falling back to strand's kernels would bake the slow path into every
+  // replay. The shape must have run once before the capture (fit's warm-up step does that).
+  STRAND_CHECK(!capturing(device),
+               "conv1d (CUDA): {} was not run before the CUDA graph capture; run the captured "
+               "step once eagerly first (its warm-up measures and plans every convolution)",
+               key);
+  ConvChoice choice;
+  choice.op = pass_name(pass);
+  choice.shape = key;
+  if (deterministic()) {
+    // A timed choice can differ between runs. Deterministic mode takes cuDNN untimed, with
+    // the algorithms cuDNN reports as deterministic (its plans are keyed by the mode), and
+    // strand's kernels (deterministic too) only for a shape cuDNN has no such algorithm for.
+    choice.chosen = "cudnn";
+    try {
+      library();
+    } catch (const Error&) {
+      choice.chosen = "own";
+      own();
+    }
+    std::lock_guard lock(state.mutex);
+    state.choices[key] = choice;
+    return;
+  }
   const cudaStream_t s = stream(device);
   const ScopedEvent start, stop;  // destroyed on every exit, a throwing run included
   const auto time = [&](const std::function<void()>& run) {
@@ -274,9 +309,6 @@ void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_paddi
     STRAND_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event, stop.event));
     return static_cast<double>(ms) / 3.0;
   };
-  ConvChoice choice;
-  choice.op = pass_name(pass);
-  choice.shape = key;
   try {
     choice.cudnn_ms = time(library);
   } catch (const Error&) {

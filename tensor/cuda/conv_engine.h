@@ -6,12 +6,14 @@
 // first call of a dense Conv1D op (forward, backward-input or backward-weight) with a new
 // shape/params/dtype runs both implementations (one warm-up and three timed runs each, CUDA
 // events) and keeps the faster for that shape from then on. cuDNN takes part only for float32
-// with symmetric padding, in a build with cuDNN; during CUDA graph capture nothing is timed
-// (an unmeasured shape uses strand's kernel). In deterministic mode (tensor/determinism.h)
-// nothing is timed and strand's kernels run, unless kCudnn is forced, which then uses only the
-// algorithms cuDNN reports as deterministic. cuDNN's descriptors, algorithms and workspace are
-// kept per shape (a plan), not rebuilt per call. The one-hot and fused ops always use strand's own
-// kernels (cuDNN has no gather convolution).
+// with symmetric padding, in a build with cuDNN. In deterministic mode (tensor/determinism.h)
+// nothing is timed: cuDNN runs with only the algorithms it reports as deterministic, and
+// strand's kernels (deterministic too) only where cuDNN offers none for the shape. During a
+// CUDA graph capture nothing is chosen: a shape met for the first time there is an error (run
+// the step once before capturing it, as fit's warm-up does), never a silent fallback to the
+// slow kernels. cuDNN's descriptors, algorithms and workspace are kept per shape (a plan), not
+// rebuilt per call. The one-hot and fused ops always use strand's own kernels (cuDNN has no
+// gather convolution).
 #pragma once
 
 #include <functional>

@@ -1,6 +1,8 @@
 // Device discovery, error reporting, per-device streams and library handles.
 #include "tensor/cuda/device.h"
 
+#include <cuda.h>
+
 #include <array>
 #include <atomic>
 #include <mutex>
@@ -10,6 +12,7 @@
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/stream.h"
 #include "tensor/cuda/allocator.h"
+#include "tensor/precision.h"
 
 namespace strand::cuda {
 
@@ -61,14 +64,18 @@ bool cuda_available() { return probe().count > 0; }
 int device_count() { return probe().count; }
 std::string unavailability_reason() { return probe().reason; }
 
-void require_device(Device device) {
-  STRAND_CHECK(device.is_cuda(), "require_device: {} is not a CUDA device", device.to_string());
+void check_device(Device device) {
+  STRAND_CHECK(device.is_cuda(), "{} is not a CUDA device", device.to_string());
   const DeviceCount& found = probe();
   STRAND_CHECK(found.count > 0, "CUDA requested but no CUDA device is available ({})",
                found.reason);
   STRAND_CHECK(device.index >= 0 && device.index < found.count && device.index < kMaxDevices,
                "CUDA device {} requested but only {} CUDA device(s) are available",
                device.to_string(), found.count);
+}
+
+void require_device(Device device) {
+  check_device(device);
   // Ask the runtime rather than caching the answer: NCCL, cuDNN, user code and the allocator's
   // destructor path call cudaSetDevice themselves, and a cached index would then be stale.
   // cudaGetDevice reads the runtime's thread-local state and costs no driver call.
@@ -76,6 +83,72 @@ void require_device(Device device) {
   STRAND_CUDA_CHECK(cudaGetDevice(&current));
   if (current != device.index) STRAND_CUDA_CHECK(cudaSetDevice(device.index));
 }
+
+namespace {
+// cuDevicePrimaryCtxGetState through the runtime's driver entry points (strand links the
+// runtime only, not libcuda); null when the driver does not offer it.
+using PrimaryContextState = CUresult (*)(CUdevice, unsigned int*, int*);
+using DeviceFromOrdinal = CUresult (*)(CUdevice*, int);
+struct DriverCalls {
+  PrimaryContextState primary_context_state = nullptr;
+  DeviceFromOrdinal device_from_ordinal = nullptr;
+};
+const DriverCalls& driver_calls() {
+  static const DriverCalls calls = [] {
+    DriverCalls found;
+    void* state = nullptr;
+    void* device = nullptr;
+    cudaDriverEntryPointQueryResult state_status{}, device_status{};
+    if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &state, 12000,
+                                         cudaEnableDefault, &state_status) == cudaSuccess &&
+        cudaGetDriverEntryPointByVersion("cuDeviceGet", &device, 12000, cudaEnableDefault,
+                                         &device_status) == cudaSuccess &&
+        state_status == cudaDriverEntryPointSuccess &&
+        device_status == cudaDriverEntryPointSuccess) {
+      found.primary_context_state = reinterpret_cast<PrimaryContextState>(state);
+      found.device_from_ordinal = reinterpret_cast<DeviceFromOrdinal>(device);
+    } else {
+      cudaGetLastError();
+    }
+    return found;
+  }();
+  return calls;
+}
+}  // namespace
+
+bool primary_context_active(int index) {
+  const DriverCalls& calls = driver_calls();
+  if (calls.primary_context_state == nullptr) return true;  // cannot tell: assume in use
+  CUdevice device = 0;
+  if (calls.device_from_ordinal(&device, index) != CUDA_SUCCESS) return true;
+  unsigned int flags = 0;
+  int active = 0;
+  if (calls.primary_context_state(device, &flags, &active) != CUDA_SUCCESS) return true;
+  return active != 0;
+}
+
+int CudaDeviceRuntime::current_device() {
+  int current = -1;
+  STRAND_CUDA_CHECK(cudaGetDevice(&current));
+  return current;
+}
+
+void CudaDeviceRuntime::set_device(int device) { STRAND_CUDA_CHECK(cudaSetDevice(device)); }
+
+bool CudaDeviceRuntime::context_active(int device) { return primary_context_active(device); }
+
+void CudaDeviceRuntime::restore_device(int device) noexcept {
+  if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();
+}
+
+namespace {
+int checked_index(Device device) {
+  check_device(device);
+  return device.index;
+}
+}  // namespace
+
+DeviceGuard::DeviceGuard(Device device) : switch_(runtime_, checked_index(device)) {}
 
 DeviceProperties device_properties(int index) {
   require_device(Device::cuda(index));
@@ -140,11 +213,12 @@ cublasHandle_t cublas(Device device) {
   cudaStream_t s = stream(device);
   std::lock_guard lock(handle_mutex());
   cublasHandle_t& h = handles[static_cast<size_t>(device.index)];
-  if (h == nullptr) {
-    STRAND_CUBLAS_CHECK(cublasCreate(&h));
-    // Exact FP32 (no TF32): results are compared with the CPU oracles.
-    STRAND_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-  }
+  if (h == nullptr) STRAND_CUBLAS_CHECK(cublasCreate(&h));
+  // Exact FP32 by default (results follow the CPU oracles); TF32 tensor cores when opted in
+  // (tensor/precision.h). Both calls only set host-side state of the handle.
+  const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  STRAND_CUBLAS_CHECK(
+      cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   STRAND_CUBLAS_CHECK(cublasSetStream(h, s));
   return h;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/device.h"
+#include "tensor/cuda/device_switch.h"
 
 namespace strand::cuda {
 
@@ -19,8 +20,37 @@ int device_count();
 /// one is.
 std::string unavailability_reason();
 /// Throws strand::Error ("CUDA requested but no CUDA device is available (...)") unless
-/// `device` names a usable CUDA device; then makes it current for the calling thread.
+/// `device` names a usable CUDA device.
+void check_device(Device device);
+/// check_device(), then makes `device` current for the calling thread (strand's ops do this
+/// before they queue work on a device's stream).
 void require_device(Device device);
+
+/// Whether the primary context of CUDA device `index` is initialised in this process (the
+/// driver's cuDevicePrimaryCtxGetState; true when the driver cannot tell). Never throws.
+bool primary_context_active(int index);
+
+/// The CUDA runtime's device calls, as DeviceSwitch (tensor/cuda/device_switch.h) uses them.
+struct CudaDeviceRuntime {
+  int current_device();
+  void set_device(int device);
+  bool context_active(int device);
+  void restore_device(int device) noexcept;
+};
+
+/// Makes `device` current for its scope, then gives the calling thread its own device back
+/// (unless that device's context was never initialised: see device_switch.h). Helpers that
+/// run on a device they are given, such as the pinned host allocator, use it so that they
+/// never change their caller's current device.
+class DeviceGuard {
+ public:
+  /// Throws as check_device() does.
+  explicit DeviceGuard(Device device);
+
+ private:
+  CudaDeviceRuntime runtime_;
+  DeviceSwitch<CudaDeviceRuntime> switch_;
+};
 
 struct DeviceProperties {
   std::string name;

@@ -139,7 +139,7 @@ std::function<Tensor()> start_host_read_cuda(const Tensor& source) {
   require_device(device);
   const cudaStream_t s = stream(device);
   const Tensor packed = source.contiguous();
-  Tensor host = pinned_empty(source.shape(), source.dtype());
+  Tensor host = pinned_empty(source.shape(), source.dtype(), device);
   const size_t nbytes = static_cast<size_t>(packed.numel()) * dtype_size(packed.dtype());
   if (nbytes == 0) return [host] { return host; };
   STRAND_CUDA_CHECK(

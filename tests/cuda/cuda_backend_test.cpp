@@ -96,7 +96,10 @@ TEST_CASE("cuda: fill on strided views") {
 #ifdef STRAND_WITH_CUDA
 TEST_CASE("cuda: pinned batch allocator and pinned tensors") {
   STRAND_REQUIRE_GPU();
-  const data::BatchAllocator allocator{cuda::pinned_allocate, cuda::pinned_release};
+  const Device gpu_device = Device::cuda();
+  const data::BatchAllocator allocator{
+      [gpu_device](size_t bytes) { return cuda::pinned_allocate(bytes, gpu_device); },
+      cuda::pinned_release};
   void* block = allocator.allocate(1000);
   CHECK(cuda::is_pinned(block));
   CHECK(reinterpret_cast<uintptr_t>(block) % 64 == 0);
@@ -104,7 +107,7 @@ TEST_CASE("cuda: pinned batch allocator and pinned tensors") {
   void* again = allocator.allocate(1000);
   CHECK(again == block);  // cached by size
   allocator.release(again, 1000);
-  Tensor pinned = cuda::pinned_empty({128, 500}, DType::kUInt8);
+  Tensor pinned = cuda::pinned_empty({128, 500}, DType::kUInt8, gpu_device);
   pinned.fill_(3.0);
   const Tensor device = pinned.to(Device::cuda());
   pinned = Tensor();  // the asynchronous upload keeps its source alive

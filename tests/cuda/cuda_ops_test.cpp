@@ -180,27 +180,60 @@ TEST_CASE("cuda: fused Adam, SGD and RMSprop updates match the CPU step for step
     for (double wd : {0.0, 0.01}) {
       run_update(dtype, 2, [&](std::vector<Tensor>& st, const Tensor& grad, int s) {
         const AdamParams p{{1e-2, 0.9, 0.999, 1e-7, wd}, s};
-        dispatch<AdamUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], p);
+        dispatch<AdamUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], p, Tensor());
       });
       for (bool nesterov : {false, true}) {
         run_update(dtype, 1, [&](std::vector<Tensor>& st, const Tensor& grad, int s) {
           const SGDParams p{0.1, 0.9, 0.0, wd, nesterov, s == 1};
-          dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, st[1], p);
+          dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, st[1], p, Tensor());
         });
       }
       run_update(dtype, 0, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
         Tensor none;
         const SGDParams p{0.1, 0.0, 0.0, wd, false, false};
-        dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, none, p);
+        dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, none, p, Tensor());
       });
       for (bool centered : {false, true}) {
         for (double momentum : {0.0, 0.9}) {
           run_update(dtype, 3, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
             const RMSpropParams p{1e-2, 0.99, 1e-8, wd, momentum, centered};
-            dispatch<RMSpropUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], st[3], p);
+            dispatch<RMSpropUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], st[3], p,
+                                      Tensor());
           });
         }
       }
     }
   }
+}
+
+TEST_CASE("cuda: updates given a device schedule take its learning rate and step") {
+  STRAND_REQUIRE_GPU();
+  // The host params carry a wrong rate and step: the schedule's must win (what a replayed
+  // CUDA graph relies on). The CPU runs the same update with the right host values.
+  constexpr double kRate = 3e-3;
+  constexpr int64_t kStep = 4;
+  for (DType dtype : kFloatTypes) {
+    INFO("dtype " << dtype_name(dtype));
+    const Tensor schedule = gpu(Tensor::from_vector<double>({kRate, double(kStep)}, {2}));
+    run_update(dtype, 2, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
+      const bool on_gpu = st[0].device().is_cuda();
+      const AdamParams p{{on_gpu ? 99.0 : kRate, 0.9, 0.999, 1e-7, 0.01}, on_gpu ? 1 : kStep};
+      dispatch<AdamUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], p,
+                             on_gpu ? schedule : Tensor());
+    });
+    run_update(dtype, 1, [&](std::vector<Tensor>& st, const Tensor& grad, int s) {
+      const bool on_gpu = st[0].device().is_cuda();
+      const SGDParams p{on_gpu ? 99.0 : kRate, 0.9, 0.0, 0.0, false, s == 1};
+      dispatch<SGDUpdateOp>(st[0].device(), st[0], grad, st[1], p, on_gpu ? schedule : Tensor());
+    });
+    run_update(dtype, 3, [&](std::vector<Tensor>& st, const Tensor& grad, int) {
+      const bool on_gpu = st[0].device().is_cuda();
+      const RMSpropParams p{on_gpu ? 99.0 : kRate, 0.99, 1e-8, 0.0, 0.9, true};
+      dispatch<RMSpropUpdateOp>(st[0].device(), st[0], grad, st[1], st[2], st[3], p,
+                                on_gpu ? schedule : Tensor());
+    });
+  }
+  Tensor advanced = gpu(Tensor::from_vector<double>({kRate, 7.0}, {2}));
+  ops::advance_schedule(advanced);
+  CHECK(advanced.to_vector<double>() == std::vector<double>{kRate, 8.0});
 }

@@ -142,7 +142,7 @@ TEST_CASE("cuda: multi-tensor Adam matches the per-parameter update") {
   for (int64_t step = 1; step <= 3; ++step) {
     const AdamParams params{{1e-2, 0.9, 0.999, 1e-7, 0.01}, step};
     for (int i = 0; i < 60; ++i) {
-      dispatch<AdamUpdateOp>(Device::cuda(), p1[i], g[i], m1[i], v1[i], params);
+      dispatch<AdamUpdateOp>(Device::cuda(), p1[i], g[i], m1[i], v1[i], params, Tensor());
     }
     cuda::adam_update_multi(pp, gg, mm, vv, params);
   }

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "dist/mirrored_strategy.h"
 #ifdef STRAND_WITH_MPI
@@ -111,6 +114,82 @@ TEST_CASE("mirrored strategy: one rank trains exactly like the plain loop") {
     CHECK(strand::testing::max_abs_difference(model.parameters()[i].value(),
                                               plain_model.parameters()[i].value()) == 0.0);
   }
+}
+
+namespace {
+// One rank whose collectives are device-ordered, as NCCL's are (the device waits for them):
+// records which of them the host waited for, in order. The reduction itself is the identity.
+struct WaitLog {
+  int launched = 0;
+  std::vector<int> waited;
+};
+class DeviceOrderedWork : public Work {
+ public:
+  DeviceOrderedWork(std::shared_ptr<WaitLog> log, int id) : log_(std::move(log)), id_(id) {}
+  ~DeviceOrderedWork() override { wait(); }
+  bool test() override { return false; }
+  void wait() override {
+    if (waited_) return;
+    log_->waited.push_back(id_);
+    waited_ = true;
+  }
+  bool device_ordered() const override { return true; }
+
+ private:
+  std::shared_ptr<WaitLog> log_;
+  int id_;
+  bool waited_ = false;
+};
+class DeviceOrderedCommunicator : public Communicator {
+ public:
+  std::shared_ptr<WaitLog> log = std::make_shared<WaitLog>();
+  int rank() const override { return 0; }
+  int world_size() const override { return 1; }
+  std::string backend() const override { return "device-ordered test"; }
+  std::unique_ptr<Work> all_reduce_async(Tensor&, ReduceOp, std::string) override {
+    return std::make_unique<DeviceOrderedWork>(log, log->launched++);
+  }
+  std::unique_ptr<Work> broadcast_async(Tensor&, int, std::string) override {
+    return std::make_unique<DeviceOrderedWork>(log, log->launched++);
+  }
+  void barrier() override {}
+  std::vector<double> all_gather(std::span<const double> values) override {
+    return {values.begin(), values.end()};
+  }
+  [[noreturn]] void abort(const std::string& reason, int) override { throw Error(reason); }
+};
+}  // namespace
+
+TEST_CASE("mirrored strategy: a device-ordered all-reduce is confirmed a step later, not waited") {
+  Sequential model = make_small_model(2);
+  const std::vector<Var> parameters = model.parameters();
+  auto communicator = std::make_shared<DeviceOrderedCommunicator>();
+  MirroredOptions options;
+  options.bucket_bytes = 8 * 10;  // three buckets (see the bucket layout test)
+  MirroredStrategy strategy(communicator, options);
+  strategy.attach(parameters);
+  const auto source = make_source(8, 4);
+  const auto loader = make_loader(source, 8, 0, 1);
+  const data::Batch batch = *loader->next();
+  const Tensor codes = Tensor::from_blob(batch.codes, {batch.size, batch.length}, DType::kUInt8);
+  const Tensor labels =
+      Tensor::from_blob(batch.labels, {batch.size, 1}, DType::kFloat32).to(DType::kFloat64);
+  BinaryCrossEntropy loss;
+  const auto step = [&] {
+    for (Var parameter : parameters) parameter.zero_grad();
+    strategy.before_backward();
+    loss(model.forward_layers(Var(codes), model.size() - 1), Var(labels)).backward();
+    strategy.finish_gradients();
+  };
+  step();
+  CHECK(communicator->log->launched == 3);
+  CHECK(communicator->log->waited.empty());  // this step's all-reduces: the device waits
+  step();
+  CHECK(communicator->log->launched == 6);
+  CHECK(communicator->log->waited == std::vector<int>{0, 1, 2});  // the last step's, confirmed
+  strategy.on_epoch_end();
+  CHECK(communicator->log->waited == std::vector<int>{0, 1, 2, 3, 4, 5});
+  CHECK(strategy.stats().steps == 2);
 }
 
 TEST_CASE("parameter averaging: one rank is the plain loop") {

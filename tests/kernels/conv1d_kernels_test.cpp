@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv1d.h"
+#include "kernels/cpu/conv1d_columns.h"
 #include "kernels/cpu/conv1d_onehot.h"
 #include "ops/conv1d.h"
 #include "test_helpers.h"

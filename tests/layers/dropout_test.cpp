@@ -8,6 +8,7 @@
 
 #include "layers/dropout.h"
 #include "layers/sequential.h"
+#include "ops/reduction.h"
 
 namespace strand {
 
@@ -41,6 +42,33 @@ TEST_CASE("dropout masks are a function of seed, step and element alone") {
   const Tensor wide = Tensor::ones({32, 64}, DType::kFloat32).transpose(0, 1);
   b.set_step(0);
   CHECK(b.forward(Var(wide)).value().to_vector<float>() == first);
+}
+
+TEST_CASE("dropout with a step tensor draws the mask of the tensor's step, forward and back") {
+  const Tensor x = Tensor::ones({16, 40}, DType::kFloat32);
+  Dropout host(0.4, 9), device(0.4, 9);
+  Sequential holder;
+  holder.add(Dropout(0.4, 9));
+  Tensor step = Tensor::from_vector<int64_t>({5}, {1});
+  device.set_step_tensor(step);
+  host.set_step(5);
+  const Var input(x, true);
+  const Var out = device.forward(input);
+  CHECK(out.value().to_vector<float>() == host.forward(Var(x)).value().to_vector<float>());
+  device.set_step(0);  // the tensor wins over set_step
+  step.fill_(6.0);     // what fit() does before the next step
+  host.set_step(6);
+  CHECK(device.forward(Var(x)).value().to_vector<float>() ==
+        host.forward(Var(x)).value().to_vector<float>());
+  // The gradient of the first forward reads the step again: kept elements pass 1 / (1 - rate).
+  step.fill_(5.0);
+  sum(out).backward();
+  CHECK(input.grad().to_vector<float>() == out.value().to_vector<float>());
+  // Recursive through a container; undefined returns the layer to its own count.
+  holder.set_step_tensor(step);
+  holder.set_step_tensor(Tensor());
+  CHECK_THROWS_WITH_AS(device.set_step_tensor(Tensor::zeros({2}, DType::kInt64)),
+                       doctest::Contains("one int64"), Error);
 }
 
 TEST_CASE("dropout passes everything through in evaluation mode and refuses a rate of 1") {

@@ -46,6 +46,12 @@ TEST_CASE("LearningRateScheduler follows the schedule from the optimizer's step 
   logs.global_step = 2;  // two steps done: the next one is in the second period
   scheduler.on_batch_end(context, logs);
   CHECK(optimizer.learning_rate() == doctest::Approx(0.02));
+  // Before a step (what a GPU step needs, whose on_batch_end comes a step late): the rate of
+  // the steps taken so far.
+  scheduler.on_batch_begin(context, BatchStart{0, 0, 4});
+  CHECK(optimizer.learning_rate() == doctest::Approx(0.002));
+  scheduler.on_batch_begin(context, BatchStart{0, 1, 1});
+  CHECK(optimizer.learning_rate() == doctest::Approx(0.2));
 }
 
 }  // namespace strand::train

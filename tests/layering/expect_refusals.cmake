@@ -1,0 +1,31 @@
+# Runs cmake/check_layering.cmake on the fixture tree tests/layering/ and fails unless it refuses
+# every upward include of core/upward_include.h, in each spelling, and nothing else.
+#
+#   cmake -DPROJECT_DIR=<repo> -DSTAMP=<file> -P tests/layering/expect_refusals.cmake
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_DIR}/tests/layering -DSTAMP=${STAMP}
+          -P ${PROJECT_DIR}/cmake/check_layering.cmake
+  RESULT_VARIABLE result ERROR_VARIABLE output OUTPUT_VARIABLE output)
+if(result EQUAL 0)
+  message(FATAL_ERROR "the layering check accepted core/upward_include.h")
+endif()
+set(expected
+    "#include \"train/fit.h\""
+    "#  include \"layers/dense.h\""
+    "# include <optim/adam.h>"
+    "#include \"strand/train.h\""
+    "#include <strand/data.h>"
+    "#include <strand/layers/sequential.h>")
+foreach(line IN LISTS expected)
+  string(FIND "${output}" "core/upward_include.h: ${line} (core/ may include only: core)" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the layering check did not refuse '${line}':\n${output}")
+  endif()
+endforeach()
+foreach(allowed "<vector>" "\"core/error.h\"" "<fmt/format.h>")
+  string(FIND "${output}" "${allowed}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "the layering check refused the allowed include ${allowed}:\n${output}")
+  endif()
+endforeach()
+message(STATUS "the layering check refused all 6 upward includes and nothing else")
