@@ -41,9 +41,7 @@ DataSplit simulated_split(const std::string& name, const data::SimulatedSplit& s
 }  // namespace
 
 data::Motif find_motif(const std::string& name, const std::string& motif_file) {
-  const std::filesystem::path path =
-      motif_file.empty() ? data::default_motif_file() : std::filesystem::path(motif_file);
-  const data::MotifLibrary library = data::MotifLibrary::load(path);
+  const data::MotifLibrary library = data::MotifLibrary::load_or_builtin(motif_file);
   if (library.contains(name)) return library.get(name);
   // Close names: those containing the query (case-insensitive), then the nearest by edits.
   std::vector<std::pair<size_t, std::string>> ranked;
@@ -55,8 +53,9 @@ data::Motif find_motif(const std::string& name, const std::string& motif_file) {
   std::sort(ranked.begin(), ranked.end());
   std::vector<std::string> close;
   for (size_t i = 0; i < ranked.size() && i < 8; ++i) close.push_back(ranked[i].second);
-  throw ConfigError(fmt::format("motif '{}' is not in '{}' ({} motifs); close names: {}", name,
-                                path.string(), library.size(), fmt::join(close, ", ")));
+  throw ConfigError(fmt::format("motif '{}' is not in {} ({} motifs); close names: {}", name,
+                                motif_file.empty() ? library.source() : "'" + motif_file + "'",
+                                library.size(), fmt::join(close, ", ")));
 }
 
 data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint64_t seed) {

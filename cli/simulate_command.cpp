@@ -101,14 +101,13 @@ void print_simulations(std::ostream& log) {
   log << fmt::format(
       "motifs: strand simulate --list motifs names the {} motifs of the library (--motif-file "
       "for another)\n",
-      data::MotifLibrary::load(data::default_motif_file()).size());
+      data::MotifLibrary::builtin().size());
 }
 
 void print_motifs(const std::string& motif_file, std::ostream& log) {
-  const std::filesystem::path path =
-      motif_file.empty() ? data::default_motif_file() : std::filesystem::path(motif_file);
-  const data::MotifLibrary library = data::MotifLibrary::load(path);
-  log << fmt::format("{} motifs in {} (name, width, consensus):\n", library.size(), path.string());
+  const data::MotifLibrary library = data::MotifLibrary::load_or_builtin(motif_file);
+  log << fmt::format("{} motifs in {} (name, width, consensus):\n", library.size(),
+                     library.source());
   for (const data::Motif& motif : library.motifs()) {
     log << fmt::format("{:<32}{:>4}  {}\n", motif.name, motif.length(), motif.consensus);
   }
@@ -117,9 +116,7 @@ void print_motifs(const std::string& motif_file, std::ostream& log) {
 // The motifs named in "A,B,C", loaded once; an unknown name lists the closest ones.
 std::vector<data::Motif> find_motifs(const std::string& names, const std::string& motif_file,
                                      const char* flag) {
-  const std::filesystem::path path =
-      motif_file.empty() ? data::default_motif_file() : std::filesystem::path(motif_file);
-  const data::MotifLibrary library = data::MotifLibrary::load(path);
+  const data::MotifLibrary library = data::MotifLibrary::load_or_builtin(motif_file);
   // Empty entries and repeated names are errors: a repeated motif would make two tasks of one
   // name, whose files (chip_nexus_profile's <motif>.plus.bw) overwrite each other.
   std::vector<std::string> listed;

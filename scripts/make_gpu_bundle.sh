@@ -9,13 +9,16 @@
 # Result: OUT_DIR/strand-<version>-cuda13-x86_64.tar.gz holding
 #   bin/      strand, test_*, bench_*, e2e_* (RPATH $ORIGIN/../lib) and the scripts below
 #   lib/      libstrand.so and the bundled libraries (glibc and CUDA stay the host's)
-#   share/strand/source/   the repository's tracked files: tests read their fixtures here
+#   share/strand/source/   the repository's files: tests read their fixtures here, and
+#             bench/cuda/gpu_checks.sh runs from here too
+# Nothing in it depends on this machine's paths: the motif library is built into libstrand, the
+# CLI tests start bin/strand (bin/run_tests.sh sets STRAND_EXE), fixtures come through
+# STRAND_SOURCE_DIR. scripts/check_bundle_in_chroot.sh proves it in a clean root.
 # CPU code targets x86-64-v3 (AVX2, FMA), not this machine: -march=native binaries can fault on
 # another vendor's CPU. GPU code targets sm_80 and sm_90 (STRAND_BUNDLE_CUDA_ARCHS overrides).
 # docs/cuda.md says how to run and check it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root="$PWD"
 out_dir="$(realpath -m "${1:-build-bundle/out}")"
 build_dir="${STRAND_BUNDLE_BUILD_DIR:-build-bundle}"
 archs="${STRAND_BUNDLE_CUDA_ARCHS:-80;90}"
@@ -53,6 +56,8 @@ rm -rf "$stage" "$out_dir/$name.tar.gz"
 mkdir -p "$out_dir"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/share/strand/source"
 
+is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' \n')" = '177ELF' ]; }
+
 # Programs: the CLI, every test and benchmark executable of the build tree.
 cp "$build_dir/cli/strand" "$stage/bin/"
 find "$build_dir/tests" "$build_dir/bench" -maxdepth 1 -type f -executable \
@@ -68,14 +73,14 @@ while read -r lib path; do
   [[ "$lib" =~ $host_only ]] && continue
   [ -f "$stage/lib/$lib" ] || cp -L "$path" "$stage/lib/$lib"
 done < <(for binary in "$stage"/bin/* "$stage"/lib/libstrand.so*; do
-           file -L "$binary" | grep -q ELF || continue
+           is_elf "$binary" || continue
            LD_LIBRARY_PATH="$stage/lib" ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
          done | sort -u)
 # DT_RPATH (not RUNPATH) on the programs applies to every library they load, bundled ones'
 # own dependencies included; CUDA libraries, not bundled, are then found through
 # LD_LIBRARY_PATH or the system paths.
 for binary in "$stage"/bin/*; do
-  file -L "$binary" | grep -q ELF || continue
+  is_elf "$binary" || continue
   patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$binary"
 done
 for library in "$stage"/lib/*; do
@@ -85,18 +90,26 @@ done
 # The tests' fixtures, configs and the motif library: the repository's own files.
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - -cf - | tar -xf - -C "$stage/share/strand/source"
+# The newest glibc symbol version any program or library needs: the host's glibc must be at
+# least this (Debian 12 builds need 2.34-2.36; Ubuntu 22.04 has 2.35, 24.04 2.39).
+glibc=$(for binary in "$stage"/bin/* "$stage"/lib/*; do
+          is_elf "$binary" && objdump -T "$binary" 2>/dev/null
+        done | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 || true)
 cat >"$stage/README.txt" <<EOF
-strand $version GPU bundle (CUDA 13, sm_${archs//;/ sm_}; CPU code for x86-64-v3).
+strand $version GPU bundle (CUDA 13, sm_${archs//;/ sm_}; CPU code for x86-64-v3; needs ${glibc}).
 Needs: the NVIDIA driver and the CUDA 13 runtime libraries (libcudart, libcublas, libcudnn,
 libnccl) on the usual paths or LD_LIBRARY_PATH. Nothing else.
   eval "\$(bin/cuda_library_path.sh)"   # finds them (system, /usr/local/cuda, nvidia-* wheels)
   bin/strand train --device cuda         # the reference experiment on the GPU
   STRAND_REQUIRE_GPU=1 bin/run_tests.sh  # the whole test suite; GPU cases may not skip
+  share/strand/source/bench/cuda/gpu_checks.sh .   # every GPU check in <= 9 minutes
 See share/strand/source/docs/cuda.md.
 EOF
 tar -C "$(dirname "$stage")" -czf "$out_dir/$name.tar.gz" "$name"
 size=$(stat -c %s "$out_dir/$name.tar.gz")
-echo "bundle: $out_dir/$name.tar.gz ($((size / 1024 / 1024)) MiB)"
+unpacked=$(du -sm "$stage" | cut -f1)
+echo "bundle: $out_dir/$name.tar.gz ($(awk -v s="$size" 'BEGIN {printf "%.1f", s / 1048576}') MiB;" \
+  "$unpacked MiB unpacked; GPU code sm_${archs//;/ sm_}; needs ${glibc})"
 if ((size >= 64 * 1024 * 1024)); then
   echo "make_gpu_bundle: the bundle is over the 64 MiB limit" >&2
   exit 1

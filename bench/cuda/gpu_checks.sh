@@ -1,92 +1,396 @@
 #!/usr/bin/env bash
-# Every check strand needs from a GPU host, in one call (GPU time is scarce), run from an
-# unpacked bundle (scripts/make_gpu_bundle.sh). Logs go to $LOG_DIR (default ./gpu-logs); the
-# last lines printed are a summary table.
+# Everything strand needs from a GPU host, in one call of at most 9 minutes (GPU time is scarce),
+# run from the GPU bundle (scripts/make_gpu_bundle.sh). Steps, most valuable first, each under
+# its own time limit and all under one budget (so the summary is always printed):
+#   1. the whole test suite with STRAND_REQUIRE_GPU=1 (a skipped GPU case fails);
+#   2. the reference run on the CPU and on the GPU compared (test auROC within 1e-3), and two
+#      `--deterministic` GPU runs compared byte for byte;
+#   3. the benchmark against PyTorch on the same GPU, eager and torch.compile: the reference
+#      experiment (run_reference_gpu.sh) and the Basset preset at batch 128 (run_basset_gpu.sh),
+#      with ratios and each side's math mode;
+#   4. compute-sanitizer memcheck and racecheck on test_cuda;
+#   5. ncu: the kernels of a reference training run ranked by time, and the three slowest
+#      profiled in detail, if time is left.
+# The last lines printed are a summary table. Logs go to $OUT (the device machine's folder whose
+# files come back; else $LOG_DIR, else ./gpu-logs): at most 8 files, none in a subfolder.
 #
-#   bench/cuda/gpu_checks.sh BUNDLE.tar.gz [STEPS]
-# STEPS (comma-separated, default all): info, tests, sanitize, runs, bench, kernels
+#   bench/cuda/gpu_checks.sh [BUNDLE.tar.gz | UNPACKED_BUNDLE_DIR]
+#       (default: the newest build-bundle/out/strand-*-cuda13-x86_64.tar.gz of this tree)
+#
+# Environment:
+#   STRAND_GPU_CHECKS_REHEARSAL=1   no GPU: the suite without STRAND_REQUIRE_GPU, the "GPU" runs
+#       and benchmarks on the CPU with fewer epochs (the PyTorch peers on the CPU), sanitizer
+#       and ncu steps reported as not run when the tools are missing. Every path but the GPU
+#       facts runs; a rehearsal is never reported as a GPU result.
+#   STRAND_GPU_CHECKS_BUDGET (540 s), STRAND_GPU_CHECKS_TIME_SCALE (1: multiplies the budget and
+#       every step's limit, for slow rehearsal machines), STRAND_GPU_CHECKS_STEPS (default
+#       "tests runs bench sanitizer ncu"), PYTHON (python3: the one with PyTorch),
+#       STRAND_GPU_CHECKS_KEEP=1 (keep the work folder).
 set -uo pipefail
-bundle_tar="$(realpath "$1")"
-steps="${2:-info,tests,sanitize,runs,bench,kernels}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-log_dir="$(realpath -m "${LOG_DIR:-gpu-logs}")"
-mkdir -p "$log_dir"
-work="$(mktemp -d)"
-tar -xzf "$bundle_tar" -C "$work"
-bundle="$(echo "$work"/strand-*)"
-eval "$("$bundle/bin/cuda_library_path.sh")"
-echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-summary=()
-note() { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
-has() { [[ ",$steps," == *",$1,"* ]]; }
+rehearsal="${STRAND_GPU_CHECKS_REHEARSAL:-0}"
+scale="${STRAND_GPU_CHECKS_TIME_SCALE:-1}"
+budget=$((${STRAND_GPU_CHECKS_BUDGET:-540} * scale))
+steps=" ${STRAND_GPU_CHECKS_STEPS:-tests runs bench sanitizer ncu} "
+python="${PYTHON:-python3}"
+out="${OUT:-${LOG_DIR:-$PWD/gpu-logs}}"
+deadline=$((SECONDS + budget))
+reserve=$((5 * scale)) # kept for the summary and the log archive
+mkdir -p "$out"
+work="$(mktemp -d /tmp/strand-gpu-checks.XXXXXX)"
+[ "${STRAND_GPU_CHECKS_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
-if has info; then
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
-    --format=csv | tee "$log_dir/info.txt"
-  (ldd "$bundle/bin/strand" | grep -E "not found|cud|nccl|hts|fmt|gomp") | tee -a "$log_dir/info.txt"
-  note "bundle size" "$(du -sh "$bundle_tar" | cut -f1)"
+gpu_device=cuda
+mode_note="GPU run"
+if [ "$rehearsal" = 1 ]; then
+  gpu_device=cpu
+  mode_note="REHEARSAL without a GPU: 'GPU' runs and benchmarks ran on the CPU"
 fi
 
-if has tests; then
-  start=$(date +%s)
-  STRAND_REQUIRE_GPU=1 STRAND_TEST_LOG_DIR="$log_dir/tests" timeout "${TEST_TIMEOUT:-420}" \
-    "$bundle/bin/run_tests.sh" >"$log_dir/tests.txt" 2>&1
-  status=$?
-  cat "$log_dir/tests.txt"
-  note "tests (REQUIRE_GPU=1)" "exit $status in $(($(date +%s) - start)) s"
+# ---- the summary table: one row per check, rewritten to $OUT/summary.txt after each step ----
+rows=()
+header=()
+row() { rows+=("$(printf '%-34s %-8s %6s  %s' "$1" "$2" "$3" "$4")"); }
+write_summary() {
+  {
+    printf '%s\n' "${header[@]}"
+    printf '%-34s %-8s %6s  %s\n' "check" "status" "time" "detail"
+    printf '%s\n' "${rows[@]}"
+  } >"$out/summary.txt"
+}
+# limit_for CAP MIN: the step's time limit (CAP seconds, scaled, cut to what the budget has
+# left); fails when less than MIN is left.
+limit_for() {
+  local cap=$(($1 * scale)) min=$(($2 * scale)) left=$((deadline - SECONDS - reserve))
+  ((left >= min)) || return 1
+  echo $((cap < left ? cap : left))
+}
+status_of() { # exit code -> PASS / TIMEOUT / FAIL
+  case "$1" in
+    0) echo PASS ;;
+    124 | 137) echo TIMEOUT ;;
+    *) echo FAIL ;;
+  esac
+}
+wanted() { [[ "$steps" == *" $1 "* ]]; }
+first_error() { # LOG: the first line that looks like the reason a program failed
+  grep -m1 -iE 'error|terminate|what\(\)|segmentation|aborted|core dumped' "$1" 2>/dev/null |
+    cut -c1-150
+}
+# find_tool NAME: on PATH, else where CUDA and Nsight put it.
+find_tool() {
+  command -v "$1" 2>/dev/null && return 0
+  local candidate
+  for candidate in /usr/local/cuda/bin/"$1" /usr/local/cuda/compute-sanitizer/"$1" \
+    /opt/nvidia/nsight-compute/*/"$1" /usr/local/cuda/nsight-compute-*/"$1"; do
+    [ -x "$candidate" ] && { echo "$candidate"; return 0; }
+  done
+  return 1
+}
+
+# ---- the bundle ---------------------------------------------------------------------------
+bundle_arg="${1:-$(ls -t "$repo"/build-bundle/out/strand-*-cuda13-x86_64.tar.gz 2>/dev/null | head -1)}"
+if [ -z "$bundle_arg" ] || [ ! -e "$bundle_arg" ]; then
+  echo "gpu_checks: no bundle (give BUNDLE.tar.gz; scripts/make_gpu_bundle.sh builds one)" >&2
+  exit 2
+fi
+if [ -d "$bundle_arg" ]; then
+  bundle="$(cd "$bundle_arg" && pwd)"
+  bundle_size="$(du -sm "$bundle" | cut -f1) MiB unpacked"
+else
+  tar -xzf "$bundle_arg" -C "$work" || { echo "gpu_checks: cannot unpack $bundle_arg" >&2; exit 2; }
+  bundle="$(echo "$work"/strand-*)"
+  bundle_size="$(($(stat -c %s "$bundle_arg") / 1024 / 1024)) MiB"
+fi
+[ -x "$bundle/bin/strand" ] || { echo "gpu_checks: no bin/strand in $bundle" >&2; exit 2; }
+strand="$bundle/bin/strand"
+library_lines="$("$bundle/bin/cuda_library_path.sh" 2>&1 >"$work/library_path.sh")"
+# shellcheck disable=SC1091
+source "$work/library_path.sh"
+export LD_LIBRARY_PATH
+
+# ---- the environment, first in summary.txt -------------------------------------------------
+gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+  --format=csv,noheader 2>/dev/null | head -1)"
+sanitizer="$(find_tool compute-sanitizer)"
+ncu="$(find_tool ncu)"
+torch_line="$("$python" -c 'import torch
+c = torch.cuda.is_available()
+print(f"torch {torch.__version__} (CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()}); "
+      f"cuda available: {c}; defaults: cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}, "
+      f"matmul.allow_tf32={torch.backends.cuda.matmul.allow_tf32}")' 2>/dev/null)"
+unresolved="$(ldd "$strand" | awk '/not found/ {print $1}' | tr '\n' ' ')"
+header=(
+  "== strand gpu_checks: $mode_note; $(date -u '+%Y-%m-%d %H:%M UTC')"
+  "machine: $(uname -m), $(nproc) cores, $(ldd --version | head -1 | sed 's/^ldd //'); GPU: ${gpu:-none (nvidia-smi failed)}"
+  "bundle: $(basename "$bundle") ($bundle_size); CUDA libraries: ${LD_LIBRARY_PATH:-none}${library_lines:+ ($library_lines)}"
+  "unresolved libraries of bin/strand: ${unresolved:-none}"
+  "python: $python: ${torch_line:-no PyTorch}"
+  "compute-sanitizer: ${sanitizer:-not found}; ncu: ${ncu:-not found}; budget ${budget} s"
+)
+printf '%s\n' "${header[@]}"
+write_summary
+
+# ---- 1. the whole suite --------------------------------------------------------------------
+if wanted tests && limit=$(limit_for 150 30); then
+  echo "== 1. the test suite (limit ${limit} s)"
+  start=$SECONDS
+  jobs=$(($(nproc) / 4))
+  ((jobs < 1)) && jobs=1
+  ((jobs > 6)) && jobs=6
+  require=1
+  [ "$rehearsal" = 1 ] && require=0
+  # Each program may take all but 25 s of the step: a hanging test_cuda leaves the rest time.
+  STRAND_REQUIRE_GPU=$require STRAND_TEST_FIRST=test_cuda STRAND_TEST_JOBS=$jobs \
+    STRAND_TEST_TIMEOUT=$((limit - 25 * scale)) STRAND_TEST_LOG_DIR="$work/tests" \
+    timeout -k 5 "$limit" "$bundle/bin/run_tests.sh" \
+    --duration=true >"$work/tests.out" 2>&1
+  code=$?
+  cat "$work/tests.out"
+  {
+    cat "$work/tests.out"
+    echo "== test_cuda (with each case's duration)"
+    cat "$work/tests/test_cuda.log" 2>/dev/null
+    for log in "$work"/tests/test_*.log; do
+      name="$(basename "$log" .log)"
+      read -r status _ <"$work/tests/$name.result" 2>/dev/null || status=unfinished
+      [ "$status" = 0 ] || [ "$name" = test_cuda ] && continue
+      echo "== $name: exit $status (first 300 lines)"
+      head -300 "$log"
+    done
+  } >"$out/tests.txt"
+  programs=$(find "$bundle/bin" -maxdepth 1 -name 'test_*' -type f | wc -l)
+  passed=$(grep -l '^0 ' "$work"/tests/*.result 2>/dev/null | wc -l)
+  unfinished=$(for program in "$bundle"/bin/test_*; do
+    [ -f "$work/tests/$(basename "$program").result" ] || basename "$program"
+  done | tr '\n' ' ')
+  cuda_line=$(grep -m1 '^test_cuda ' "$work/tests.out" | sed 's/^test_cuda *//')
+  skipped=$(grep -h '^\[strand-skip\]' "$work"/tests/test_*.log 2>/dev/null | sed 's/ (.*//' |
+    sort | uniq -c | awk '{$1 = $1 "x"; print}' | tr '\n' ';')
+  row "1 suite (STRAND_REQUIRE_GPU=$require)" "$(status_of $code)" "$((SECONDS - start)) s" \
+    "$passed of $programs programs passed${unfinished:+; unfinished: $unfinished}"
+  row "1 test_cuda" "" "" "${cuda_line:-did not finish}"
+  [ -z "$skipped" ] || row "1 skipped cases" "" "" "$skipped"
+  write_summary
+elif wanted tests; then
+  row "1 suite" "NOT RUN" "" "no time left"
 fi
 
-if has sanitize; then
-  for tool in memcheck racecheck synccheck initcheck; do
-    start=$(date +%s)
-    STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool "$tool" \
-      --error-exitcode 99 "$bundle/bin/test_cuda" --no-intro=true ${SANITIZE_FILTER:+-tc="$SANITIZE_FILTER"} \
-      >"$log_dir/sanitize-$tool.txt" 2>&1
-    status=$?
-    tail -3 "$log_dir/sanitize-$tool.txt"
-    note "compute-sanitizer $tool" "exit $status in $(($(date +%s) - start)) s ($(grep -c '=========  *\(Invalid\|Race\|Barrier\|Uninitialized\)' "$log_dir/sanitize-$tool.txt") reports)"
-  done
-fi
-
-if has runs; then
-  # The reference run on the CPU and the GPU: test metrics and per-epoch losses side by side.
-  for device in cpu cuda; do
-    timeout 300 "$bundle/bin/strand" train --device "$device" --output-dir "$work/runs" \
-      --run-name "ref-$device" >"$log_dir/ref-$device.txt" 2>&1
-    note "reference run $device" "exit $?"
-    cp "$work/runs/ref-$device/metrics.csv" "$log_dir/ref-$device-metrics.csv" 2>/dev/null
-    cp "$work/runs/ref-$device/report.json" "$log_dir/ref-$device-report.json" 2>/dev/null
-  done
-  python3 "$repo/bench/cuda/compare_runs.py" "$log_dir/ref-cpu-report.json" \
-    "$log_dir/ref-cuda-report.json" "$log_dir/ref-cpu-metrics.csv" "$log_dir/ref-cuda-metrics.csv" |
-    tee "$log_dir/ref-compare.txt"
-  # Determinism: two identical deterministic GPU runs give identical metrics files.
-  for round in 1 2; do
-    timeout 300 "$bundle/bin/strand" train --device cuda --deterministic --epochs 3 \
-      --no-early-stopping --output-dir "$work/runs" --run-name "det-$round" >/dev/null 2>&1
-  done
-  if cmp -s "$work/runs/det-1/metrics.csv" "$work/runs/det-2/metrics.csv" &&
-     cmp -s "$work/runs/det-1/checkpoints/last.safetensors" "$work/runs/det-2/checkpoints/last.safetensors"; then
-    note "deterministic GPU repeats" "bit-identical"
+# ---- 2. CPU vs GPU reference run; deterministic repeats -------------------------------------
+if wanted runs && limit=$(limit_for 100 30); then
+  echo "== 2. reference run on cpu and $gpu_device, deterministic repeats (limit ${limit} s)"
+  start=$SECONDS
+  end=$((SECONDS + limit))
+  runs="$work/runs"
+  mkdir -p "$runs"
+  train() { # NAME ARGS...: one strand train under what is left of the step's limit
+    local name="$1"
+    shift
+    local left=$((end - SECONDS))
+    ((left > 0)) || return 124
+    timeout -k 5 "$left" "$strand" train --output-dir "$runs" --run-name "$name" "$@" \
+      >"$runs/$name.log" 2>&1
+  }
+  # The CPU run does not use the GPU: it runs beside the GPU runs. The short deterministic
+  # runs go first: a slow GPU reference run then costs only its own comparison.
+  (train ref-cpu --device cpu; echo $? >"$runs/ref-cpu.status") &
+  train det-1 --device "$gpu_device" --deterministic --epochs 3 --no-early-stopping
+  det1=$?
+  train det-2 --device "$gpu_device" --deterministic --epochs 3 --no-early-stopping
+  det2=$?
+  train ref-gpu --device "$gpu_device"
+  gpu_code=$?
+  wait
+  cpu_code=$(cat "$runs/ref-cpu.status" 2>/dev/null || echo 124)
+  {
+    echo "exit codes: ref-cpu $cpu_code, ref-gpu ($gpu_device) $gpu_code, det-1 $det1, det-2 $det2"
+    "$python" "$repo/bench/cuda/compare_runs.py" "$runs/ref-cpu" "$runs/ref-gpu"
+    echo "compare exit $?" >"$work/compare.status"
+    echo "== determinism: det-1 vs det-2"
+    "$python" "$repo/bench/cuda/compare_runs.py" --identical "$runs/det-1" "$runs/det-2"
+    echo "identical exit $?" >>"$work/compare.status"
+    for name in ref-cpu ref-gpu det-1 det-2; do
+      echo "== $name.log (last 40 lines)"
+      tail -40 "$runs/$name.log" 2>/dev/null
+    done
+  } >"$out/runs.txt" 2>&1
+  cat "$out/runs.txt" | head -60
+  compare_code=$(sed -n 's/^compare exit //p' "$work/compare.status")
+  identical_code=$(sed -n 's/^identical exit //p' "$work/compare.status")
+  auroc_line=$(grep -m1 '^test auROC' "$out/runs.txt")
+  if ((cpu_code != 0 || gpu_code != 0)); then
+    status=$(status_of $((cpu_code != 0 ? cpu_code : gpu_code)))
   else
-    note "deterministic GPU repeats" "DIFFER"
+    status=$(status_of "$compare_code")
+  fi
+  failed_run=""
+  ((cpu_code != 0)) && failed_run="ref-cpu: $(first_error "$runs/ref-cpu.log")"
+  ((gpu_code != 0)) && failed_run="ref-gpu: $(first_error "$runs/ref-gpu.log")"
+  row "2 reference cpu vs $gpu_device" "$status" "$((SECONDS - start)) s" \
+    "${auroc_line:-no test auROC compared (exit codes cpu $cpu_code, $gpu_device $gpu_code)}${failed_run:+; $failed_run}"
+  if ((det1 != 0 || det2 != 0)); then
+    row "2 deterministic $gpu_device repeats" "$(status_of $((det1 != 0 ? det1 : det2)))" "" \
+      "a run did not finish (exit $det1, $det2): $(first_error "$runs/det-1.log")"
+  else
+    row "2 deterministic $gpu_device repeats" "$(status_of "$identical_code")" "" \
+      "$(grep -m1 '^identical:\|^DIFFER' "$out/runs.txt")"
+  fi
+  write_summary
+elif wanted runs; then
+  row "2 reference runs" "NOT RUN" "" "no time left"
+fi
+
+# ---- 3. benchmarks against PyTorch on the same GPU ------------------------------------------
+if wanted bench; then
+  : >"$out/bench.txt"
+  if ! "$python" -c "import torch" 2>/dev/null; then
+    row "3 benchmarks" "NOT RUN" "" "no PyTorch in $python (set PYTHON)"
+  else
+    # Rehearsal on a CPU: the same scripts, shorter.
+    if [ "$rehearsal" = 1 ]; then
+      reference_env=(EPOCHS=2 ROUNDS=1)
+      basset_env=(EPOCHS=1 ROUNDS=1 N_SEQS=1700)
+    else
+      # One round of each compiled mode: each round compiles again (tens of seconds).
+      reference_env=(EPOCHS=10 ROUNDS=3 COMPILE_ROUNDS=1)
+      basset_env=(EPOCHS=3 ROUNDS=2 COMPILE_ROUNDS=1 N_SEQS=8000)
+    fi
+    for model in reference basset; do
+      if [ "$model" = reference ]; then cap=130; else cap=120; fi
+      if ! limit=$(limit_for "$cap" 40); then
+        row "3 $model vs PyTorch" "NOT RUN" "" "no time left"
+        continue
+      fi
+      echo "== 3. $model: strand vs PyTorch on $gpu_device (limit ${limit} s)"
+      start=$SECONDS
+      if [ "$model" = reference ]; then extra=("${reference_env[@]}"); else extra=("${basset_env[@]}"); fi
+      env STRAND_BIN="$strand" PYTHON="$python" DEVICE="$gpu_device" MODES=eager,compile \
+        "${extra[@]}" timeout -k 5 "$limit" bash "$repo/bench/cuda/run_${model}_gpu.sh" \
+        >"$work/bench-$model.txt" 2>&1
+      code=$?
+      first_failure=""
+      [ "$code" = 0 ] || first_failure="; $(first_error "$work/bench-$model.txt")"
+      { echo "== $model (exit $code)"; cat "$work/bench-$model.txt"; } >>"$out/bench.txt"
+      grep -E "^RESULT|math:|^pytorch |Error|error" "$work/bench-$model.txt" | head -20
+      results=$(grep -c '^RESULT' "$work/bench-$model.txt")
+      # A benchmark that ran is DONE: its RESULT lines say which targets were met.
+      status=$(status_of $code)
+      [ "$status" = PASS ] && status=DONE
+      row "3 $model vs PyTorch" "$status" "$((SECONDS - start)) s" \
+        "$results result lines; $(grep -m1 -o 'math: .*' "$work/bench-$model.txt")${first_failure:-}"
+      while IFS= read -r line; do
+        row "" "" "" "${line#RESULT }"
+      done < <(grep '^RESULT' "$work/bench-$model.txt")
+      write_summary
+    done
   fi
 fi
 
-if has bench; then
-  STRAND_BIN="$bundle/bin/strand" timeout 900 bash "$repo/bench/cuda/run_reference_gpu.sh" \
-    >"$log_dir/bench.txt" 2>&1
-  note "reference benchmark" "exit $?"
-  tail -8 "$log_dir/bench.txt"
+# ---- 4. compute-sanitizer on test_cuda ------------------------------------------------------
+if wanted sanitizer; then
+  : >"$out/sanitizer.txt"
+  racecheck_filter="${RACECHECK_FILTER:-*Conv1D*,*sum*,*max*,*every layer*}"
+  for tool in memcheck racecheck; do
+    label="4 compute-sanitizer $tool"
+    if [ -z "$sanitizer" ]; then
+      row "$label" "NOT RUN" "" "compute-sanitizer not found: no memory check was made"
+      continue
+    fi
+    if [ "$tool" = memcheck ]; then cap=75 filter=(); else cap=60 filter=("-tc=$racecheck_filter"); fi
+    if ! limit=$(limit_for "$cap" 20); then
+      row "$label" "NOT RUN" "" "no time left"
+      continue
+    fi
+    echo "== 4. compute-sanitizer $tool on test_cuda (limit ${limit} s)"
+    start=$SECONDS
+    # Exact allocation sizes: the allocator's 512-byte rounding would hide overruns.
+    STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout -k 5 "$limit" "$sanitizer" \
+      --tool "$tool" --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" \
+      --no-intro=true --duration=true "${filter[@]}" >"$work/$tool.txt" 2>&1
+    code=$?
+    { echo "== $tool (exit $code)"; cat "$work/$tool.txt"; } >>"$out/sanitizer.txt"
+    tail -4 "$work/$tool.txt"
+    errors=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error[s]*' "$work/$tool.txt")
+    hazards=$(grep -m1 -o 'RACECHECK SUMMARY: [0-9]* hazard[s]* displayed[^)]*)*' "$work/$tool.txt")
+    cases=$(grep -E '^\[doctest\] test cases' "$work/$tool.txt" | tr -s ' ')
+    done_cases=$(grep -cE '^[0-9.]+ s: ' "$work/$tool.txt")
+    if [ "$code" = 0 ] && [[ "$errors" == "ERROR SUMMARY: 0 errors" ]]; then
+      status=CLEAN
+    else
+      status=$(status_of "$code")
+      [ "$code" = 99 ] && status=ERRORS
+    fi
+    row "$label" "$status" "$((SECONDS - start)) s" \
+      "${errors:-no ERROR SUMMARY}${hazards:+; $hazards}; ${cases:-$done_cases test cases finished}"
+    write_summary
+  done
 fi
 
-if has kernels; then
-  if [[ -x "$bundle/bin/bench_cuda_ops" ]]; then
-    timeout 240 "$bundle/bin/bench_cuda_ops" --benchmark_min_time=0.1s >"$log_dir/kernels.txt" 2>&1
-    note "bench_cuda_ops" "exit $?"
+# ---- 5. ncu: the slowest kernels of a reference training run --------------------------------
+if wanted ncu; then
+  : >"$out/ncu.txt"
+  if [ "$rehearsal" = 1 ]; then
+    "$python" "$repo/bench/cuda/top_kernels.py" --self-test >>"$out/ncu.txt" 2>&1 ||
+      row "5 ncu ranking parser" "FAIL" "" "top_kernels.py --self-test failed"
   fi
+  if [ -z "$ncu" ]; then
+    row "5 ncu top kernels" "NOT RUN" "" "ncu not found"
+  elif ! limit=$(limit_for 200 40); then
+    row "5 ncu top kernels" "NOT RUN" "" "no time left"
+  else
+    echo "== 5. ncu on a reference training run (limit ${limit} s)"
+    start=$SECONDS
+    end=$((SECONDS + limit))
+    # The profiled program: 2 epochs of the reference experiment (add --run-name).
+    workload=("$strand" train --device "$gpu_device" --epochs 2 --no-early-stopping
+      --output-dir "$work/ncu-runs")
+    # Pass 1: every kernel's duration over 600 launches after the first 300 (start-up, cuDNN's
+    # algorithm timing), one metric each, ranked by total time.
+    timeout -k 5 $((end - SECONDS)) "$ncu" --clock-control none --csv --print-units base \
+      --metrics gpu__time_duration.sum --launch-skip 300 --launch-count 600 \
+      --log-file "$work/ncu-durations.csv" "${workload[@]}" --run-name ranking \
+      >"$work/ncu-app.log" 2>&1
+    code=$?
+    {
+      echo "== pass 1: kernels by total time (exit $code)"
+      "$python" "$repo/bench/cuda/top_kernels.py" "$work/ncu-durations.csv" --top 12 || {
+        echo "== ncu's output (last 30 lines)"
+        tail -30 "$work/ncu-durations.csv"
+        echo "== the program's output (last 30 lines)"
+        tail -30 "$work/ncu-app.log"
+      }
+    } >>"$out/ncu.txt" 2>&1
+    profiled=0
+    for name in $("$python" "$repo/bench/cuda/top_kernels.py" "$work/ncu-durations.csv" \
+      --top 3 --names-only 2>/dev/null); do
+      left=$((end - SECONDS))
+      ((left > 10 * scale)) || break
+      echo "== pass 2: $name, one launch, --set detailed" >>"$out/ncu.txt"
+      timeout -k 5 "$left" "$ncu" --clock-control none --set detailed \
+        -k "regex:(^|[^A-Za-z0-9_])${name}([^A-Za-z0-9_]|$)" --launch-skip 5 --launch-count 1 \
+        --log-file "$work/ncu-$profiled.txt" "${workload[@]}" --run-name "detail-$profiled" \
+        >/dev/null 2>&1
+      cat "$work/ncu-$profiled.txt" >>"$out/ncu.txt" 2>/dev/null
+      profiled=$((profiled + 1))
+    done
+    top=$("$python" "$repo/bench/cuda/top_kernels.py" "$work/ncu-durations.csv" --top 3 \
+      --names-only 2>/dev/null | tr '\n' ' ')
+    status=$(status_of $code)
+    [ "$status" = PASS ] && status=DONE
+    row "5 ncu top kernels" "$status" "$((SECONDS - start)) s" \
+      "top: ${top:-none ranked}; $profiled profiled in detail"
+  fi
+  write_summary
 fi
 
+# ---- the raw logs, and the summary last ------------------------------------------------------
+tar -czf "$out/logs.tar.gz" -C "$work" --exclude='*.safetensors' --exclude='strand-*' \
+  --exclude='*.fa' --exclude='*.fa.gz' . 2>/dev/null
+if [ "$(stat -c %s "$out/logs.tar.gz" 2>/dev/null || echo 0)" -gt $((15 * 1024 * 1024)) ]; then
+  tar -czf "$out/logs.tar.gz" -C "$work" tests 2>/dev/null
+fi
+write_summary
 echo
-echo "== summary"
-printf '%s\n' "${summary[@]}"
+echo "== summary (also in $out/summary.txt; logs: $(ls "$out" | tr '\n' ' '))"
+cat "$out/summary.txt"
+echo "total $SECONDS s of a ${budget} s budget"

@@ -1,26 +1,39 @@
 #!/usr/bin/env python3
-"""PyTorch peer of strand's reference experiment on the GPU, eager and torch.compile.
+"""PyTorch peer of `strand train --device cuda` on the same files, eager and torch.compile.
 
-Reads the dataset written by `strand simulate --out DIR` ({train,valid}.{fa,tsv}), then trains
-Conv1d(4, 16, 15) -> ReLU -> global max pool -> Linear(16, 1) with BCEWithLogitsLoss and
-Adam(lr 1e-3, eps 1e-7), batch 128, shuffled every epoch, a validation pass per epoch, for a
-fixed number of epochs (as `strand train --no-early-stopping --epochs N`). The data is one-hot
-float32 on the GPU before timing. Every batch is trained, the last partial one too (as strand
-does); compiled modes mark the batch dimension dynamic so it does not recompile. The timed
-region is the epochs' steps and validation passes, up to the last validation loss on the host:
-the same work strand's `train_seconds` times. Prints one line per mode (median of --rounds):
+Reads a records dataset written by `strand simulate --out DIR` ({train,valid}.{fa,tsv}) and
+trains, for a fixed number of epochs (as `strand train --no-early-stopping --epochs N`):
+- --model reference: Conv1d(4, 16, 15) -> ReLU -> global max pool -> Linear(16, 1), BCE with
+  logits, Adam(lr 1e-3, eps 1e-7), batch 128 (strand's reference experiment);
+- --model basset: strand's `--model basset` preset layer for layer (bench/quality's peer model),
+  with the optimizer, batch and max-norm of strand's resolved config (--recipe, the output of
+  `strand train --model basset ... --print-config`), BatchNorm in training mode for the steps
+  and in evaluation mode for the validation passes.
+The data is one-hot float32 on the device before timing. Every batch is trained, the last
+partial one too (as strand does); compiled modes mark the batch dimension dynamic so it does not
+recompile. The timed region is the epochs' steps and validation passes up to the last
+validation loss on the host: the same work strand's `train_seconds` times.
+
+Math mode: --tf32 lets cuDNN and cuBLAS use TF32 (PyTorch's own default is TF32 in cuDNN only);
+without it both run strict float32, as strand does by default. The line printed says which.
+Prints one line per mode (median of --rounds):
     eager: training 1.234 s, 5678 samples/s (10 epochs, final val_loss 0.1234)
     compile: training 0.789 s, ... ; compile+warm-up 12.3 s (not in training)
 
-Usage: peer_pytorch_gpu.py --data DIR [--epochs N] [--batch N] [--rounds N]
-                           [--modes eager,compile,max-autotune]
+Usage: peer_pytorch_gpu.py --data DIR [--model reference|basset] [--recipe FILE] [--epochs N]
+                           [--batch N] [--rounds N] [--modes eager,compile,max-autotune]
+                           [--tf32] [--device cuda|cpu]
+(--device cpu only rehearses the script on a machine without a GPU: bench/cuda/gpu_checks.sh.)
 """
 import argparse
 import os
 import statistics
+import sys
 import time
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quality"))
 
 
 def read_split(directory, split):
@@ -52,33 +65,67 @@ def read_split(directory, split):
     return one_hot, torch.tensor(labels)
 
 
-def make_model():
-    return torch.nn.Sequential(
-        torch.nn.Conv1d(4, 16, 15), torch.nn.ReLU(), torch.nn.AdaptiveMaxPool1d(1),
-        torch.nn.Flatten(), torch.nn.Linear(16, 1))
+class Recipe:
+    """What differs between the models: the network, the optimizer, the max-norm cap."""
+
+    def __init__(self, args, length, tasks):
+        self.max_norm = 0.0
+        if args.model == "reference":
+            self.build = lambda: torch.nn.Sequential(
+                torch.nn.Conv1d(4, 16, 15), torch.nn.ReLU(), torch.nn.AdaptiveMaxPool1d(1),
+                torch.nn.Flatten(), torch.nn.Linear(16, 1))
+            self.optimizer = lambda p: torch.optim.Adam(p, lr=1e-3, eps=1e-7)
+            return
+        import peer_basset_quality as basset  # noqa: E402 (bench/quality)
+        import quality_common as q  # noqa: E402
+        if not args.recipe:
+            raise SystemExit("--model basset needs --recipe (strand train --model basset "
+                             "--print-config)")
+        recipe = q.load_recipe(args.recipe)
+        basset.check_recipe(recipe)
+        if recipe["batch_size"] != args.batch:
+            raise SystemExit(f"--batch {args.batch} but strand's recipe trains batch "
+                             f"{recipe['batch_size']}")
+        self.max_norm = recipe["max_weight_norm"]
+        self.apply_max_norm = q.apply_max_norm
+
+        def build():
+            model = basset.basset(length, tasks)
+            q.glorot_init(model)
+            return model
+        self.build = build
+        self.optimizer = lambda p: q.make_optimizer(recipe, p)
 
 
-def run(mode, data, args, device):
+def run(mode, data, args, device, recipe):
     x_train, y_train, x_valid, y_valid = data
     torch.manual_seed(0)
-    model = make_model().to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+    model = recipe.build().to(device)
+    optimizer = recipe.optimizer(model.parameters())
     loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
 
     def train_step(x, y):
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(x), y)
         loss.backward()
         optimizer.step()
+        if recipe.max_norm > 0:
+            recipe.apply_max_norm(model, recipe.max_norm)
         return loss
 
     def valid_loss():
+        model.eval()
         with torch.no_grad():
             total = torch.zeros((), device=device)
             for i in range(0, len(x_valid), args.batch):
                 xb, yb = x_valid[i:i + args.batch], y_valid[i:i + args.batch]
                 total += loss_fn(model(xb), yb) * len(xb)
-            return total / len(x_valid)
+        model.train()
+        return total / len(x_valid)
 
     warmup = 0.0
     n = len(x_train)
@@ -91,14 +138,15 @@ def run(mode, data, args, device):
             train_step(x_train[:args.batch], y_train[:args.batch])
             if tail:
                 train_step(x_train[:tail], y_train[:tail])
-        torch.cuda.synchronize()
+        sync()
         warmup = time.perf_counter() - start
         torch.manual_seed(0)
-        fresh = make_model().to(device)
+        fresh = recipe.build().to(device)
         model.load_state_dict(fresh.state_dict())
         optimizer.state.clear()
+    model.train()
     generator = torch.Generator(device=device).manual_seed(0)
-    torch.cuda.synchronize()
+    sync()
     start = time.perf_counter()
     last = None
     for _ in range(args.epochs):
@@ -111,24 +159,42 @@ def run(mode, data, args, device):
     return time.perf_counter() - start, last, warmup
 
 
+def math_mode(device, tf32):
+    if device.type != "cuda":
+        return "fp32 (cpu)"
+    if tf32:
+        return "tf32 (cuDNN and cuBLAS allow TF32)"
+    return "fp32 (TF32 off in cuDNN and cuBLAS)"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True)
+    parser.add_argument("--model", choices=["reference", "basset"], default="reference")
+    parser.add_argument("--recipe", help="strand's resolved config (--model basset)")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--modes", default="eager,compile,max-autotune")
+    parser.add_argument("--tf32", action="store_true", help="allow TF32 in cuDNN and cuBLAS")
+    parser.add_argument("--device", default="cuda", help="cuda (cpu: rehearsal only)")
     args = parser.parse_args()
-    assert torch.cuda.is_available(), "needs a CUDA GPU"
-    device = torch.device("cuda")
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        assert torch.cuda.is_available(), "needs a CUDA GPU (--device cpu rehearses on the CPU)"
+        torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        torch.backends.cudnn.allow_tf32 = args.tf32
     x_train, y_train = read_split(args.data, "train")
     x_valid, y_valid = read_split(args.data, "valid")
+    recipe = Recipe(args, x_train.shape[-1], y_train.shape[1])
     data = tuple(t.to(device) for t in (x_train, y_train, x_valid, y_valid))
-    print(f"pytorch {torch.__version__} on {torch.cuda.get_device_name()}: train {len(x_train)}, "
-          f"valid {len(x_valid)}, batch {args.batch}, epochs {args.epochs}")
+    name = torch.cuda.get_device_name() if device.type == "cuda" else "cpu"
+    print(f"pytorch {torch.__version__} on {name}: {args.model}, train {len(x_train)} x "
+          f"{x_train.shape[-1]} bp, {y_train.shape[1]} tasks, valid {len(x_valid)}, batch "
+          f"{args.batch}, epochs {args.epochs}; math {math_mode(device, args.tf32)}", flush=True)
     for mode in args.modes.split(","):
         torch._dynamo.reset()
-        results = [run(mode, data, args, device) for _ in range(args.rounds)]
+        results = [run(mode, data, args, device, recipe) for _ in range(args.rounds)]
         wall = statistics.median(r[0] for r in results)
         last, warmup = results[-1][1], results[0][2]
         rate = args.epochs * len(x_train) / wall

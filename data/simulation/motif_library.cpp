@@ -3,12 +3,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "data/simulation/builtin_motifs.h"
 #include "data/simulation/gzip_reader.h"
 
 namespace strand::data {
@@ -148,12 +148,16 @@ const Motif& MotifLibrary::get(std::string_view name) const {
       fmt::format("no motif named '{}' in {} ({} motifs)", name, source_, motifs_.size()));
 }
 
-std::filesystem::path default_motif_file() {
-  std::filesystem::path root = STRAND_SOURCE_DIR;
-  if (const char* env = std::getenv("STRAND_SOURCE_DIR"); env != nullptr && *env != '\0') {
-    root = env;
-  }
-  return root / "data/motifs/encode_motifs.txt.gz";
+const MotifLibrary& MotifLibrary::builtin() {
+  static const MotifLibrary library = [] {
+    constexpr std::string_view kSource = "the built-in encode_motifs.txt.gz";
+    return parse(gunzip(encode_motifs_gz(), kSource), kSource);
+  }();
+  return library;
+}
+
+MotifLibrary MotifLibrary::load_or_builtin(const std::filesystem::path& path) {
+  return path.empty() ? builtin() : load(path);
 }
 
 }  // namespace strand::data

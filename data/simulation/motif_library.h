@@ -27,6 +27,11 @@ class MotifLibrary {
  public:
   /// Parses a plain or gzip-compressed file. Errors name the file and line.
   static MotifLibrary load(const std::filesystem::path& path);
+  /// The ENCODE library shipped with strand (data/motifs/encode_motifs.txt.gz: 2,067 motifs),
+  /// built into the library: it needs no file at run time. Parsed once, on first use.
+  static const MotifLibrary& builtin();
+  /// `path`'s library, or the built-in one when `path` is empty (a `motif_file` key left unset).
+  static MotifLibrary load_or_builtin(const std::filesystem::path& path);
   /// Parses text; `source` names it in errors. Rejects rows before any header, rows without
   /// exactly 5 fields, non-numeric or negative probabilities, rows not summing to 1 (within
   /// 0.01), headers without rows, and duplicate names.
@@ -40,14 +45,12 @@ class MotifLibrary {
   [[nodiscard]] const std::vector<Motif>& motifs() const { return motifs_; }
   /// Number of motifs.
   [[nodiscard]] std::size_t size() const { return motifs_.size(); }
+  /// Where the motifs came from, as errors name it: the file, or the built-in library.
+  [[nodiscard]] const std::string& source() const { return source_; }
 
  private:
   std::string source_;
   std::vector<Motif> motifs_;
 };
-
-/// The ENCODE motif file shipped with strand: data/motifs/encode_motifs.txt.gz under the source
-/// tree (env STRAND_SOURCE_DIR overrides the compiled-in location).
-[[nodiscard]] std::filesystem::path default_motif_file();
 
 }  // namespace strand::data

@@ -21,7 +21,7 @@ std::unique_ptr<data::DataLoader> make_loader(const data::SimulatedSplit& split,
 
 int main() {
   // DragoNN's TAL1 benchmark, smaller (1,600 training sequences of 200 bp) for a quick run.
-  const auto motifs = data::MotifLibrary::load(data::default_motif_file());
+  const data::MotifLibrary& motifs = data::MotifLibrary::builtin();
   data::MotifSimulationConfig config{.seq_length = 200,
                                      .num_pos = 1200,
                                      .num_neg = 1200,

@@ -13,6 +13,7 @@
 #include "tensor/determinism.h"
 #include "tensor/generator.h"
 #include "tensor/op_registry.h"
+#include "tensor/precision.h"
 #include "tensor/primitive_ops.h"
 #include "tensor/reduction_layout.h"
 #include "tensor/storage.h"

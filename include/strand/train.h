@@ -13,6 +13,7 @@
 #include "train/csv_logger.h"
 #include "train/evaluation.h"
 #include "train/fit.h"
+#include "train/graph_step.h"
 #include "train/lr_callbacks.h"
 #include "train/metric_names.h"
 #include "train/metrics.h"

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli_test_support.h"
+#include "support/strand_executable.h"
 #include "test_helpers.h"
 #include "train/checkpoint.h"
 
@@ -111,7 +112,11 @@ TEST_CASE("train: a signal after the last epoch skips the final evaluation until
 #ifdef STRAND_EXE
 // Starts `strand train ARGS` as a child process with output into `log`.
 pid_t spawn_strand(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  std::vector<std::string> all = {STRAND_EXE};
+  const std::filesystem::path program = strand::test::strand_executable();
+  REQUIRE_MESSAGE(::access(program.c_str(), X_OK) == 0,
+                  "no strand executable at '" << program.string()
+                                              << "' (set STRAND_EXE to the program to test)");
+  std::vector<std::string> all = {program.string()};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());

@@ -1,10 +1,13 @@
 // ENCODE motif parsing: the shipped library, gzip handling, and errors naming file and line.
 #include "data/simulation/motif_library.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <doctest/doctest.h>
 
@@ -25,10 +28,15 @@ void expect_parse_error(const std::string& text, const std::string& needle) {
   }
 }
 
+// The shipped file, as tools other than strand read it.
+std::filesystem::path shipped_motif_file() {
+  return strand::test::source_dir() / "data/motifs/encode_motifs.txt.gz";
+}
+
 }  // namespace
 
-TEST_CASE("the shipped ENCODE library holds TAL1_known4 as published") {
-  const auto lib = MotifLibrary::load(strand::data::default_motif_file());
+TEST_CASE("the built-in ENCODE library holds TAL1_known4 as published") {
+  const MotifLibrary& lib = MotifLibrary::builtin();
   CHECK(lib.size() == 2067);
   const auto& tal1 = lib.get("TAL1_known4");
   CHECK(tal1.length() == 10);
@@ -47,6 +55,49 @@ TEST_CASE("the shipped ENCODE library holds TAL1_known4 as published") {
     CHECK(std::string(e.what()).find("NOPE") != std::string::npos);
     CHECK(std::string(e.what()).find("encode_motifs.txt.gz") != std::string::npos);
   }
+}
+
+TEST_CASE("the built-in library is the shipped file, motif for motif") {
+  const MotifLibrary& builtin = MotifLibrary::builtin();
+  const MotifLibrary file = MotifLibrary::load(shipped_motif_file());
+  REQUIRE(builtin.size() == file.size());
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    const auto& a = builtin.motifs()[i];
+    const auto& b = file.motifs()[i];
+    INFO(b.name);
+    CHECK(a.name == b.name);
+    CHECK(a.aliases == b.aliases);
+    CHECK(a.consensus == b.consensus);
+    CHECK(a.rows == b.rows);
+  }
+  CHECK(&MotifLibrary::builtin() == &builtin);  // parsed once
+  CHECK(MotifLibrary::load_or_builtin("").size() == file.size());
+  CHECK(MotifLibrary::load_or_builtin(shipped_motif_file()).source() ==
+        shipped_motif_file().string());
+}
+
+TEST_CASE("gzip data in memory decompresses, and truncated or foreign data is an error") {
+  std::ifstream in(shipped_motif_file(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto as_bytes = [](std::string_view text) {
+    return std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(text.data()),
+                                          text.size());
+  };
+  CHECK(strand::data::gunzip(as_bytes(bytes), "motifs") ==
+        strand::data::read_maybe_gzipped(shipped_motif_file()));
+  const auto expect_error = [&](std::string_view data, const char* needle) {
+    try {
+      (void)strand::data::gunzip(as_bytes(data), "the test's data");
+      FAIL("bad gzip data accepted");
+    } catch (const std::runtime_error& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("the test's data") != std::string::npos);
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+  };
+  expect_error(std::string_view(bytes).substr(0, bytes.size() / 2), "truncated");
+  expect_error(">M\nA 1 0 0 0\n", "incorrect header check");
+  expect_error("", "truncated");
 }
 
 TEST_CASE("plain-text motif files load too, CRLF and blank lines tolerated") {
@@ -75,7 +126,7 @@ TEST_CASE("malformed motif text is rejected with file and line") {
 
 TEST_CASE("a truncated gzip file is an error naming the file") {
   strand::test::TempDir tmp;
-  const auto full = strand::data::default_motif_file();
+  const auto full = shipped_motif_file();
   std::ifstream in(full, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto cut = tmp.path() / "cut.txt.gz";

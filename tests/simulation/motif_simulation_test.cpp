@@ -22,7 +22,7 @@ using strand::data::SimulatedSplit;
 namespace {
 
 const strand::data::Motif& tal1() {
-  static const auto lib = strand::data::MotifLibrary::load(strand::data::default_motif_file());
+  static const auto& lib = strand::data::MotifLibrary::builtin();
   return lib.get("TAL1_known4");
 }
 

@@ -25,7 +25,7 @@ using namespace strand::data;
 namespace {
 
 const MotifLibrary& library() {
-  static const MotifLibrary lib = MotifLibrary::load(default_motif_file());
+  static const MotifLibrary& lib = MotifLibrary::builtin();
   return lib;
 }
 

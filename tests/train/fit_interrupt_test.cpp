@@ -24,7 +24,7 @@ namespace {
 
 const data::SimulatedSplit& train_split() {
   static const data::SimulatedDataset dataset = [] {
-    const auto library = data::MotifLibrary::load(data::default_motif_file());
+    const data::MotifLibrary& library = data::MotifLibrary::builtin();
     data::MotifSimulationConfig config;
     config.seq_length = 60;
     config.num_pos = 150;

@@ -30,7 +30,7 @@ struct TwoColumnData {
 };
 
 TwoColumnData two_column_data() {
-  const auto library = data::MotifLibrary::load(data::default_motif_file());
+  const data::MotifLibrary& library = data::MotifLibrary::builtin();
   data::MotifSimulationConfig config;
   config.seq_length = 100;
   config.num_pos = 300;

@@ -28,7 +28,7 @@ struct SmallTask {
 
 const data::SimulatedDataset& small_dataset() {
   static const data::SimulatedDataset dataset = [] {
-    const auto library = data::MotifLibrary::load(data::default_motif_file());
+    const data::MotifLibrary& library = data::MotifLibrary::builtin();
     data::MotifSimulationConfig config;
     config.seq_length = 100;
     config.num_pos = 400;
