@@ -34,7 +34,6 @@
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/gzip_reader.h"
 #include "data/simulation/motif_embedding.h"
-#include "data/simulation/builtin_motifs.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
 #include "data/simulation/profile_dataset_writer.h"
