@@ -1,0 +1,17 @@
+// strand's exception types as Python exceptions (strand.Error and its subclasses), with the
+// same messages.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace strand::python {
+
+/// Creates strand.Error (a RuntimeError), strand.DataError and strand.ConfigError (also
+/// ValueErrors), strand.DistError and strand.TrainingDiverged in `m`, and translates the C++
+/// exceptions into them.
+void bind_errors(nanobind::module_& m);
+
+/// Raises strand.ConfigError (a ValueError) with `message`: for bad arguments of the bindings.
+[[noreturn]] void raise_config_error(const std::string& message);
+
+}  // namespace strand::python

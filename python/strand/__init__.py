@@ -1,0 +1,63 @@
+"""strand from Python: trained models, the genomic data loader, tensors and training.
+
+    import strand
+    run = strand.train("reference", epochs=5)           # strand train, from a dict, file or preset
+    model = strand.load(run.run_dir)                     # a run directory or a checkpoint
+    scores = model.predict(["ACGT..."] * 8)              # numpy float32 (N, T)
+    module = model.to_torch()                            # a torch.nn.Module with the same weights
+    for batch in strand.data.Loader(fasta="genome.fa", intervals="peaks.bed", window=1000):
+        codes = torch.from_numpy(batch["codes"])         # no copy
+
+The engine is strand's C++ library (strand._strand); compute releases the GIL.
+"""
+import os as _os
+import pathlib as _pathlib
+
+from . import _strand
+from ._strand import (
+    ConfigError,
+    DataError,
+    DistError,
+    Error,
+    Model,
+    Tensor,
+    TrainingDiverged,
+    from_numpy,
+    from_torch,
+    load,
+)
+from . import data
+from ._torch import to_torch
+from ._train import TrainRun, build, resolved_config, resume, train
+
+# A wheel carries the motif library the simulated datasets draw from; the build tree's source
+# directory serves it otherwise (the STRAND_SOURCE_DIR the C++ library reads).
+_resources = _pathlib.Path(__file__).resolve().parent / "_resources"
+if "STRAND_SOURCE_DIR" not in _os.environ and (
+    _resources / "data" / "motifs" / "encode_motifs.txt.gz"
+).exists():
+    _os.environ["STRAND_SOURCE_DIR"] = str(_resources)
+
+Model.to_torch = to_torch
+
+cuda_build = _strand.cuda_build
+
+__all__ = [
+    "ConfigError",
+    "DataError",
+    "DistError",
+    "Error",
+    "Model",
+    "Tensor",
+    "TrainRun",
+    "TrainingDiverged",
+    "build",
+    "data",
+    "from_numpy",
+    "from_torch",
+    "load",
+    "resolved_config",
+    "resume",
+    "to_torch",
+    "train",
+]
