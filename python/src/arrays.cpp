@@ -71,6 +71,7 @@ std::string shape_text(const AnyArray& array) {
 }
 
 bool is_c_contiguous(const AnyArray& array) {
+  if (array.size() == 0) return true;  // nothing to read: any strides will do
   int64_t expected = 1;
   for (size_t i = array.ndim(); i-- > 0;) {
     if (array.shape(i) != 1 && array.stride(i) != expected) return false;

@@ -133,14 +133,14 @@ PythonLoader* make_loader(
     std::vector<std::string> profile_bigwigs, std::vector<std::string> control_bigwigs,
     std::vector<std::string> count_bigwigs, int64_t profile_length, const std::string& targets,
     bool drop_last, int prefetch, double substitution_rate, bool balanced, bool use_summit,
-    const std::filesystem::path& fasta_index) {
+    const std::optional<std::filesystem::path>& fasta_index) {
   if (layout != "NCL" && layout != "NLC") {
     throw cli::ConfigError(fmt::format(
         "layout: '{}' is not one of NCL (one-hot (B, 4, L)), NLC (one-hot (B, L, 4))", layout));
   }
   data::LoaderConfig config;
   config.fasta = fasta.string();
-  config.fasta_index = fasta_index.string();
+  config.fasta_index = fasta_index ? fasta_index->string() : "";
   config.intervals = intervals.string();
   config.format = format;
   config.label_columns = label_columns(columns);
@@ -193,7 +193,7 @@ void bind_loader(nb::module_& m) {
            nb::arg("count_bigwigs") = std::vector<std::string>{}, nb::arg("profile_length") = 0,
            nb::arg("targets") = "labels", nb::arg("drop_last") = false, nb::arg("prefetch") = 2,
            nb::arg("substitution_rate") = 0.0, nb::arg("balanced") = false,
-           nb::arg("use_summit") = true, nb::arg("fasta_index") = std::filesystem::path(),
+           nb::arg("use_summit") = true, nb::arg("fasta_index") = nb::none(),
            "Opens `fasta` (plain or BGZF; a missing .fai is built) and `intervals` (`format`: "
            "bed, narrowpeak, dream or records) and starts `threads` worker threads. Windows are "
            "`window` bases centred on each interval (a narrowPeak's summit), shifted by up to "

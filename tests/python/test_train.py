@@ -91,7 +91,7 @@ def test_callbacks_get_each_epoch_and_may_stop(tmp_path):
     run = strand.train("reference", callbacks=[stop_after_two, steps], **overrides)
     assert [logs["epoch"] for logs in seen] == [0, 1]
     assert seen == run.history
-    assert steps.began and len(steps.losses) == 2 * 12  # 600 sequences, batch 50
+    assert steps.began and len(steps.losses) == 2 * 8  # 400 training sequences, batch 50
     assert run.report["status"] == "completed"
 
 
