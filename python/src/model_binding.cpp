@@ -25,6 +25,7 @@
 #include "cli/trained_model.h"
 #include "data/encoding.h"
 #include "data/sequence_source.h"
+#include "layers/layer_catalog.h"
 #include "layers/module.h"
 #include "threads.h"
 
@@ -478,6 +479,14 @@ void bind_model(nb::module_& m) {
                            self.trained().task_names.size());
       });
 
+  m.def(
+      "_layer_types",
+      [] {
+        std::vector<std::string> names;
+        for (const LayerType& type : layer_types()) names.push_back(type.name);
+        return names;
+      },
+      "The layer types of strand's layer catalog (`strand layers`), in its order.");
   m.def(
       "_build",
       [](const std::string& config_json, std::optional<int64_t> length, int64_t tasks,

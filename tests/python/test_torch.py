@@ -82,7 +82,8 @@ def test_every_layer_type_in_torch(tmp_path):
                        **overrides)
     model = run.load()
     used = {layer["type"] for layer in model._description()["layers"]}
-    assert used == set(strand._torch.supported_layer_types())
+    catalog = set(strand._strand._layer_types())  # what `strand layers` lists
+    assert used == catalog == set(strand._torch.supported_layer_types())
     module = model.to_torch()
     running_var = module.state_dict()["bn.running_var"]
     assert not torch.allclose(running_var, torch.ones_like(running_var))  # trained statistics
