@@ -7,13 +7,15 @@ rounds, for the reference model (500 bp) and Basset (600 bp, 4 M parameters).
   predict      model.predict(list of strings) alone (the model loaded, the strings in memory)
 
 Both use 2 threads and batches of 256. The runs are trained briefly on simulated data first (the
-weights do not change the time). Prints the median seconds of each over the rounds and the
-ratios to the CLI.
+weights do not change the time). Prints the median wall-clock seconds of each over the rounds,
+and the CPU seconds (user + system: the CLI's from its process, Python's from this one), which
+other programs on a shared machine disturb less; then the ratios to the CLI.
 
 Usage: PYTHONPATH=build/python python bench/python/bench_predict.py BUILD_DIR [--rounds N]
 """
 import argparse
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -68,24 +70,36 @@ def main():
             fasta = tmp / f"{name}.fa"
             write_fasta(fasta, length)
             times = {"cli": [], "python": [], "predict": []}
+            cpu = {"cli": [], "python": [], "predict": []}
+
+            def timed(name, who, body):
+                before = resource.getrusage(who)
+                start = time.perf_counter()
+                result = body()
+                times[name].append(time.perf_counter() - start)
+                after = resource.getrusage(who)
+                cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime
+                                 - before.ru_stime)
+                return result
+
             for round_ in range(args.rounds):
-                start = time.perf_counter()
-                subprocess.run([str(program), "predict", "--model", run_dir, "--fasta", str(fasta),
-                                "--out", str(tmp / "scores.tsv"), "--threads", str(THREADS),
-                                "--batch-size", str(BATCH)], check=True, capture_output=True)
-                times["cli"].append(time.perf_counter() - start)
+                timed("cli", resource.RUSAGE_CHILDREN, lambda: subprocess.run(
+                    [str(program), "predict", "--model", run_dir, "--fasta", str(fasta), "--out",
+                     str(tmp / "scores.tsv"), "--threads", str(THREADS), "--batch-size",
+                     str(BATCH)], check=True, capture_output=True))
 
-                start = time.perf_counter()
-                model = strand.load(run_dir)
-                sequences = read_fasta(fasta)
-                scores = model.predict(sequences, batch_size=BATCH, threads=THREADS)
-                times["python"].append(time.perf_counter() - start)
+                def load_and_predict():
+                    model = strand.load(run_dir)
+                    sequences = read_fasta(fasta)
+                    return model, sequences, model.predict(sequences, batch_size=BATCH,
+                                                           threads=THREADS)
 
-                start = time.perf_counter()
-                again = model.predict(sequences, batch_size=BATCH, threads=THREADS)
-                times["predict"].append(time.perf_counter() - start)
+                model, sequences, scores = timed("python", resource.RUSAGE_SELF, load_and_predict)
+                again = timed("predict", resource.RUSAGE_SELF, lambda: model.predict(
+                    sequences, batch_size=BATCH, threads=THREADS))
                 assert scores.shape == (SEQUENCES, 1) and np.array_equal(scores, again)
             medians = {k: statistics.median(v) for k, v in times.items()}
+            cpu_medians = {k: statistics.median(v) for k, v in cpu.items()}
             cli_scores = np.loadtxt(tmp / "scores.tsv", skiprows=1, usecols=-1, dtype=np.float32)
             worst = float(np.max(np.abs(cli_scores - scores[:, 0])))
             print(f"{name} ({length} bp, {SEQUENCES} sequences, {args.rounds} rounds): "
@@ -93,6 +107,9 @@ def main():
                   + f"; python/cli {medians['python'] / medians['cli']:.3f}, "
                   f"predict/cli {medians['predict'] / medians['cli']:.3f}; "
                   f"max |python - cli| {worst:.1e}", flush=True)
+            print(f"  CPU: " + ", ".join(f"{k} {v:.3f} s" for k, v in cpu_medians.items())
+                  + f"; python/cli {cpu_medians['python'] / cpu_medians['cli']:.3f}, "
+                  f"predict/cli {cpu_medians['predict'] / cpu_medians['cli']:.3f}", flush=True)
 
 
 if __name__ == "__main__":
