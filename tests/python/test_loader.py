@@ -120,3 +120,33 @@ def test_bad_input_is_refused(genome, tmp_path):
         strand.data.Loader(fasta=fasta, intervals=broken, window=100)
     with pytest.raises(TypeError):
         strand.data.Loader(fasta=fasta)
+
+
+def test_bigwig_profiles_control_and_counts(strand_exe, tmp_path):
+    if strand_exe is None:
+        pytest.skip("STRAND_EXE is not set (CTest sets it): strand simulate writes the bigWigs")
+    import subprocess
+
+    subprocess.run([str(strand_exe), "simulate", "--simulation", "chip_nexus_profile", "--out",
+                    str(tmp_path), "--contigs", "3", "--contig-length", "50000", "--peaks", "40"],
+                   check=True, capture_output=True)
+    pairs = [f"{tmp_path}/{m}.plus.bw,{tmp_path}/{m}.minus.bw" for m in ("POU5F1_known1", "SOX2_1")]
+
+    def loader(rc):
+        return strand.data.Loader(
+            fasta=tmp_path / "genome.fa", intervals=tmp_path / "train.narrowPeak",
+            format="narrowpeak", window=400, batch_size=16, shuffle=False, rc=rc,
+            profile_bigwigs=pairs, control_bigwigs=[f"{tmp_path}/control.bw"],
+            profile_length=200, targets="counts")
+
+    forward = next(iter(loader(0.0)))
+    assert forward["profile"].shape == (16, 4, 200) and forward["control"].shape == (16, 1, 400)
+    assert forward["profile"].sum() > 0 and not forward["profile"].flags.owndata
+    # Count labels are the sums of each stranded pair over the profile window.
+    sums = forward["profile"].reshape(16, 2, 2, 200).sum(axis=(2, 3))
+    np.testing.assert_allclose(forward["labels"], sums, rtol=1e-5)
+    # Reverse complement: positions reversed, plus and minus strands swapped.
+    backward = next(iter(loader(1.0)))
+    np.testing.assert_array_equal(backward["profile"][:, 0], forward["profile"][:, 1, ::-1])
+    np.testing.assert_array_equal(backward["profile"][:, 3], forward["profile"][:, 2, ::-1])
+    np.testing.assert_array_equal(backward["control"][:, 0], forward["control"][:, 0, ::-1])

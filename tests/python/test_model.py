@@ -227,3 +227,57 @@ def test_missing_files_are_refused(tmp_path):
         strand.load(tmp_path / "empty_run")
     with pytest.raises(strand.ConfigError, match="neither a config file nor a preset"):
         strand.build("no_such_config.json")
+
+
+CONTROL_GRAPH = {
+    "model": {
+        "nodes": [
+            {"name": "conv", "type": "Conv1D", "filters": 4, "kernel_size": 5, "padding": "same",
+             "inputs": ["sequence"]},
+            {"name": "joined", "type": "Concat", "inputs": ["conv", "control"]},
+            {"name": "profile_conv", "type": "Conv1D", "filters": "profile_tracks",
+             "kernel_size": 3, "padding": "same"},
+            {"name": "profile", "type": "Softmax"},
+            {"name": "pool", "type": "GlobalAvgPool1D", "inputs": ["joined"]},
+            {"name": "counts", "type": "Dense", "units": 1},
+        ],
+        "outputs": [
+            {"name": "profile", "node": "profile", "loss": "multinomial_nll",
+             "target": "profile"},
+            {"name": "counts", "node": "counts", "loss": "mse", "target": "log_total_counts"},
+        ],
+    }
+}
+
+
+def test_several_outputs_and_control_tracks():
+    model = strand.build(CONTROL_GRAPH, length=50, profile_tracks=2, control_tracks=2)
+    assert model.outputs == ["profile", "counts"] and model.control_tracks == 2
+    assert model.output_shapes == {"profile": [2, 50], "counts": [1]}
+    sequences = random_sequences(np.random.default_rng(8), 3, 50)
+    control = np.random.default_rng(9).random((3, 2, 50), dtype=np.float32)
+    both = model.predict(sequences, control=control)
+    assert sorted(both) == ["counts", "profile"]
+    assert both["profile"].shape == (3, 2, 50)
+    np.testing.assert_allclose(both["profile"].sum(axis=-1), 1.0, atol=1e-5)  # a softmax
+    counts = model.predict(sequences, control=control, output="counts")
+    np.testing.assert_array_equal(counts, both["counts"])
+    other = model.predict(sequences, control=control * 2, output="counts")
+    assert not np.array_equal(other, counts)  # the control track is read
+    with pytest.raises(strand.ConfigError, match=r"control: the model reads 2 control track"):
+        model.predict(sequences)
+    with pytest.raises(strand.ConfigError, match=r"control: expected float32 \(3, 2, 50\)"):
+        model.predict(sequences, control=control[:, :1])
+    with pytest.raises(strand.ConfigError, match="rc_average: output 'profile' gives"):
+        model.predict(sequences, control=control, rc_average=True, output="profile")
+    torch = pytest.importorskip("torch")
+    module = model.to_torch()
+    table = np.full(256, 4, dtype=np.uint8)
+    for code, base in enumerate(b"ACGT"):
+        table[base] = code
+    codes = torch.from_numpy(table[np.stack([np.frombuffer(s.encode(), dtype=np.uint8)
+                                              for s in sequences])])
+    with torch.no_grad():
+        theirs = module(codes, torch.from_numpy(control))
+    for name in ("profile", "counts"):
+        np.testing.assert_allclose(theirs[name].numpy(), both[name], atol=1e-5)
