@@ -26,9 +26,21 @@ class TrainRun:
         return _strand.load(self.run_dir, device=device)
 
 
+def _json_default(value):
+    """Paths and numpy values in configs and overrides, as JSON."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return value.tolist()
+    raise _strand.ConfigError(
+        f"config: {value!r} ({type(value).__name__}) is not a config value (numbers, strings, "
+        "lists and dicts)"
+    )
+
+
 def _config_text(config: Union[dict, str, os.PathLike]):
     if isinstance(config, dict):
-        return json.dumps(config), True
+        return json.dumps(config, default=_json_default), True
     if isinstance(config, (str, os.PathLike)):
         return os.fspath(config), False
     raise _strand.ConfigError(
@@ -40,7 +52,7 @@ def resolved_config(config: Union[dict, str, os.PathLike] = "reference", **overr
     """The full config that train(config, **overrides) would run, as a dict (every key, the
     preset merged in, overrides applied): what the run's config.json will hold."""
     text, is_json = _config_text(config)
-    pairs = [(name, json.dumps(value)) for name, value in overrides.items()]
+    pairs = [(name, json.dumps(value, default=_json_default)) for name, value in overrides.items()]
     return json.loads(_strand._resolved_config(text, is_json, pairs))
 
 

@@ -2,7 +2,10 @@
 through the config key table, callbacks, Ctrl-C, resume, and errors."""
 import json
 import os
+import pathlib
 import signal
+
+import numpy as np
 
 import pytest
 
@@ -25,6 +28,8 @@ def test_overrides_follow_the_config_key_table():
                                    valid_intervals="v.bed")
     assert files["data"]["fasta"] == "g.fa" and files["data"]["jitter"] == 5
     assert files["data"]["valid_intervals"] == "v.bed"
+    typed = strand.resolved_config("reference", epochs=np.int64(4), output_dir=pathlib.Path("x"))
+    assert typed["epochs"] == 4 and typed["output_dir"] == "x"
     basset = strand.resolved_config("basset")
     assert basset["optimizer"]["name"] == "rmsprop"
 
@@ -40,6 +45,8 @@ def test_bad_configs_and_overrides_are_refused(tmp_path):
         strand.resolved_config({"optimizer": {"learnig_rate": 1}})
     with pytest.raises(strand.ConfigError, match="expected a dict"):
         strand.train(42)
+    with pytest.raises(strand.ConfigError, match="is not a config value"):
+        strand.resolved_config("reference", epochs=object())
     with pytest.raises(strand.ConfigError, match="epochs"):
         strand.train("reference", epochs=0, output_dir=str(tmp_path))
     with pytest.raises(strand.ConfigError, match="model"):
