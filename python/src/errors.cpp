@@ -31,8 +31,6 @@ PyObject* new_exception(nb::module_& m, const char* name, PyObject* bases, const
 
 }  // namespace
 
-void raise_config_error(const std::string& message) { throw cli::ConfigError(message); }
-
 void bind_errors(nb::module_& m) {
   error_class = new_exception(
       m, "Error", PyExc_RuntimeError,

@@ -11,7 +11,4 @@ namespace strand::python {
 /// exceptions into them.
 void bind_errors(nanobind::module_& m);
 
-/// Raises strand.ConfigError (a ValueError) with `message`: for bad arguments of the bindings.
-[[noreturn]] void raise_config_error(const std::string& message);
-
 }  // namespace strand::python

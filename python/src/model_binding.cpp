@@ -10,7 +10,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <optional>
