@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the Python package as a user gets it: `pip wheel .` builds a wheel, a fresh virtual
 # environment installs it, and `import strand` predicts with a model trained there, with the
-# type stubs and the motif library in place. Not part of CTest (it rebuilds the whole library,
+# type stubs in place. Not part of CTest (it rebuilds the whole library,
 # ~10 minutes on 2 cores); run it after changing python/, pyproject.toml or the CMake files.
 #
 #   bash scripts/check_python_package.sh [WORK_DIR]
@@ -19,8 +19,7 @@ start=$(date +%s)
 echo "pip wheel: $(($(date +%s) - start)) s"
 wheel="$(ls "${work}"/wheels/strand-*.whl)"
 python3 -m zipfile -l "${wheel}" | awk '{print $1}' | grep -E '^strand/' | sort
-for member in strand/__init__.py strand/_strand.pyi strand/py.typed \
-  strand/_resources/data/motifs/encode_motifs.txt.gz; do
+for member in strand/__init__.py strand/_strand.pyi strand/py.typed; do
   python3 -m zipfile -l "${wheel}" | grep -q "^${member} " || { echo "missing ${member}" >&2; exit 1; }
 done
 "${work}/venv/bin/pip" install --quiet "${wheel}"

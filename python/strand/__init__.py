@@ -10,9 +10,6 @@
 
 The engine is strand's C++ library (strand._strand); compute releases the GIL.
 """
-import os as _os
-import pathlib as _pathlib
-
 from . import _strand
 from ._strand import (
     ConfigError,
@@ -29,14 +26,6 @@ from ._strand import (
 from . import data
 from ._torch import to_torch
 from ._train import TrainRun, build, resolved_config, resume, train
-
-# A wheel carries the motif library the simulated datasets draw from; the build tree's source
-# directory serves it otherwise (the STRAND_SOURCE_DIR the C++ library reads).
-_resources = _pathlib.Path(__file__).resolve().parent / "_resources"
-if "STRAND_SOURCE_DIR" not in _os.environ and (
-    _resources / "data" / "motifs" / "encode_motifs.txt.gz"
-).exists():
-    _os.environ["STRAND_SOURCE_DIR"] = str(_resources)
 
 Model.to_torch = to_torch
 
