@@ -433,6 +433,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
                                                                  true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(
         out, options.interactive, options.progress_every_steps, logged_metrics));
+    callbacks.insert(callbacks.end(), options.callbacks.begin(), options.callbacks.end());
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
