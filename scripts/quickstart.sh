@@ -47,7 +47,8 @@ configure_and_build() {
 # (or completed) first: the packages the extension's build and tests need. torch is PyPI's
 # wheel (to_torch and DLPack tests; it brings CUDA libraries, which the CPU tests leave unused).
 python_environment() {
-  local venv="$build_dir/python-venv"
+  local venv
+  venv="$(realpath -m "$build_dir")/python-venv"
   if ! "$venv/bin/python" -c "import pytest, numpy, nanobind, torch" 2>/dev/null; then
     /usr/bin/python3 -m venv "$venv" >&2
     "$venv/bin/pip" install --quiet --upgrade pip >&2
