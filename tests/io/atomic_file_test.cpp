@@ -8,12 +8,8 @@
 #include <fstream>
 
 #include "io/atomic_file.h"
-#include "layers/dense.h"
-#include "layers/sequential.h"
-#include "train/checkpoint.h"
 
-namespace strand::train {
-using namespace strand::io;  // the atomic writer and safetensors under test
+namespace strand::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -87,18 +83,5 @@ TEST_CASE("remove_orphan_temp_files: only unlocked files with strand's temporary
   fs::remove_all(dir);
 }
 
-TEST_CASE("save_checkpoint removes orphaned temporary files of the checkpoint it writes") {
-  const fs::path dir = fresh_dir("checkpoint");
-  touch(dir / "last.safetensors.tmp.Q1w2E3");
-  touch(dir / "last.safetensors.tmp.zzzzzz");
-  Generator generator(1);
-  Sequential model;
-  model.add(Dense(3, 1, true, generator));
-  save_checkpoint(dir / "last.safetensors", model, nullptr, {});
-  CHECK(temp_files(dir / "last.safetensors") == 0);
-  CHECK(fs::exists(dir / "last.safetensors"));
-  fs::remove_all(dir);
-}
-
 }  // namespace
-}  // namespace strand::train
+}  // namespace strand::io
