@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "autograd/var.h"
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 

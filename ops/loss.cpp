@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/bce.h"
+#include "kernels/cpu/loss.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "ops/softmax.h"
@@ -40,7 +40,7 @@ Tensor bce_with_logits_backward(const Tensor& grad_out, const Tensor& logits,
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/bce.h ---------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/loss.h ---------------------------------------------
 namespace {
 
 void bce_with_logits_cpu(const Tensor& logits, const Tensor& targets, Tensor& out) {

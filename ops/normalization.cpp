@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/batch_norm.h"
+#include "kernels/cpu/normalization.h"
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 
@@ -86,7 +86,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/batch_norm.h --------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/normalization.h --------------------------------------
 namespace {
 
 template <typename T>

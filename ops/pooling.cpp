@@ -3,7 +3,7 @@
 #include "ops/pooling.h"
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/pool1d.h"
+#include "kernels/cpu/pooling.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
 
@@ -79,7 +79,7 @@ Tensor avg_pool1d_backward(const Tensor& grad_out, const Shape& input_shape,
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/pool1d.h ------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/pooling.h ------------------------------------------
 namespace {
 
 void max_pool1d_cpu(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/reduction.h"
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 #include "tensor/reduction_layout.h"
@@ -106,7 +106,7 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/reduce.h ------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/reduction.h ------------------------------------------
 namespace {
 
 // The float64 copy, its squares and their sum: the composition clip_grad_norm always used on

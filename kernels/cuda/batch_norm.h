@@ -1,5 +1,5 @@
 // Launchers of the batch normalisation CUDA kernels (kernels/cuda/batch_norm.cu). Contracts as
-// in kernels/cpu/batch_norm.h: contiguous x (B, C, L) (L = 1 for (B, C)), per-channel (C)
+// in kernels/cpu/normalization.h: contiguous x (B, C, L) (L = 1 for (B, C)), per-channel (C)
 // vectors. Per-channel sums run in two passes (blocks over chunks of each channel, then the
 // chunks' partials added in order) with no atomics, so results are deterministic. The training
 // forward and the backward pass take a float64 device workspace of batch_norm_workspace(g)
@@ -9,7 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/dtype.h"
-#include "kernels/batch_norm_geometry.h"
+#include "kernels/normalization_geometry.h"
 
 namespace strand::kernels::cuda {
 

@@ -1,7 +1,7 @@
 // CUDA kernels for Conv1D (strand's own; cuDNN is the alternative, chosen per shape in
 // ops/conv1d.cpp and tensor/cuda/conv_engine.cpp), the one-hot gather Conv1D and the fused
 // Conv1D+ReLU+GlobalMaxPool.
-// Geometry and contracts: kernels/cpu/conv1d_geometry.h, kernels/cpu/conv1d_onehot.h.
+// Geometry and contracts: kernels/conv1d_geometry.h, kernels/cpu/conv1d_onehot.h.
 #include <cfloat>
 
 #include "kernels/cuda/common.cuh"

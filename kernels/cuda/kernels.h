@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 #include "kernels/optimizer_math.h"
 #include "kernels/unary_math.h"
 

@@ -1,5 +1,5 @@
 // Launchers of the 1-D pooling CUDA kernels (kernels/cuda/pool1d.cu). Contracts as in
-// kernels/cpu/pool1d.h: contiguous (rows, L) inputs, (rows, L_out) outputs, the first argmax of
+// kernels/cpu/pooling.h: contiguous (rows, L) inputs, (rows, L_out) outputs, the first argmax of
 // each window. The backward passes gather (one thread per input position sums the outputs
 // whose windows read it), so they need no atomics and are deterministic.
 #pragma once
@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
-#include "kernels/pool1d_geometry.h"
+#include "kernels/pooling_geometry.h"
 
 namespace strand::kernels::cuda {
 

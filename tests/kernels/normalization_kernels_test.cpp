@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/batch_norm.h"
+#include "kernels/cpu/normalization.h"
 #include "test_helpers.h"
 
 namespace strand {

@@ -1,5 +1,5 @@
-// Batch normalisation CPU kernels (contracts and formulas: kernels/cpu/batch_norm.h).
-#include "kernels/cpu/batch_norm.h"
+// Batch normalisation CPU kernels (contracts and formulas: kernels/cpu/normalization.h).
+#include "kernels/cpu/normalization.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "kernels/batch_norm_geometry.h"
+#include "kernels/normalization_geometry.h"
 
 namespace strand::kernels::cpu {
 

@@ -1,5 +1,5 @@
 // Reduction CPU kernels.
-#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/reduction.h"
 
 #include <cmath>
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/pool1d_geometry.h"
+#include "kernels/pooling_geometry.h"
 
 namespace strand::kernels::cpu {
 

@@ -1,6 +1,6 @@
 // 1-D pooling CPU kernels: the readable oracles, and the fast versions (forward passes
-// vectorised across output positions with AVX-512 gathers) (contracts: kernels/cpu/pool1d.h).
-#include "kernels/cpu/pool1d.h"
+// vectorised across output positions with AVX-512 gathers) (contracts: kernels/cpu/pooling.h).
+#include "kernels/cpu/pooling.h"
 
 #include <algorithm>
 #include <limits>

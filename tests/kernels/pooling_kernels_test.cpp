@@ -1,4 +1,4 @@
-// The vectorised 1-D pooling kernels against their readable oracles (kernels/cpu/pool1d.h):
+// The vectorised 1-D pooling kernels against their readable oracles (kernels/cpu/pooling.h):
 // non-overlapping, overlapping and gapped windows, ceil_mode's cut-short last window, ties (the
 // first argmax wins) and NaN (a NaN wins and stays), in float32 and float64. Results are
 // compared exactly: both versions do the same arithmetic per window.
@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/cpu/pool1d.h"
+#include "kernels/cpu/pooling.h"
 #include "test_helpers.h"
 
 namespace strand {
