@@ -269,7 +269,7 @@ STRAND_REGISTER_KERNELS(conv1d_cpu) {
                                                       conv1d_relu_max_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/conv.cu and the cuDNN engine --------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/conv1d.cu and the cuDNN engine --------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -10,7 +10,7 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/batch_norm.h"
+#include "kernels/cuda/normalization.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -133,7 +133,7 @@ STRAND_REGISTER_KERNELS(normalization_cpu) {
   OpKernels<BatchNormBackwardOp>::register_kernel(DeviceType::kCPU, batch_norm_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/batch_norm.cu -----------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/normalization.cu -----------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -8,7 +8,7 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/pool1d.h"
+#include "kernels/cuda/pooling.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -120,7 +120,7 @@ STRAND_REGISTER_KERNELS(pooling_cpu) {
   OpKernels<AvgPool1DBackwardOp>::register_kernel(DeviceType::kCPU, avg_pool1d_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/pool1d.cu ---------------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/pooling.cu ---------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -176,7 +176,7 @@ STRAND_REGISTER_KERNELS(reduction_cpu) {
   OpKernels<SumOfSquaresOp>::register_kernel(DeviceType::kCPU, sum_of_squares_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/reduce.cu ---------------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/reduction.cu ---------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

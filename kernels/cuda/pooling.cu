@@ -1,6 +1,6 @@
-// CUDA kernels of 1-D max and average pooling (contracts: kernels/cuda/pool1d.h).
+// CUDA kernels of 1-D max and average pooling (contracts: kernels/cuda/pooling.h).
 #include "kernels/cuda/common.cuh"
-#include "kernels/cuda/pool1d.h"
+#include "kernels/cuda/pooling.h"
 
 namespace strand::kernels::cuda {
 namespace {

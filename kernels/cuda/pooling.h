@@ -1,4 +1,4 @@
-// Launchers of the 1-D pooling CUDA kernels (kernels/cuda/pool1d.cu). Contracts as in
+// Launchers of the 1-D pooling CUDA kernels (kernels/cuda/pooling.cu). Contracts as in
 // kernels/cpu/pooling.h: contiguous (rows, L) inputs, (rows, L_out) outputs, the first argmax of
 // each window. The backward passes gather (one thread per input position sums the outputs
 // whose windows read it), so they need no atomics and are deterministic.

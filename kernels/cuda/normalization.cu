@@ -1,4 +1,4 @@
-// CUDA kernels of the fused batch normalisation (contracts: kernels/cuda/batch_norm.h).
+// CUDA kernels of the fused batch normalisation (contracts: kernels/cuda/normalization.h).
 //
 // Per-channel sums (the statistics, the gradient sums) run in two passes with a fixed order:
 // a channel's B rows are cut into chunks of about kChunk values (chunk_plan); one block per
@@ -9,8 +9,8 @@
 // math where the tensor allows it.
 #include <cmath>
 
-#include "kernels/cuda/batch_norm.h"
 #include "kernels/cuda/common.cuh"
+#include "kernels/cuda/normalization.h"
 
 namespace strand::kernels::cuda {
 namespace {

@@ -1,4 +1,4 @@
-// Launchers of the batch normalisation CUDA kernels (kernels/cuda/batch_norm.cu). Contracts as
+// Launchers of the batch normalisation CUDA kernels (kernels/cuda/normalization.cu). Contracts as
 // in kernels/cpu/normalization.h: contiguous x (B, C, L) (L = 1 for (B, C)), per-channel (C)
 // vectors. Per-channel sums run in two passes (blocks over chunks of each channel, then the
 // chunks' partials added in order) with no atomics, so results are deterministic. The training
