@@ -11,6 +11,8 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/conv1d.h"
+#include "kernels/cuda/elementwise.h"
 #include "tensor/cuda/adapter_util.h"
 #include "tensor/cuda/conv_engine.h"
 #endif

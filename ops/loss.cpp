@@ -12,6 +12,7 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/loss.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -67,7 +68,7 @@ STRAND_REGISTER_KERNELS(loss_cpu) {
                                                       bce_with_logits_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/loss.cu -----------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

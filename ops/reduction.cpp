@@ -12,6 +12,7 @@
 #include "tensor/reduction_layout.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/reduction.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 

@@ -5,6 +5,7 @@
 #include <cfloat>
 
 #include "kernels/cuda/common.cuh"
+#include "kernels/cuda/conv1d.h"
 
 namespace strand::kernels::cuda {
 namespace {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cuda/common.cuh"
+#include "kernels/cuda/reduction.h"
 
 namespace strand::kernels::cuda {
 namespace {

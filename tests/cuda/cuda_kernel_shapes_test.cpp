@@ -20,6 +20,7 @@
 #ifdef STRAND_WITH_CUDA
 #include "kernels/cuda/merge_dims.h"
 #include "kernels/cuda/normalization.h"
+#include "kernels/cuda/reduction.h"
 #include "tensor/cuda/conv_engine.h"
 #endif
 
