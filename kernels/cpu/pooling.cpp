@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/strided_loop.h"
+#include "kernels/pooling_math.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -19,20 +20,14 @@ namespace {
 
 template <typename T>
 void max_window(const Pool1DGeometry& g, const T* row, int64_t t, T* out, int64_t* argmax) {
-  int64_t best = g.window_start(t);
-  // The first maximum; a NaN wins (and stays), as in PyTorch.
-  for (int64_t p = best + 1; p < g.window_end(t) && row[best] == row[best]; ++p) {
-    if (row[p] > row[best] || row[p] != row[p]) best = p;
-  }
+  const int64_t best = window_argmax(g, row, t);
   out[t] = row[best];
   argmax[t] = best;
 }
 
 template <typename T>
 void avg_window(const Pool1DGeometry& g, const T* row, int64_t t, T* out) {
-  T total = T(0);
-  for (int64_t p = g.window_start(t); p < g.window_end(t); ++p) total += row[p];
-  out[t] = total / static_cast<T>(g.window_end(t) - g.window_start(t));
+  out[t] = window_mean(g, row, t);
 }
 
 // ---- Vectorised across outputs ----------------------------------------------------------

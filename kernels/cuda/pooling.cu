@@ -1,6 +1,7 @@
 // CUDA kernels of 1-D max and average pooling (contracts: kernels/cuda/pooling.h).
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/pooling.h"
+#include "kernels/pooling_math.h"
 
 namespace strand::kernels::cuda {
 namespace {
@@ -11,10 +12,7 @@ __global__ void max_pool1d_forward_kernel(Pool1DGeometry g, const T* x, T* out, 
   STRAND_GRID_STRIDE_LOOP(i, g.rows * g.out_length) {
     const int64_t r = i / g.out_length, t = i % g.out_length;
     const T* row = x + r * g.length;
-    int64_t best = g.window_start(t);
-    for (int64_t p = best + 1; p < g.window_end(t) && row[best] == row[best]; ++p) {
-      if (row[p] > row[best] || row[p] != row[p]) best = p;
-    }
+    const int64_t best = window_argmax(g, row, t);
     out[i] = row[best];
     argmax[i] = best;
   }
@@ -38,10 +36,7 @@ template <typename T>
 __global__ void avg_pool1d_forward_kernel(Pool1DGeometry g, const T* x, T* out) {
   STRAND_GRID_STRIDE_LOOP(i, g.rows * g.out_length) {
     const int64_t r = i / g.out_length, t = i % g.out_length;
-    const T* row = x + r * g.length;
-    T total = T(0);
-    for (int64_t p = g.window_start(t); p < g.window_end(t); ++p) total += row[p];
-    out[i] = total / static_cast<T>(g.window_end(t) - g.window_start(t));
+    out[i] = window_mean(g, x + r * g.length, t);
   }
 }
 
