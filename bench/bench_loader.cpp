@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "data/data_loader.h"
+#include "data/counter_rng.h"
 #include "data/encoding.h"
-#include "data/interval_source.h"
-#include "data/rng.h"
+#include "data/loader/data_loader.h"
+#include "data/sources/interval_source.h"
 #include "fmt/format.h"
 
 namespace {

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<dist::MirroredStrategy> strategy;
   if (run.world_size > 1) {
     strategy = std::make_unique<dist::MirroredStrategy>(run.communicator, mirrored);
-    strategy->on_train_begin(model, optimizer);
+    strategy->on_train_begin(model.parameters(), optimizer);
   }
 
   Generator generator(100 + run.rank);

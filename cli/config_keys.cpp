@@ -168,7 +168,7 @@ const std::vector<ConfigKey>& config_keys() {
        .text = TextKind::kFile,
        .flag = "--test-intervals",
        .help = "Test intervals or labels; empty: no test metrics"},
-      // ---- tasks, splits of one file and negatives (data/splits.h, data/negatives.h) ----
+      // ---- tasks, splits of one file and negatives (data/intervals/: splits.h, negatives.h) ----
       {.key = "data.label_columns",
        .field = field([](auto& c) -> auto& { return c.data.files.label_columns; }),
        .only_when = files,

@@ -6,16 +6,16 @@
 
 #include <algorithm>
 
-#include "data/array_source.h"
-#include "data/available_memory.h"
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/interval_source.h"
+#include "data/fasta/fasta_reader.h"
 #include "data/list_syntax.h"
-#include "data/loader_config.h"
-#include "data/record_source.h"
-#include "data/split_sources.h"
-#include "data/subset_source.h"
+#include "data/loader/available_memory.h"
+#include "data/loader/loader_config.h"
+#include "data/sources/array_source.h"
+#include "data/sources/interval_source.h"
+#include "data/sources/record_source.h"
+#include "data/sources/split_sources.h"
+#include "data/sources/subset_source.h"
 
 namespace strand::cli {
 namespace {
@@ -312,7 +312,7 @@ RunData build_run_data_of(const RunConfig& config) {
     throw ConfigError(error.what());
   }
   if (split.enabled()) {
-    // One file split into parts (data/splits.h): each part is its own split of the run.
+    // One file split into parts (data/intervals/splits.h): each part is its own split of the run.
     data::SplitSources parts;
     try {
       parts = data::make_split_sources(loader, split);

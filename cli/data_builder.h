@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "cli/run_config.h"
-#include "data/data_loader.h"
 #include "data/labels.h"
-#include "data/loader_config.h"
-#include "data/sequence_source.h"
-#include "data/signal_tracks.h"
+#include "data/loader/data_loader.h"
+#include "data/loader/loader_config.h"
+#include "data/signals/signal_tracks.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
+#include "data/sources/sequence_source.h"
 
 namespace strand::cli {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "data/interval_source.h"
+#include "data/sources/interval_source.h"
 
 namespace strand::cli {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/run_config.h"
-#include "data/sequence_source.h"
+#include "data/sources/sequence_source.h"
 #include "layers/losses.h"
 #include "layers/model.h"
 #include "layers/sequential.h"

@@ -13,9 +13,9 @@
 #include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/negatives.h"
 #include "data/list_syntax.h"
-#include "data/negatives.h"
 #include "io/atomic_file.h"
 
 namespace strand::cli {

@@ -1,5 +1,6 @@
-// `strand negatives`: GC-matched background windows for a peak file (data/negatives.h), written
-// as a BED, and optionally a labelled BED of peaks (1) and negatives (0) that trains directly.
+// `strand negatives`: GC-matched background windows for a peak file (data/intervals/negatives.h),
+// written as a BED, and optionally a labelled BED of peaks (1) and negatives (0) that trains
+// directly.
 #pragma once
 
 #include <cstdint>

@@ -11,13 +11,13 @@
 #include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/intervals.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/negatives.h"
+#include "data/intervals/peak_tasks.h"
+#include "data/intervals/splits.h"
 #include "data/labels.h"
 #include "data/list_syntax.h"
-#include "data/negatives.h"
-#include "data/peak_tasks.h"
-#include "data/splits.h"
 #include "io/atomic_file.h"
 
 namespace strand::cli {

@@ -1,6 +1,6 @@
 // `strand prepare`: a labelled dataset in one command, from positive and negative FASTAs (a
 // records dataset: FASTA + label TSV with a header, whole or split by fractions) or from peak
-// files on a genome (a multi-task BED: one 0/1 column per peak file, data/peak_tasks.h).
+// files on a genome (a multi-task BED: one 0/1 column per peak file, data/intervals/peak_tasks.h).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +34,8 @@ struct PrepareOptions {
 int64_t run_prepare(const PrepareOptions& options, std::ostream& log);
 
 /// With --peaks: reads each peak file (validated against the genome), labels their windows per
-/// file (data/peak_tasks.h) and writes DIR/tasks.bed, a BED with the header '#chrom start end
-/// TASK...' and one 0/1 column per file, sorted by contig and start, atomically; prints the
+/// file (data/intervals/peak_tasks.h) and writes DIR/tasks.bed, a BED with the header '#chrom start
+/// end TASK...' and one 0/1 column per file, sorted by contig and start, atomically; prints the
 /// counts and the `strand train` command. Returns the number of windows. Throws ConfigError
 /// naming the flag or file for bad input (fractions are refused: split such a dataset when
 /// training, by --valid-chroms/--test-chroms or --valid-fraction/--test-fraction).

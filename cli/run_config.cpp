@@ -20,7 +20,7 @@
 #include "core/parse_number.h"
 #include "data/data_error.h"
 #include "data/list_syntax.h"
-#include "data/signal_tracks.h"
+#include "data/signals/signal_tracks.h"
 #include "io/json_limits.h"
 #include "layers/model.h"
 #ifdef STRAND_WITH_CUDA

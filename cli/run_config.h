@@ -60,7 +60,7 @@ struct FilesDataConfig {
   bool streaming = false;
   int64_t loader_threads = 2;
   int64_t prefetch = 2;
-  // bigWig signal tracks (data/signal_tracks.h): entries "a.bw" (unstranded) or
+  // bigWig signal tracks (data/signals/signal_tracks.h): entries "a.bw" (unstranded) or
   // "plus.bw,minus.bw" (a stranded pair); bed and narrowpeak intervals only.
   std::vector<std::string> profile_bigwigs;
   std::vector<std::string> control_bigwigs;

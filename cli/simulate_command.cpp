@@ -9,9 +9,9 @@
 
 #include "cli/command_paths.h"
 #include "cli/data_builder.h"
-#include "data/available_memory.h"
 #include "data/data_error.h"
 #include "data/list_syntax.h"
+#include "data/loader/available_memory.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "data/simulation/profile_simulation.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "data/labels.h"
-#include "data/sequence_source.h"
+#include "data/sources/sequence_source.h"
 
 namespace strand::cli {
 

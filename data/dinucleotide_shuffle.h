@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "data/rng.h"
+#include "data/counter_rng.h"
 
 namespace strand::data {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/module.h"
+#include "autograd/var.h"
 #include "optim/optimizer.h"
 
 namespace strand::dist {
@@ -20,8 +20,10 @@ class DistributedStrategy {
   virtual int rank() const = 0;
   /// The number of ranks.
   virtual int world_size() const = 0;
-  /// Once before the first step: every rank starts from rank 0's parameters.
-  virtual void on_train_begin(Module& model, Optimizer& optimizer) = 0;
+  /// Once before the first step: every rank starts from rank 0's values of `parameters`
+  /// (every parameter and buffer of the model, Module::parameters(): the same list, in the same
+  /// order, on every rank); `optimizer` updates the trainable ones.
+  virtual void on_train_begin(const std::vector<Var>& parameters, Optimizer& optimizer) = 0;
   /// Before each backward pass (gradient hooks start collecting).
   virtual void before_backward() {}
   /// Between backward and optimizer.step(): gradients become the same on every rank.

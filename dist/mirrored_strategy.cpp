@@ -26,8 +26,8 @@ MirroredStrategy::~MirroredStrategy() {
   detach();
 }
 
-void MirroredStrategy::on_train_begin(Module& model, Optimizer& optimizer) {
-  if (options_.broadcast_initial_parameters) broadcast_parameters(model.parameters());
+void MirroredStrategy::on_train_begin(const std::vector<Var>& parameters, Optimizer& optimizer) {
+  if (options_.broadcast_initial_parameters) broadcast_parameters(parameters);
   attach(optimizer.parameters());
 }
 

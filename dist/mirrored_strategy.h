@@ -48,7 +48,7 @@ class MirroredStrategy : public StrategyBase {
   MirroredStrategy& operator=(const MirroredStrategy&) = delete;
 
   /// Broadcasts rank 0's parameters and attaches to the optimizer's parameters.
-  void on_train_begin(Module& model, Optimizer& optimizer) override;
+  void on_train_begin(const std::vector<Var>& parameters, Optimizer& optimizer) override;
   void before_backward() override;
   /// Starts the buckets still waiting and makes the averaged gradients the parameters'. With a
   /// device-ordered backend (NCCL) the host does not wait for this step's all-reduces: the

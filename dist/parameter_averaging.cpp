@@ -32,8 +32,8 @@ ParameterAveraging::ParameterAveraging(std::shared_ptr<Communicator> communicato
                options_.average_every);
 }
 
-void ParameterAveraging::on_train_begin(Module& model, Optimizer& optimizer) {
-  if (options_.broadcast_initial_parameters) broadcast_parameters(model.parameters());
+void ParameterAveraging::on_train_begin(const std::vector<Var>& parameters, Optimizer& optimizer) {
+  if (options_.broadcast_initial_parameters) broadcast_parameters(parameters);
   parameters_ = optimizer.parameters();
   optimizer_ = &optimizer;
   steps_since_average_ = 0;

@@ -22,7 +22,7 @@ class ParameterAveraging : public StrategyBase {
   ParameterAveraging(std::shared_ptr<Communicator> communicator,
                      ParameterAveragingOptions options = {});
 
-  void on_train_begin(Module& model, Optimizer& optimizer) override;
+  void on_train_begin(const std::vector<Var>& parameters, Optimizer& optimizer) override;
   void after_step() override;
   void on_epoch_end() override;
 

@@ -13,7 +13,7 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "fuzz/fasta_oracle.h"
 #include "fuzz/fuzz_support.h"
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "fuzz/fasta_oracle.h"
 #include "fuzz/fuzz_support.h"
 

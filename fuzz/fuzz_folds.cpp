@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/intervals.h"
-#include "data/splits.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/splits.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
 #include "io/json_limits.h"

@@ -20,9 +20,9 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "data/labels.h"
-#include "data/record_source.h"
+#include "data/sources/record_source.h"
 #include "data/text_fields.h"
 #include "data/window.h"
 #include "fmt/format.h"

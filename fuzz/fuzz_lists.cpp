@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "data/data_error.h"
+#include "data/intervals/scoring_windows.h"
 #include "data/list_syntax.h"
-#include "data/scoring_windows.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
 

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
 #include "fuzz/interval_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

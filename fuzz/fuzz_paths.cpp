@@ -16,7 +16,7 @@
 #include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
-#include "data/signal_tracks.h"
+#include "data/signals/signal_tracks.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
 

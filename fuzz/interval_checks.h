@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
 

@@ -1,5 +1,5 @@
 // The per-element optimizer updates, shared by the CPU loops (kernels/cpu/optimizer_updates.h)
-// and the CUDA kernels (kernels/cuda/elementwise.cu), so both backends follow one formula.
+// and the CUDA kernels (kernels/cuda/optimizer_updates.cu), so both backends follow one formula.
 // PyTorch's semantics, so trajectories match torch.optim step for step; arithmetic in double
 // whatever the parameter type:
 //   SGD:     g += wd * p; buf = first ? g : momentum * buf + (1 - dampening) * g;

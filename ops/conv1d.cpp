@@ -11,6 +11,8 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/conv1d.h"
+#include "kernels/cuda/elementwise.h"
 #include "tensor/cuda/adapter_util.h"
 #include "tensor/cuda/conv_engine.h"
 #endif
@@ -269,7 +271,7 @@ STRAND_REGISTER_KERNELS(conv1d_cpu) {
                                                       conv1d_relu_max_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/conv.cu and the cuDNN engine --------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/conv1d.cu and the cuDNN engine --------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

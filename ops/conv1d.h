@@ -2,7 +2,7 @@
 // Conv1D+ReLU (the ReLU applied where the bias is added), and the fused
 // Conv1D+ReLU+GlobalMaxPool of the reference model. Declared, checked,
 // dispatched and differentiated here; the kernels are kernels/cpu/conv1d{,_onehot}.h and
-// kernels/cuda/conv.cu (and cuDNN, through tensor/cuda/conv_engine.h).
+// kernels/cuda/conv1d.cu (and cuDNN, through tensor/cuda/conv_engine.h).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "autograd/var.h"
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 

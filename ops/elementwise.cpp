@@ -8,6 +8,7 @@
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/elementwise.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 

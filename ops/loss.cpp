@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/bce.h"
+#include "kernels/cpu/loss.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "ops/softmax.h"
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/loss.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -40,7 +41,7 @@ Tensor bce_with_logits_backward(const Tensor& grad_out, const Tensor& logits,
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/bce.h ---------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/loss.h ---------------------------------------------
 namespace {
 
 void bce_with_logits_cpu(const Tensor& logits, const Tensor& targets, Tensor& out) {
@@ -67,7 +68,7 @@ STRAND_REGISTER_KERNELS(loss_cpu) {
                                                       bce_with_logits_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/loss.cu -----------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -1,7 +1,7 @@
 // Losses: binary cross-entropy from logits (elementwise, mean, weighted by a mask, weighted per
 // task), mean squared error, Poisson NLL, categorical cross-entropy and the multinomial NLL of
 // BPNet's profile head. Declared, checked, dispatched and differentiated here; the kernels are
-// kernels/cpu/bce.h and kernels/cuda/elementwise.cu.
+// kernels/cpu/loss.h and kernels/cuda/loss.cu.
 #pragma once
 
 #include "autograd/var.h"

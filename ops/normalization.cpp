@@ -5,12 +5,12 @@
 #include <algorithm>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/batch_norm.h"
+#include "kernels/cpu/normalization.h"
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/batch_norm.h"
+#include "kernels/cuda/normalization.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -86,7 +86,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/batch_norm.h --------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/normalization.h --------------------------------------
 namespace {
 
 template <typename T>
@@ -133,7 +133,7 @@ STRAND_REGISTER_KERNELS(normalization_cpu) {
   OpKernels<BatchNormBackwardOp>::register_kernel(DeviceType::kCPU, batch_norm_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/batch_norm.cu -----------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/normalization.cu -----------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -2,7 +2,8 @@
 // fused op family: training mode normalises with the batch's statistics and updates the running
 // ones; evaluation mode normalises with the running ones; either may apply a following ReLU in
 // the same pass (Sequential fuses BatchNorm1D -> ReLU). Declared, checked, dispatched and
-// differentiated here; the kernels are kernels/cpu/batch_norm.h and kernels/cuda/batch_norm.cu.
+// differentiated here; the kernels are kernels/cpu/normalization.h and
+// kernels/cuda/normalization.cu.
 #pragma once
 
 #include <tuple>

@@ -9,6 +9,7 @@
 #ifdef STRAND_WITH_CUDA
 #include <functional>
 
+#include "kernels/cuda/optimizer_updates.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -180,7 +181,7 @@ STRAND_REGISTER_KERNELS(optimizer_updates_cpu) {
   OpKernels<RMSpropUpdateOp>::register_kernel(DeviceType::kCPU, rmsprop_update_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/elementwise.cu ----------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/optimizer_updates.cu ----------------------------
 #ifdef STRAND_WITH_CUDA
 namespace cuda {
 namespace {

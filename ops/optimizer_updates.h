@@ -2,7 +2,7 @@
 // parameter in place, and Adam over many parameters at once, each optionally reading its
 // learning rate and step from a schedule on the device (what a captured CUDA graph replays). optim/
 // calls these; the formulas are written once in kernels/optimizer_math.h for host and device, the
-// loops in kernels/cpu/optimizer_updates.h and kernels/cuda/elementwise.cu. Updates are not
+// loops in kernels/cpu/optimizer_updates.h and kernels/cuda/optimizer_updates.cu. Updates are not
 // differentiable.
 #pragma once
 

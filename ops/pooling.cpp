@@ -3,12 +3,12 @@
 #include "ops/pooling.h"
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/pool1d.h"
+#include "kernels/cpu/pooling.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
 
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/pool1d.h"
+#include "kernels/cuda/pooling.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -79,7 +79,7 @@ Tensor avg_pool1d_backward(const Tensor& grad_out, const Shape& input_shape,
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/pool1d.h ------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/pooling.h ------------------------------------------
 namespace {
 
 void max_pool1d_cpu(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax) {
@@ -120,7 +120,7 @@ STRAND_REGISTER_KERNELS(pooling_cpu) {
   OpKernels<AvgPool1DBackwardOp>::register_kernel(DeviceType::kCPU, avg_pool1d_backward_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/pool1d.cu ---------------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/pooling.cu ---------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

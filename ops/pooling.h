@@ -1,6 +1,6 @@
 // 1-D pooling over positions: max pooling (with the first argmax of each window), average
 // pooling, and global average pooling. Declared, checked, dispatched and differentiated here;
-// the kernels are kernels/cpu/pool1d.h and kernels/cuda/pool1d.cu. (Global max pooling is a
+// the kernels are kernels/cpu/pooling.h and kernels/cuda/pooling.cu. (Global max pooling is a
 // reduction: ops/reduction.h.)
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "autograd/var.h"
-#include "kernels/pool1d_geometry.h"
+#include "kernels/pooling_geometry.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 

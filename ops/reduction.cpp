@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/reduction.h"
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 #include "tensor/reduction_layout.h"
 
 #ifdef STRAND_WITH_CUDA
+#include "kernels/cuda/reduction.h"
 #include "tensor/cuda/adapter_util.h"
 #endif
 
@@ -106,7 +107,7 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
 
 }  // namespace ops
 
-// ---- CPU adapters: Tensors to kernels/cpu/reduce.h ------------------------------------------
+// ---- CPU adapters: Tensors to kernels/cpu/reduction.h ------------------------------------------
 namespace {
 
 // The float64 copy, its squares and their sum: the composition clip_grad_norm always used on
@@ -176,7 +177,7 @@ STRAND_REGISTER_KERNELS(reduction_cpu) {
   OpKernels<SumOfSquaresOp>::register_kernel(DeviceType::kCPU, sum_of_squares_cpu);
 }
 
-// ---- CUDA adapters: Tensors to kernels/cuda/reduce.cu ---------------------------------------
+// ---- CUDA adapters: Tensors to kernels/cuda/reduction.cu ---------------------------------------
 #ifdef STRAND_WITH_CUDA
 namespace {
 

@@ -1,7 +1,7 @@
 // Reductions: sum and mean over dimensions, max with its argmax (and global max pooling, a
 // max over positions), and sum_to_shape, the inverse of broadcasting. Declared, checked,
-// dispatched and differentiated here; the kernels are kernels/cpu/reduce.h and
-// kernels/cuda/reduce.cu.
+// dispatched and differentiated here; the kernels are kernels/cpu/reduction.h and
+// kernels/cuda/reduction.cu.
 #pragma once
 
 #include <cstdint>

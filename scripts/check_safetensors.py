@@ -6,7 +6,7 @@ Runs the C++ test "safetensors round trip ..." with STRAND_KEEP_SAFETENSORS_DIR 
 reference.safetensors with safetensors.numpy.load_file and safe_open (for metadata) and compares
 with the values tests/io/safetensors_test.cpp writes (reference_entries()).
 
-Usage: python3 scripts/check_safetensors.py [path/to/test_train]   (default build/tests/test_io)
+Usage: python3 scripts/check_safetensors.py [path/to/test_io]   (default build/tests/test_io)
 """
 import json
 import math
@@ -37,7 +37,7 @@ METADATA = {"format": "strand", "epoch": "3"}
 
 
 def main():
-    binary = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build/tests/test_train"
+    binary = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build/tests/test_io"
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, STRAND_KEEP_SAFETENSORS_DIR=tmp, STRAND_SOURCE_DIR=str(ROOT))
         run = subprocess.run([str(binary), f"--test-case={TEST_NAME}"], env=env, check=True,

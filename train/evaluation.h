@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "data/data_loader.h"
+#include "data/loader/data_loader.h"
 #include "dist/distributed_strategy.h"
 #include "layers/model.h"
 #include "train/objective.h"

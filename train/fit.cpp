@@ -161,7 +161,7 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
       if (held) model.set_step_tensor(Tensor());
     }
   } device_step_release{model, device_step.defined()};
-  if (strategy != nullptr) strategy->on_train_begin(model, optimizer);
+  if (strategy != nullptr) strategy->on_train_begin(model.parameters(), optimizer);
   try {
     for (auto& callback : callbacks) callback->on_train_begin(context);
     for (int64_t epoch = options.initial_epoch; epoch < options.epochs && !context.stop_training;

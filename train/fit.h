@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "data/data_loader.h"
+#include "data/loader/data_loader.h"
 #include "dist/distributed_strategy.h"
 #include "layers/losses.h"
 #include "layers/model.h"

@@ -17,7 +17,7 @@
 #include <functional>
 #include <memory>
 
-#include "data/batch.h"
+#include "data/loader/batch.h"
 #include "optim/optimizer.h"
 #include "train/training_batch.h"
 

@@ -2,7 +2,7 @@
 // storage alive).
 #pragma once
 
-#include "data/batch.h"
+#include "data/loader/batch.h"
 #include "layers/model.h"
 #include "tensor/tensor.h"
 

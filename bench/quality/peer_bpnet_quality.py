@@ -16,7 +16,7 @@ split at its best epoch (--strand-log: strand train's output) are printed beside
 --strand-counts (strand predict's TSV on test) is compared with the counts this model computes
 from those weights, as checks that the weights mean the same in both programs.
 
-Windows follow data/window.h and data/interval_signals.h: a window of L bases centred on the
+Windows follow data/window.h and data/signals/interval_signals.h: a window of L bases centred on the
 narrowPeak summit (start + column 10), moved by the jitter shift and kept inside the contig; the
 profile covers its centred Lp bases; reverse complement reverses the profile and swaps the plus
 and minus tracks of each pair. Tracks: for each motif its plus then its minus bigWig.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "data/simulation/motif_library.h"
-#include "data/simulation/rng.h"
+#include "data/simulation/xoshiro_rng.h"
 
 namespace strand::data {
 

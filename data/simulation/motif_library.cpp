@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "data/gzip_reader.h"
 #include "data/simulation/builtin_motifs.h"
-#include "data/simulation/gzip_reader.h"
 
 namespace strand::data {
 namespace {

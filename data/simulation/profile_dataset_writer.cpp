@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "data/bigwig.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/signals/bigwig.h"
 #include "data/simulation/motif_simulation.h"
 #include "io/atomic_file.h"
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "data/simulation/motif_embedding.h"
-#include "data/simulation/rng.h"
+#include "data/simulation/xoshiro_rng.h"
 
 namespace strand::data {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_loop.h"
 

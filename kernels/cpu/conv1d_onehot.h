@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 
 namespace strand::kernels::cpu {
 

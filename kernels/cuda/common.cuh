@@ -9,8 +9,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/dtype.h"
 #include "kernels/cuda/check.h"
-#include "kernels/cuda/kernels.h"
+#include "kernels/cuda/index_space.h"
 #include "kernels/cuda/merge_dims.h"
 
 namespace strand::kernels::cuda {

@@ -3,7 +3,7 @@
 // Plain C++, so tests check them without a GPU.
 #pragma once
 
-#include "kernels/cuda/kernels.h"
+#include "kernels/cuda/index_space.h"
 
 namespace strand::kernels::cuda {
 

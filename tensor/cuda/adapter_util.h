@@ -2,7 +2,7 @@
 // IndexSpace/StrideSet, optional pointers, a tensor's stream.
 #pragma once
 
-#include "kernels/cuda/kernels.h"
+#include "kernels/cuda/index_space.h"
 #include "kernels/cuda/stream.h"
 #include "tensor/cuda/device.h"
 #include "tensor/tensor.h"

@@ -22,7 +22,7 @@
 
 #include "core/device.h"
 #include "core/dtype.h"
-#include "kernels/cpu/conv1d_geometry.h"
+#include "kernels/conv1d_geometry.h"
 
 namespace strand::cuda {
 

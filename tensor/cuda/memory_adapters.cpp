@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/memory.h"
 #include "tensor/cuda/adapter_util.h"
 #include "tensor/cuda/allocator.h"
 #include "tensor/cuda/device.h"

@@ -11,7 +11,7 @@
 #include "cli/data_builder.h"
 #include "cli/run_config.h"
 #include "cli_test_support.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "support/child_process.h"
 #include "test_helpers.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "data/bigwig.h"
+#include "data/signals/bigwig.h"
 #include "fmt/format.h"
 
 using namespace strand::cli::testing;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "data/bigwig.h"
-#include "data/fasta_reader.h"
-#include "data/intervals.h"
-#include "data/record_source.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/intervals/intervals.h"
+#include "data/signals/bigwig.h"
+#include "data/sources/record_source.h"
 
 using namespace strand::cli::testing;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "support/child_process.h"
 #include "test_helpers.h"
 

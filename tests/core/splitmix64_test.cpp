@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 
-#include "data/rng.h"
+#include "data/counter_rng.h"
 #include "tensor/generator.h"
 
 TEST_CASE("splitmix64_next reproduces the reference generator") {
@@ -27,8 +27,8 @@ TEST_CASE("splitmix64_hash is the first output of a generator started at its arg
 }
 
 TEST_CASE("the loader's and the tensor generator's draws are pinned across the refactor") {
-  // Values before splitmix64 had one home (data/rng.h and tensor/generator.h each had a copy):
-  // any change to the draws would change every seeded run.
+  // Values before splitmix64 had one home (data/counter_rng.h and tensor/generator.h each had a
+  // copy): any change to the draws would change every seeded run.
   strand::data::CounterRng rng(strand::data::mix_key(42, 1, 2, 3));
   const std::uint64_t first = rng.next();
   strand::Generator generator(42);

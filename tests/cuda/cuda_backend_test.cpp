@@ -12,7 +12,7 @@
 #include "ops/reduction.h"
 #include "tensor/op_registry.h"
 #ifdef STRAND_WITH_CUDA
-#include "data/batch.h"
+#include "data/loader/batch.h"
 #include "tensor/cuda/allocator.h"
 #endif
 

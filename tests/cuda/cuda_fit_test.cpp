@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cuda_test_support.h"
-#include "data/array_source.h"
-#include "data/data_loader.h"
+#include "data/loader/data_loader.h"
+#include "data/sources/array_source.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"

@@ -18,8 +18,9 @@
 #include "tensor/determinism.h"
 #include "tensor/precision.h"
 #ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/batch_norm.h"
 #include "kernels/cuda/merge_dims.h"
+#include "kernels/cuda/normalization.h"
+#include "kernels/cuda/reduction.h"
 #include "tensor/cuda/conv_engine.h"
 #endif
 

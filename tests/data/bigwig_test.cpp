@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "data/bigwig.h"
 #include "data/data_error.h"
+#include "data/signals/bigwig.h"
 #include "test_paths.h"
 
 using namespace strand::data;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/fai_check.h"
-#include "data/fasta_index.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fai_check.h"
+#include "data/fasta/fasta_index.h"
+#include "data/fasta/fasta_reader.h"
 #include "data/warnings.h"
 #include "fmt/format.h"
 #include "test_paths.h"
@@ -125,7 +125,7 @@ TEST_CASE("shortened and lengthened records are found") {
 
 TEST_CASE("negative and overflowing numbers in a .fai are refused, never computed with") {
   // Reproducer from issue 10, item 2: 9223372036854775000 overflowed int64 in the extent check
-  // (data/fasta_index.cpp:87), undefined behaviour caught by the UBSan build.
+  // (data/fasta/fasta_index.cpp:87), undefined behaviour caught by the UBSan build.
   check_bad_fai("a\t9223372036854775000\t8\t10\t11\nb\t22\t27\t10\t11\nc\t7\t55\t7\t8\n",
                 "g.fa.fai:1: record 'a' (length 9223372036854775000, 11 bytes per line, at byte "
                 "8) does not fit any file");

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/fasta_scan.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/fasta/fasta_scan.h"
 #include "test_paths.h"
 
 using namespace strand::data;

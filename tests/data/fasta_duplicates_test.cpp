@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/fasta_index.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_index.h"
+#include "data/fasta/fasta_reader.h"
 #include "data/warnings.h"
 #include "test_paths.h"
 

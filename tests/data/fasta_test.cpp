@@ -10,7 +10,7 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
-#include "data/fasta_reader.h"
+#include "data/fasta/fasta_reader.h"
 #include "fmt/format.h"
 #include "test_paths.h"
 

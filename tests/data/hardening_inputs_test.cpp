@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/intervals.h"
-#include "data/loader_config.h"
-#include "data/record_source.h"
-#include "data/signal_tracks.h"
-#include "data/splits.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/splits.h"
+#include "data/loader/loader_config.h"
+#include "data/signals/signal_tracks.h"
+#include "data/sources/record_source.h"
 #include "data/text_fields.h"
 #include "data/warnings.h"
 #include "fmt/format.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "data/data_error.h"
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
 #include "test_paths.h"
 
 using namespace strand::data;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/record_source.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/sources/record_source.h"
 #include "test_paths.h"
 
 using namespace strand::data;

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/fasta_reader.h"
-#include "data/intervals.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/intervals/intervals.h"
 #include "data/labels.h"
-#include "data/loader_config.h"
-#include "data/record_source.h"
+#include "data/loader/loader_config.h"
+#include "data/sources/record_source.h"
 #include "test_paths.h"
 
 using namespace strand::data;

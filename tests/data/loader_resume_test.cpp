@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "data/array_source.h"
+#include "data/counter_rng.h"
 #include "data/data_error.h"
-#include "data/data_loader.h"
-#include "data/rng.h"
+#include "data/loader/data_loader.h"
+#include "data/sources/array_source.h"
 
 namespace strand::data {
 namespace {

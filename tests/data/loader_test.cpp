@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "data/array_source.h"
+#include "data/counter_rng.h"
 #include "data/data_error.h"
-#include "data/data_loader.h"
 #include "data/encoding.h"
-#include "data/loader_config.h"
-#include "data/rng.h"
+#include "data/loader/data_loader.h"
+#include "data/loader/loader_config.h"
+#include "data/sources/array_source.h"
 #include "fmt/format.h"
 #include "test_paths.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "data/array_source.h"
 #include "data/data_error.h"
-#include "data/data_loader.h"
+#include "data/loader/data_loader.h"
+#include "data/sources/array_source.h"
 #include "support/child_process.h"
 #include "test_helpers.h"
 

@@ -11,7 +11,7 @@
 
 #include "data/data_error.h"
 #include "data/encoding.h"
-#include "data/negatives.h"
+#include "data/intervals/negatives.h"
 #include "fmt/format.h"
 #include "test_paths.h"
 

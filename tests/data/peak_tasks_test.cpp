@@ -1,6 +1,6 @@
-// Several peak files as one multi-task dataset (data/peak_tasks.h) on a real genome (C. elegans,
-// tests/data/fixtures/genomes/ce.fa): merged windows, per-file labels from the window's centre,
-// GC-matched negatives labelled 0, sorted output; and the strand prepare --peaks command.
+// Several peak files as one multi-task dataset (data/intervals/peak_tasks.h) on a real genome (C.
+// elegans, tests/data/fixtures/genomes/ce.fa): merged windows, per-file labels from the window's
+// centre, GC-matched negatives labelled 0, sorted output; and the strand prepare --peaks command.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/peak_tasks.h"
+#include "data/intervals/peak_tasks.h"
 #include "test_paths.h"
 
 using namespace strand::data;

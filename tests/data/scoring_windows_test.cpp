@@ -5,7 +5,7 @@
 #include <string>
 
 #include "data/data_error.h"
-#include "data/scoring_windows.h"
+#include "data/intervals/scoring_windows.h"
 #include "test_paths.h"
 
 using namespace strand::data;

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "data/bigwig.h"
 #include "data/data_error.h"
-#include "data/data_loader.h"
 #include "data/encoding.h"
-#include "data/interval_source.h"
-#include "data/loader_config.h"
+#include "data/loader/data_loader.h"
+#include "data/loader/loader_config.h"
+#include "data/signals/bigwig.h"
+#include "data/sources/interval_source.h"
 #include "test_paths.h"
 
 using namespace strand::data;

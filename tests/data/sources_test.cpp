@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "data/array_source.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
-#include "data/interval_source.h"
-#include "data/record_source.h"
+#include "data/sources/array_source.h"
+#include "data/sources/interval_source.h"
+#include "data/sources/record_source.h"
 #include "test_paths.h"
 
 using namespace strand::data;

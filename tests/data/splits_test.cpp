@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/intervals.h"
-#include "data/split_sources.h"
-#include "data/splits.h"
-#include "data/subset_source.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/splits.h"
+#include "data/sources/split_sources.h"
+#include "data/sources/subset_source.h"
 #include "fmt/format.h"
 #include "test_paths.h"
 

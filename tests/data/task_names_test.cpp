@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/interval_source.h"
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
 #include "data/list_syntax.h"
-#include "data/loader_config.h"
-#include "data/record_source.h"
+#include "data/loader/loader_config.h"
+#include "data/sources/interval_source.h"
+#include "data/sources/record_source.h"
 #include "test_paths.h"
 
 using namespace strand::data;

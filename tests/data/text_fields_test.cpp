@@ -6,7 +6,7 @@
 #include <string>
 
 #include "data/data_error.h"
-#include "data/intervals.h"
+#include "data/intervals/intervals.h"
 #include "data/text_fields.h"
 #include "test_paths.h"
 

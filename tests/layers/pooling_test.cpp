@@ -1,6 +1,6 @@
 // Pooling layers: shapes, values against PyTorch (torch.nn.functional.max_pool1d and avg_pool1d,
 // PyTorch 2.15, printed for these inputs), the ceil_mode rule, and clear errors. Gradients are
-// rows of the op table (tests/autograd/op_table_test.cpp).
+// rows of the op table (tests/ops/op_table_test.cpp).
 #include <doctest/doctest.h>
 
 #include <vector>

@@ -11,7 +11,7 @@
 
 #include <doctest/doctest.h>
 
-#include "data/simulation/gzip_reader.h"
+#include "data/gzip_reader.h"
 #include "support/test_paths.h"
 
 using strand::data::MotifLibrary;

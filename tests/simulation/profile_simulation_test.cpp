@@ -14,9 +14,9 @@
 
 #include <doctest/doctest.h>
 
-#include "data/bigwig.h"
-#include "data/fasta_reader.h"
-#include "data/intervals.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/intervals/intervals.h"
+#include "data/signals/bigwig.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "support/test_paths.h"
 

@@ -16,9 +16,9 @@
 
 #include <fstream>
 
-#include "data/fasta_reader.h"
-#include "data/record_source.h"
+#include "data/fasta/fasta_reader.h"
 #include "data/simulation/records_dataset_writer.h"
+#include "data/sources/record_source.h"
 #include "support/test_paths.h"
 
 using namespace strand::data;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,17 @@ inline std::uint64_t read_le(const std::vector<std::byte>& data, std::size_t at,
     v |= static_cast<std::uint64_t>(data.at(at + i)) << (8 * i);
   }
   return v;
+}
+
+/// Lower-case hex of `bytes`, two digits each ("0a1b").
+inline std::string to_hex(std::span<const std::byte> bytes) {
+  std::string out;
+  for (std::byte b : bytes) {
+    char buf[3];
+    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned>(b));
+    out += buf;
+  }
+  return out;
 }
 
 /// Splits a TFRecord stream into payloads, checking every length and CRC.

@@ -1,10 +1,12 @@
 // Checkpoint loading refuses files that are not what they claim: tensors stored with another
 // dtype (named with both dtypes), NaN or infinite values, damaged optimizer state and
-// early-stopping metadata that is not a whole number.
+// early-stopping metadata that is not a whole number. Saving removes the orphaned temporary
+// files of earlier, interrupted saves (their rule: tests/io/atomic_file_test.cpp).
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "io/safetensors.h"
@@ -172,6 +174,23 @@ TEST_CASE("early stopping state: partial or negative numbers in the metadata are
   EarlyStopping restored;
   restored.restore(fresh.state(), {});
   CHECK(restored.best_value() == std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("save_checkpoint removes orphaned temporary files of the checkpoint it writes") {
+  const auto dir = fresh_dir("orphans");
+  std::ofstream(dir / "last.safetensors.tmp.Q1w2E3") << "partial";
+  std::ofstream(dir / "last.safetensors.tmp.zzzzzz") << "partial";
+  Generator generator(1);
+  Sequential model;
+  model.add(Dense(3, 1, true, generator));
+  save_checkpoint(dir / "last.safetensors", model, nullptr, {});
+  int64_t temporary_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    temporary_files += entry.path().filename().string().starts_with("last.safetensors.tmp.");
+  }
+  CHECK(temporary_files == 0);
+  CHECK(std::filesystem::exists(dir / "last.safetensors"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "data/array_source.h"
 #include "data/simulation/motif_library.h"
 #include "data/simulation/motif_simulation.h"
+#include "data/sources/array_source.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/array_source.h"
+#include "data/sources/array_source.h"
 #include "layers/activations.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"

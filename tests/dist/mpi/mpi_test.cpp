@@ -140,7 +140,7 @@ TEST_CASE("mirrored: 2 ranks with batch b reach the parameters of 1 rank with ba
   MirroredOptions options;
   options.bucket_bytes = 8 * 8;  // several buckets, so several overlapped reductions
   MirroredStrategy strategy(communicator, options);
-  strategy.on_train_begin(model, optimizer);
+  strategy.on_train_begin(model.parameters(), optimizer);
   CHECK(strategy.bucket_layout().size() >= 3);
 
   Sequential reference = make_small_model(100);  // rank 0's initialisation

@@ -1,0 +1,81 @@
+// LoaderConfig: every knob of a genomic data loader in one struct, plus the factory that
+// builds the source and loader from it (what `strand train --fasta ... --intervals ...` uses).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/intervals/intervals.h"
+#include "data/labels.h"
+#include "data/loader/batch.h"
+#include "data/loader/data_loader.h"
+#include "data/signals/signal_tracks.h"
+#include "data/sources/sequence_source.h"
+
+namespace strand::data {
+
+/// Every setting of a genomic data loader (see make_source() and make_loader()).
+struct LoaderConfig {
+  std::string fasta;               ///< reference FASTA, plain or BGZF
+  std::string fasta_index;         ///< .fai location if not next to the FASTA (e.g. read-only dir)
+  std::string intervals;           ///< BED / narrowPeak / DREAM TSV, or the label TSV for "records"
+  std::string format = "bed";      ///< bed, narrowpeak, dream, records
+  std::vector<int> label_columns;  ///< 1-based; empty: the format's default
+  /// Replace the file's task names, one per label column (checked); empty: the file's (a
+  /// header's) names, else task_0, task_1, ...
+  std::vector<std::string> task_names;
+  /// false: intervals without labels (T = 0), e.g. a BED3 or BED6 to predict on.
+  bool labelled = true;
+  /// > 0: the intervals are peaks, labelled 1 whatever their columns, and GC-matched negatives
+  /// (data/intervals/negatives.h; window, seed and blacklist below) labelled 0 are added, this many
+  /// per peak. The one task is named by task_names, else after the interval file's stem.
+  double negatives_ratio = 0.0;
+  std::string blacklist;  ///< BED of regions negatives avoid (with negatives_ratio); optional
+  /// What a valid label is (kBinary for binary cross-entropy) and whether a file whose every
+  /// label is missing is an error; checked line by line when the file is read.
+  LabelOptions labels;
+  BadIntervalPolicy bad_intervals = BadIntervalPolicy::kError;  ///< invalid intervals
+  int64_t window = 1000;           ///< L; for "records" 0 means the common record length
+  bool use_summit = true;          ///< narrowPeak: centre on the summit
+  int64_t jitter = 0;              ///< J
+  double rc_probability = 0.5;     ///< in [0, 1]; ignored (0) with both_strands
+  bool both_strands = false;       ///< evaluation: every sample forward and reverse complemented
+  double substitution_rate = 0.0;  ///< per-base substitution probability, in [0, 1]
+  int64_t batch_size = 64;         ///< B (> 0; even when balanced)
+  bool balanced = false;           ///< SamplerOptions::balanced
+  bool shuffle = true;             ///< shuffle the order every epoch
+  uint64_t seed = 0;               ///< seeds shuffling and augmentation
+  int shard_rank = 0;              ///< this rank, in [0, shard_count)
+  int shard_count = 1;             ///< number of ranks sharing the data
+  bool drop_last = false;          ///< SamplerOptions::drop_last
+  int prefetch_depth = 2;          ///< LoaderOptions::prefetch_depth (>= 1)
+  int threads = 1;                 ///< worker threads (>= 1)
+  bool streaming = false;          ///< IntervalSourceOptions::streaming (not for records)
+  bool lower_mask = false;         ///< fill Batch::lower_mask (not for records)
+  /// bigWig tracks (profile targets, control inputs, count labels); bed and narrowpeak only.
+  SignalOptions signals;
+
+  /// Throws DataError naming the first offending field, its value and what is allowed.
+  void validate() const;
+};
+
+/// Builds the source described by `config` (after validate()).
+std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config);
+
+/// The intervals `config` describes, read and validated against `reader` (the FASTA of
+/// `config`), with GC-matched negatives added when negatives_ratio > 0 and task_names applied.
+IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& reader);
+
+/// The task names make_source(config) would give, read from the head of the files only
+/// (config.task_names; the peak file's stem with negatives; a header; else task_0, ...).
+std::vector<std::string> read_task_names(const LoaderConfig& config);
+
+/// Opens config.fasta with its index options (fasta_index).
+FastaReader open_fasta(const LoaderConfig& config);
+
+/// Builds source and loader; the allocator is the batch buffer hook.
+std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator = {});
+
+}  // namespace strand::data
