@@ -6,7 +6,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "cli/config_keys.h"
 #include "cli/inspect_command.h"
@@ -18,6 +21,7 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "core/parse_number.h"
 #include "data/warnings.h"
 #include "layers/layer_catalog.h"
 
@@ -117,6 +121,45 @@ void add_preset_flag(CLI::App* command, std::string& preset) {
                    "the flags:" +
                        names)
       ->check(CLI::IsMember(preset_names()));
+}
+
+// The number a flag's text spells in full, checked before CLI11 converts it: CLI11 reads
+// integers with strtoll/strtoull, which clamp an out-of-range value (--seed 2^64 became 2^64 - 1)
+// and let "-1" wrap to 2^64 - 1 for an unsigned flag. Returns an error, or "" when `text` is a
+// number of the kind `type` (CLI11's type name: INT, UINT or FLOAT) names.
+std::string number_text_error(const std::string& type, const std::string& text) {
+  if (type == "UINT") {
+    uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (!text.empty() && text[0] != '-' && error == std::errc() && stop == end) return "";
+    return fmt::format("'{}' is not an integer in [0, {}]", text,
+                       std::numeric_limits<uint64_t>::max());
+  }
+  if (type == "INT") {
+    if (parse_int64(text)) return "";
+    return fmt::format("'{}' is not an integer in [{}, {}]", text,
+                       std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+  }
+  const std::optional<double> value = parse_double(text);
+  if (value && std::isfinite(*value)) return "";
+  return fmt::format(
+      "'{}' is not a finite number within a double's range (magnitudes about 2.2e-308 to "
+      "1.8e308, or 0)",
+      text);
+}
+
+// Every integer and real flag of `app` and its commands reads its text in full first.
+void check_number_flags(CLI::App* app) {
+  for (CLI::Option* option : app->get_options()) {
+    // get_type_name() appends the validators' descriptions ("INT:..."); the type comes first.
+    const std::string full = option->get_type_name();
+    const std::string type = full.substr(0, full.find(':'));
+    if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
+    option->check(CLI::Validator(
+        [type](std::string& text) { return number_text_error(type, text); }, "", "number"));
+  }
+  for (CLI::App* command : app->get_subcommands({})) check_number_flags(command);
 }
 
 constexpr const char* kTrainHelp =
@@ -333,6 +376,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* keys = app.add_subcommand(
       "config-keys", "List the keys of a train config with their defaults, ranges and flags");
 
+  check_number_flags(&app);
+
   // `strand` alone trains the reference experiment, as `strand train` does.
   const char* const train_alone[] = {argc > 0 ? argv[0] : "strand", "train"};
   if (argc <= 1) {
@@ -375,6 +420,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
       const RunConfig config = resolve_config(train_config, train_preset, train_overrides);
       if (print_config) {
+        // Every number checked as train checks it: no null or out-of-range value is printed.
+        validate_numbers(config);
         out << to_json(config).dump(2) << "\n";
         return 0;
       }

@@ -263,7 +263,18 @@ RunData build_run_data_of(const RunConfig& config);
 
 RunData build_run_data(const RunConfig& config) {
   RunData data = build_run_data_of(config);
-  if (config.data.source == "files") check_same_tasks(data, config.data.files);
+  if (config.data.source == "files") {
+    check_same_tasks(data, config.data.files);
+    // validate_numbers() bounds the jitter by a given window; records of window 0 take their
+    // common length, known only now.
+    const int64_t jitter = config.data.files.jitter;
+    if (jitter > data.length / 2) {
+      throw ConfigError(fmt::format(
+          "data.jitter: {} is more than half the {}-base window ({}): a shifted window would no "
+          "longer hold its record's centre",
+          jitter, data.length, data.length / 2));
+    }
+  }
   return data;
 }
 

@@ -158,6 +158,24 @@ train::Objective build_objective(const RunConfig& config, const Model& model,
     const std::string mismatch =
         train::activation_mismatch(model.output_activation(index), *objective.terms()[i].loss);
     if (!mismatch.empty()) throw ConfigError(fmt::format("{}: {}", name, mismatch));
+    // Count labels (sums of bigWig reads, often hundreds) cannot be fitted by an output squashed
+    // into (0, 1), nor scored as classes.
+    const bool count_labels = target == "labels" && config.data.source == "files" &&
+                              config.data.files.targets == "counts";
+    const Activation activation = model.output_activation(index);
+    const Loss& loss = *objective.terms()[i].loss;
+    const bool squashed = activation == Activation::kSigmoid || activation == Activation::kSoftmax;
+    if (count_labels && (squashed || loss.target_kind() != TargetKind::kReal)) {
+      throw ConfigError(fmt::format(
+          "{}: its labels are bigWig read counts (data.targets \"counts\": sums over each "
+          "window, often hundreds), but {}: it cannot fit them; end the model in a linear output "
+          "and train with mse or poisson, or train the bpnet preset (--model bpnet) on the "
+          "profiles",
+          name,
+          squashed ? fmt::format("it ends in {}, whose outputs lie in (0, 1)",
+                                 activation_name(activation))
+                   : fmt::format("its loss {} takes classes", loss.name())));
+    }
     const Shape expected = target_shape(target, data);
     if (target != "labels" && data.profile_tracks == 0) {
       throw ConfigError(

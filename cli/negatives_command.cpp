@@ -10,6 +10,7 @@
 #include <numeric>
 #include <vector>
 
+#include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
 #include "data/intervals.h"
@@ -61,8 +62,19 @@ void check_options(const NegativesOptions& o) {
   if (!o.format.empty() && o.format != "bed" && o.format != "narrowpeak") {
     throw ConfigError(fmt::format("--format: '{}' is not one of bed, narrowpeak", o.format));
   }
-  if (!o.labelled_out.empty() && o.labelled_out == o.out) {
-    throw ConfigError("--labelled-out: must be another file than --out");
+  check_input_file(o.fasta, "--fasta");
+  check_input_file(o.peaks, "--peaks");
+  check_input_file(o.blacklist, "--blacklist");
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {o.fasta, "--fasta"}, {o.peaks, "--peaks"}, {o.blacklist, "--blacklist"}};
+  check_output_file(o.out, "--out");
+  refuse_overwriting_input(o.out, "--out", inputs);
+  if (!o.labelled_out.empty()) {
+    check_output_file(o.labelled_out, "--labelled-out");
+    if (same_path(o.labelled_out, o.out)) {
+      throw ConfigError("--labelled-out: must be another file than --out");
+    }
+    refuse_overwriting_input(o.labelled_out, "--labelled-out", inputs);
   }
 }
 
@@ -89,6 +101,7 @@ int64_t run_negatives(const NegativesOptions& options, std::ostream& log) {
                                                                      : options.format);
     read.labelled = false;
     data::IntervalSet peaks = data::read_intervals(options.peaks, read);
+    data::refuse_non_peaks(options.peaks, read.format, "strand negatives (--peaks)");
     data::validate_intervals(peaks, genome->contigs(), options.fasta,
                              data::BadIntervalPolicy::kError);
     std::vector<data::Interval> excluded;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
@@ -22,6 +23,7 @@
 #include "data/labels.h"
 #include "data/list_syntax.h"
 #include "data/scoring_windows.h"
+#include "data/signal_tracks.h"
 #include "data/text_fields.h"
 #include "data/window.h"
 #include "io/atomic_file.h"
@@ -255,17 +257,46 @@ std::unique_ptr<data::DataLoader> prediction_loader(const DataSplit& split, int6
   return std::make_unique<data::DataLoader>(split.source, std::move(options));
 }
 
+// The column each score column of the reverse complement's row is averaged into, for --rc-average:
+// itself, except for an output with one value per profile track (target log_counts), whose
+// stranded pairs swap as the loader swaps their tracks ("plus.bw,minus.bw": the reverse
+// complement's plus strand is the forward's minus strand).
+std::vector<int64_t> reverse_columns(const RunConfig& config, const Model& model, size_t output,
+                                     int64_t columns) {
+  std::vector<int64_t> map(static_cast<size_t>(columns));
+  for (int64_t c = 0; c < columns; ++c) map[static_cast<size_t>(c)] = c;
+  if (!config.model.graph()) return map;
+  const std::string name = model.output_names()[output];
+  const auto spec = std::find_if(config.model.outputs.begin(), config.model.outputs.end(),
+                                 [&name](const OutputSpec& o) { return o.name == name; });
+  if (spec == config.model.outputs.end() || spec->target != "log_counts") return map;
+  const std::vector<int64_t> tracks = data::reverse_track_map(
+      data::parse_track_groups(config.data.files.profile_bigwigs, "data.profile_bigwigs"));
+  if (static_cast<int64_t>(tracks.size()) != columns) {
+    throw ConfigError(
+        fmt::format("--rc-average: output '{}' gives {} values per profile track, but the run's "
+                    "data.profile_bigwigs name {} tracks: which strands to swap is unknown",
+                    name, columns, tracks.size()));
+  }
+  return tracks;
+}
+
 // The mean score of each sample over its rows (N, T): one row per sample, two with both strands
-// (the forward and the reverse complement, as DeepSEA averages them).
+// (the forward, then the reverse complement, as the sampler plans them; DeepSEA averages them).
+// The reverse complement's column reverse[t] is averaged into column t.
 std::vector<float> scores_per_sample(const train::Predictions& predictions, int64_t samples,
-                                     const DataSplit& split, const std::string& checkpoint) {
+                                     const DataSplit& split, const std::string& checkpoint,
+                                     const std::vector<int64_t>& reverse) {
   const int64_t targets = predictions.num_targets;
   std::vector<double> sums(static_cast<size_t>(samples * targets), 0.0);
   std::vector<int64_t> rows(static_cast<size_t>(samples), 0);
   for (size_t r = 0; r < predictions.sample_index.size(); ++r) {
     const int64_t sample = predictions.sample_index[r];
+    // data::SamplerOptions::both_strands: each sample's forward row, then its reverse row.
+    const bool reverse_row = rows[static_cast<size_t>(sample)] == 1;
     for (int64_t t = 0; t < targets; ++t) {
-      const float score = predictions.scores[r * static_cast<size_t>(targets) + t];
+      const int64_t column = reverse_row ? reverse[static_cast<size_t>(t)] : t;
+      const float score = predictions.scores[r * static_cast<size_t>(targets) + column];
       // A non-finite score means broken weights or an overflowing model: no table beats a wrong
       // one.
       if (!std::isfinite(score)) {
@@ -371,6 +402,18 @@ size_t predicted_output(const Model& model, const DataDimensions& data, const st
 
 int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
   if (options.out.empty()) throw ConfigError("--out: an output TSV path (or -) is required");
+  // Before the work: a genome's tiles take hours to score.
+  if (options.out != "-") check_output_file(options.out, "--out");
+  check_input_file(options.fasta, "--fasta");
+  check_input_file(options.intervals, "--intervals");
+  check_input_file(options.config, "--config");
+  if (options.out != "-") {
+    refuse_overwriting_input(options.out, "--out",
+                             {{options.fasta, "--fasta"},
+                              {options.intervals, "--intervals"},
+                              {options.config, "--config"},
+                              {options.model, "--model"}});
+  }
   if (options.window && *options.window < 0) {
     throw ConfigError(fmt::format(
         "--window: must be >= 1 (records: 0 for their common length), got {}", *options.window));
@@ -468,6 +511,11 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   if (out_format == "bedgraph" && !recorded_tasks.empty()) bedgraph_task(options, recorded_tasks);
   Model* model = trained.model.get();
   const size_t output = predicted_output(*model, dimensions, options.output);
+  // Which column of a reverse complement's scores goes with which: known before the work.
+  const int64_t columns = model->output_shapes(input_shapes(dimensions))[output][0];
+  std::vector<int64_t> reverse(static_cast<size_t>(columns));
+  for (int64_t t = 0; t < columns; ++t) reverse[static_cast<size_t>(t)] = t;
+  if (options.rc_average) reverse = reverse_columns(config, *model, output, columns);
   log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
                      trained.files.checkpoint.string(),
                      options.rc_average ? " (averaged with the reverse complement)" : "");
@@ -476,8 +524,13 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
       prediction_loader(split, options.batch_size, options.rc_average);
   const train::Predictions predictions = train::predict(*model, *loader, output);
   const int64_t n = split.source->size();
+  if (static_cast<int64_t>(reverse.size()) != predictions.num_targets) {
+    throw Error(fmt::format("predict: output '{}' gave {} values per sample, its shape says {}",
+                            model->output_names()[output], predictions.num_targets,
+                            reverse.size()));
+  }
   const std::vector<float> scores =
-      scores_per_sample(predictions, n, split, trained.files.checkpoint.string());
+      scores_per_sample(predictions, n, split, trained.files.checkpoint.string(), reverse);
   std::vector<std::string> tasks = recorded_tasks;
   if (static_cast<int64_t>(tasks.size()) != predictions.num_targets) {
     // Not the labels' columns (another output, or names that cannot be read): numbered.

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
 #include "data/fasta_reader.h"
@@ -56,7 +57,7 @@ std::vector<std::string> name_list(const std::string& text, const char* what) {
 
 int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
   if (options.fasta.empty()) throw ConfigError("--peaks: give the genome with --fasta");
-  if (options.out.empty()) throw ConfigError("--out: the output directory is required");
+  check_output_directory(options.out, "--out");
   if (!options.positives.empty() || !options.negatives.empty()) {
     throw ConfigError(
         "--peaks makes a dataset from peak files; --positives and --negatives "
@@ -67,8 +68,10 @@ int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
         "--valid-fraction/--test-fraction: a peak dataset is split when training (strand train "
         "--valid-chroms/--test-chroms, or --valid-fraction/--test-fraction)");
   }
-  if (options.window < 1)
-    throw ConfigError(fmt::format("--window: must be >= 1, got {}", options.window));
+  if (options.window < 1 || options.window > kMaxSequenceLength) {
+    throw ConfigError(
+        fmt::format("--window: must be in [1, {}], got {}", kMaxSequenceLength, options.window));
+  }
   if (!(options.negatives_ratio >= 0 && options.negatives_ratio <= data::kMaxNegativesRatio)) {
     throw ConfigError(fmt::format("--negatives-ratio: must be in [0, {}], got {}",
                                   data::kMaxNegativesRatio, options.negatives_ratio));
@@ -77,6 +80,11 @@ int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
     throw ConfigError("--blacklist: keeps negatives away from regions; set --negatives-ratio too");
   }
   const std::vector<std::string> files = name_list(options.peaks, "--peaks");
+  std::vector<std::pair<std::string, std::string>> inputs = {{options.fasta, "--fasta"},
+                                                             {options.blacklist, "--blacklist"}};
+  for (const std::string& file : files) inputs.emplace_back(file, "--peaks");
+  for (const auto& [path, option] : inputs) check_input_file(path, option);
+  refuse_overwriting_input((fs::path(options.out) / "tasks.bed").string(), "--out", inputs);
   std::vector<std::string> tasks;
   if (options.task_names.empty()) {
     for (const std::string& path : files) tasks.push_back(fs::path(path).stem().string());
@@ -106,6 +114,7 @@ int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
       read.format = data::parse_interval_format(format);
       read.labelled = false;
       data::IntervalSet set = data::read_intervals(path, read);
+      data::refuse_non_peaks(path, read.format, "--peaks");
       data::validate_intervals(set, genome.contigs(), genome.path(),
                                data::BadIntervalPolicy::kError);
       sets.push_back(std::move(set));
@@ -163,7 +172,7 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
         "--positives: one FASTA of positives (or several, comma-separated, one task each) is "
         "required, or --peaks with --fasta for peak files on a genome");
   }
-  if (options.out.empty()) throw ConfigError("--out: the output directory is required");
+  check_output_directory(options.out, "--out");
   const auto in_unit = [](double f) { return f >= 0 && f < 1; };
   if (!in_unit(options.valid_fraction) || !in_unit(options.test_fraction) ||
       options.valid_fraction + options.test_fraction >= 1) {
@@ -204,6 +213,14 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
   }
   std::vector<std::string> inputs = positives;
   if (!options.negatives.empty()) inputs.push_back(options.negatives);
+  std::vector<std::pair<std::string, std::string>> input_options;
+  for (const std::string& path : positives) input_options.emplace_back(path, "--positives");
+  input_options.emplace_back(options.negatives, "--negatives");
+  for (const auto& [path, option] : input_options) check_input_file(path, option);
+  for (const char* written : {"sequences.fa", "labels.tsv", "train.fa", "train.tsv", "valid.fa",
+                              "valid.tsv", "test.fa", "test.tsv"}) {
+    refuse_overwriting_input((fs::path(options.out) / written).string(), "--out", input_options);
+  }
 
   // Every input is read (and its index checked) before anything is written.
   std::vector<std::unique_ptr<data::FastaReader>> readers;

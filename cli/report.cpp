@@ -227,6 +227,8 @@ nlohmann::json to_json(const RunReport& r) {
   out["validation"] = r.validation
                           ? evaluation_json(*r.validation, r.validation_size, r.term_outputs)
                           : nlohmann::json(nullptr);
+  out["unscored_tasks"] = r.unscored_tasks;
+  if (r.unscored_tasks.empty()) out["unscored_tasks"] = nlohmann::json::object();
   out["epochs_run"] = r.epochs_run;
   out["best_epoch"] = r.best_epoch;
   out["monitor"] = r.monitor;
@@ -279,6 +281,11 @@ void print_report(std::ostream& out, const RunReport& r) {
       if (it == terms.end() || it->second.tasks.empty()) continue;
       print_task_table(out, output.empty() ? split : fmt::format("{}, {}", split, output),
                        it->second, r.task_names);
+    }
+  }
+  for (const auto& [split, tasks] : r.unscored_tasks) {
+    for (const auto& [task, why] : tasks) {
+      out << fmt::format("not scored: {} task '{}': {}\n", split, task, why);
     }
   }
   out << fmt::format("epochs run: {}{}  best epoch: {} ({} {:.4f})\n", r.epochs_run,

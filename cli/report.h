@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -27,8 +28,11 @@ struct RunReport {
   std::optional<train::Evaluation> test;        // absent when there is no test split
   std::optional<train::Evaluation> validation;  // final (best, when restored) weights; absent
                                                 // when the run had no validation data
-  int64_t epochs_run = 0;                       // epochs completed in total (resumes included)
-  int64_t best_epoch = 0;                       // 1-based; 0 when unknown
+  /// Tasks of the validation and test splits whose figures are undefined, by split and task:
+  /// {"validation": {"CTCF": "every label is missing ..."}} (cli/unscored_tasks.h).
+  std::map<std::string, std::map<std::string, std::string>> unscored_tasks;
+  int64_t epochs_run = 0;  // epochs completed in total (resumes included)
+  int64_t best_epoch = 0;  // 1-based; 0 when unknown
   std::string monitor;
   double best_value = 0.0;
   bool stopped_early = false;
@@ -50,6 +54,8 @@ struct RunReport {
 /// each with that term's figures (unprefixed) and "tasks":
 ///   "test": {"count": 30, "loss": 2.5, "outputs": {"profile": {"loss": 2.3, "pearson": 0.4},
 ///            "counts": {"loss": 0.4, "pearson": 0.6, ..., "tasks": {...}}}}
+/// "unscored_tasks" says which tasks of which split have undefined figures, and why (an empty
+/// object when every task was scored): {"test": {"JUN": "no positive label (...)"}}.
 nlohmann::json to_json(const RunReport& report);
 /// report.json of a run that stopped on an error: "status": "failed", the error, the run
 /// directory and the command that continues it from its last checkpoint. (A failed resume of a

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -19,6 +21,8 @@
 #include "data/data_error.h"
 #include "data/list_syntax.h"
 #include "data/signal_tracks.h"
+#include "io/json_limits.h"
+#include "layers/model.h"
 #include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
@@ -103,19 +107,29 @@ std::vector<int64_t> parse_layer_indices(const json& value, const std::string& p
   return indices;
 }
 
-// A flag's list of layer indices, "0,3".
+// A flag's list of layer indices, "0,3" ("" freezes nothing). An empty entry ("0,", "0,,3") is
+// an error, as in every list a flag takes.
 std::vector<int64_t> parse_index_list(const std::string& text, const std::string& flag) {
   std::vector<int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
+  if (text.empty()) return out;
+  for (size_t begin = 0, position = 1;; ++position) {
+    const size_t comma = text.find(',', begin);
+    const std::string item =
+        text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    if (item.empty()) {
+      throw ConfigError(fmt::format(
+          "{}: entry {} of '{}' is empty; expected layer indices separated by single commas "
+          "(e.g. {} 0,3)",
+          flag, position, text, flag));
+    }
     const std::optional<int64_t> index = parse_int64(item);
     if (!index) {
       throw ConfigError(
           fmt::format("{}: '{}' is not a layer index (e.g. {} 0,3)", flag, item, flag));
     }
     out.push_back(*index);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
   }
   return out;
 }
@@ -222,7 +236,13 @@ void require_file(const std::string& path, const std::string& key) {
     throw ConfigError(
         fmt::format("{}: file {} cannot be checked: {}", key, quoted_path(path), error.message()));
   }
-  require(regular, key, fmt::format("file {} does not exist", quoted_path(path)));
+  if (!regular && std::filesystem::is_directory(path, error)) {
+    throw ConfigError(
+        fmt::format("{}: {} is a directory, expected a file", key, quoted_path(path)));
+  }
+  require(regular || std::filesystem::exists(path, error), key,
+          fmt::format("file {} does not exist", quoted_path(path)));
+  require(regular, key, fmt::format("{} is not a regular file", quoted_path(path)));
 }
 
 // The task, split and negatives keys of files data (issue 14): each list parses, and no two
@@ -416,12 +436,27 @@ RunConfig parse_config(const json& given) {
 }
 
 RunConfig load_config_file(const std::filesystem::path& path, const std::string& preset) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(fmt::format("config file '{}' cannot be opened", path.string()));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (const std::optional<size_t> at = io::nul_byte(text)) {
+    // nlohmann would stop there and drop the rest unread (found by fuzz/fuzz_config).
+    throw ConfigError(fmt::format(
+        "config file '{}' holds a NUL byte at offset {}; a config is JSON text (a binary or "
+        "damaged file?)",
+        path.string(), *at));
+  }
   json value;
   try {
     DuplicateKeyCheck duplicates;
-    value = json::parse(in, [&duplicates](int, json::parse_event_t event, json& parsed) {
+    value = json::parse(text, [&duplicates](int depth, json::parse_event_t event, json& parsed) {
+      // Refused before the value exists: copying or printing it recurses once per level.
+      if (io::opens_too_deep(depth, event)) {
+        throw ConfigError(fmt::format(
+            "nesting deeper than {} levels of objects and arrays (a config nests at most a few; "
+            "strand refuses deeper JSON before reading it)",
+            io::kMaxJsonNesting));
+      }
       return duplicates(event, parsed);
     });
   } catch (const json::parse_error& error) {
@@ -469,6 +504,15 @@ void validate_numbers(const RunConfig& c) {
     }
   }
   // What no single key's range says.
+  if (c.data.source == "files" && c.data.files.window > 0) {
+    // A larger shift moves the interval out of its window: the labels (and profiles) would no
+    // longer describe the sequence. Records of window 0 take their common length, unknown here.
+    const FilesDataConfig& f = c.data.files;
+    require(f.jitter <= f.window / 2, "data.jitter",
+            fmt::format("{} is more than half the {}-base window ({}): a shifted window would no "
+                        "longer hold its interval's centre",
+                        f.jitter, f.window, f.window / 2));
+  }
   if (c.data.source == "simulated") {
     const SimulatedDataConfig& s = c.data.simulated;
     require(s.n_pos + s.n_neg > 0, "data.n_pos/data.n_neg", "need at least one sequence");
@@ -526,6 +570,21 @@ void validate_training_config(const RunConfig& c) {
   validate_config(c);
   if (c.data.source == "files") {
     const FilesDataConfig& f = c.data.files;
+    // Control tracks are model inputs: loaded and never read, they only cost time, and the user
+    // believes the model corrects for them.
+    const bool reads_control =
+        c.model.graph() &&
+        std::any_of(c.model.nodes.begin(), c.model.nodes.end(), [](const NodeSpec& node) {
+          return std::find(node.inputs.begin(), node.inputs.end(), kControlInput) !=
+                 node.inputs.end();
+        });
+    require(f.control_bigwigs.empty() || reads_control, "data.control_bigwigs",
+            fmt::format("{} control track file(s) are given, but no input of the model reads "
+                        "them: {}; add a graph node with \"inputs\": [\"control\"] "
+                        "(docs/models.md), or leave the control tracks out",
+                        f.control_bigwigs.size(),
+                        c.model.graph() ? "no node of the graph takes \"control\""
+                                        : "a layer list reads the sequence alone"));
     const bool split_validates =
         !f.valid_chroms.empty() || !f.folds.empty() || f.valid_fraction > 0;
     require(!f.valid_intervals.empty() || split_validates || !needs_validation(c),
@@ -691,11 +750,17 @@ RunConfig with_absolute_paths(RunConfig c) {
       // Each file of each entry ("plus.bw,minus.bw" stays a pair).
       std::vector<std::string> entries = std::get<std::vector<std::string>>(key.field.get(c));
       for (std::string& entry : entries) {
+        // Every comma-separated part, empty ones included: "plus.bw," must stay an entry with an
+        // empty path, which validation refuses (std::getline would drop the last empty part).
         std::vector<std::string> files;
-        std::stringstream in(entry);
-        for (std::string file; std::getline(in, file, ',');) {
+        for (size_t begin = 0;;) {
+          const size_t comma = entry.find(',', begin);
+          const std::string file =
+              entry.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
           files.push_back(
               file.empty() ? file : std::filesystem::absolute(file).lexically_normal().string());
+          if (comma == std::string::npos) break;
+          begin = comma + 1;
         }
         entry = fmt::format("{}", fmt::join(files, ","));
       }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/command_paths.h"
 #include "cli/run_config.h"
 #include "core/parse_number.h"
 #include "io/atomic_file.h"
@@ -34,6 +35,7 @@ RunPaths create_run_directory(const std::filesystem::path& output_dir, const std
       paths.root = output_dir / fmt::format("{}-{}", base, i);
     }
   } else {
+    check_run_name(name, "--run-name");
     paths.root = output_dir / name;
     if (std::filesystem::exists(paths.config())) {
       throw ConfigError(fmt::format(

@@ -6,11 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
+#include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "data/available_memory.h"
 #include "data/data_error.h"
+#include "data/list_syntax.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "data/simulation/profile_simulation.h"
@@ -116,15 +117,17 @@ void print_motifs(const std::string& motif_file, std::ostream& log) {
 std::vector<data::Motif> find_motifs(const std::string& names, const std::string& motif_file,
                                      const char* flag) {
   const data::MotifLibrary library = data::MotifLibrary::load_or_builtin(motif_file);
-  std::vector<data::Motif> motifs;
-  std::stringstream in(names);
-  for (std::string name; std::getline(in, name, ',');) {
-    if (name.empty()) continue;
-    motifs.push_back(library.contains(name) ? library.get(name) : find_motif(name, motif_file));
+  // Empty entries and repeated names are errors: a repeated motif would make two tasks of one
+  // name, whose files (chip_nexus_profile's <motif>.plus.bw) overwrite each other.
+  std::vector<std::string> listed;
+  try {
+    listed = data::parse_name_list(names, flag);
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
   }
-  if (motifs.empty()) {
-    throw ConfigError(
-        fmt::format("{}: expected motif names separated by commas, got '{}'", flag, names));
+  std::vector<data::Motif> motifs;
+  for (const std::string& name : listed) {
+    motifs.push_back(library.contains(name) ? library.get(name) : find_motif(name, motif_file));
   }
   return motifs;
 }
@@ -281,6 +284,15 @@ void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
   }
 }
 
+// The profile length the bpnet preset trains on `window`-base windows: its trunk is cropped to
+// the profile plus 74 positions for the 75-wide profile head, and its published recipe (2114 in,
+// 1000 out) keeps 114 more bases of context; the difference must be even to stay centred.
+size_t bpnet_profile_length(size_t window) {
+  size_t length = std::min<size_t>(1000, window - 114);
+  if ((window - length) % 2 != 0) --length;
+  return length;
+}
+
 void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
   data::ProfileSimulationConfig c;
   c.contigs = count_of(o.contigs, 5, 3, "--contigs");
@@ -292,7 +304,9 @@ void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
   c.footprint_width = count_of(o.footprint_width, 10, 0, "--footprint-width");
   c.control = !o.no_control;
   c.control_rate = rate_of(o.control_rate, 0.05, 1e3, "--control-rate");
-  const size_t window = count_of(o.window, 1000, 2, "--window");
+  // The printed command trains the bpnet preset, which needs 116 bases at least (a profile of
+  // 2 after the 114 bases of context).
+  const size_t window = count_of(o.window, 1000, 116, "--window");
   c.flank = std::max(window / 2, c.footprint_offset + c.footprint_width);
   c.gc_fraction = o.data.gc_fraction;
   c.seed = o.seed;
@@ -327,15 +341,25 @@ void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
       fmt::join(sim.task_names, ", "), c.contigs, c.contig_length, c.peaks_per_contig, o.seed,
       files.train_peaks, c.contigs - 2, files.validation_peaks, c.contigs - 1, files.test_peaks,
       c.contigs, dir.string());
-  const std::string data_flags = fmt::format(
-      "--format narrowpeak --fasta {} --intervals {} --window {} --profile-bigwigs {}{}{}",
-      files.fasta.string(), files.train.string(), window, fmt::join(pairs, " "),
-      files.control.empty() ? "" : " --control-bigwigs ", files.control.string());
-  log << fmt::format("inspect it with:\n  strand inspect {} --targets counts\n", data_flags);
+  const std::string data_flags =
+      fmt::format("--format narrowpeak --fasta {} --intervals {} --window {} --profile-bigwigs {}",
+                  files.fasta.string(), files.train.string(), window, fmt::join(pairs, " "));
+  log << fmt::format("inspect it with:\n  strand inspect {}{}{} --targets counts\n", data_flags,
+                     files.control.empty() ? "" : " --control-bigwigs ", files.control.string());
+  // The data is BPNet's: per-base profiles and their total counts, trained by the bpnet preset
+  // (its profile head covers the window less 114 bases, at most its published 1000).
+  const size_t profile_length = bpnet_profile_length(window);
   log << fmt::format(
-      "train on it with (count labels per task; the profiles arrive as batch.profile):\n"
-      "  strand train {} --valid-intervals {} --test-intervals {} --targets counts --loss mse\n",
-      data_flags, files.validation.string(), files.test.string());
+      "train the bpnet preset on it (profiles per strand and total counts):\n"
+      "  strand train --model bpnet {} --profile-length {} --valid-intervals {} "
+      "--test-intervals {}\n",
+      data_flags, profile_length, files.validation.string(), files.test.string());
+  if (!files.control.empty()) {
+    log << fmt::format(
+        "  ({}: the bpnet preset reads no control track; a graph with a node reading the "
+        "\"control\" input takes it with --control-bigwigs, docs/models.md)\n",
+        files.control.string());
+  }
 }
 
 }  // namespace
@@ -432,7 +456,7 @@ void run_simulate(const SimulateOptions& options, std::ostream& log) {
   }
   const SimulationInfo& info = find_simulation(options.simulation);
   check_flags(info, options.given_flags);
-  if (options.out.empty()) throw ConfigError("--out: an output directory is required");
+  check_output_directory(options.out, "--out");
   if (info.name == "single_motif_detection") {
     run_single_motif(options, log);
   } else if (info.name == "chip_nexus_profile") {

@@ -5,15 +5,21 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fstream>
 #include <limits>
+#include <map>
 
+#include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
 #include "cli/monitor.h"
+#include "cli/run_fingerprint.h"
+#include "cli/unscored_tasks.h"
 #include "core/parse_number.h"
+#include "data/warnings.h"
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
 #include "layers/activations.h"
@@ -161,6 +167,47 @@ std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
   return nullptr;
 }
 
+// Whether the objective scores the labels (a layer list always does; a graph when an output
+// trains on them). Count targets are sums of bigWigs, computed per window: not checked here.
+bool scores_labels(const RunConfig& config) {
+  if (config.data.source == "files" && config.data.files.targets == "counts") return false;
+  if (!config.model.graph()) return true;
+  return std::any_of(config.model.outputs.begin(), config.model.outputs.end(),
+                     [](const OutputSpec& output) { return output.target == "labels"; });
+}
+
+// Warns (on the chief) about every task a split cannot score or learn, and returns those of the
+// validation and test splits for report.json.
+std::map<std::string, std::map<std::string, std::string>> warn_unscorable_tasks(
+    const RunConfig& config, const RunData& data, bool chief) {
+  std::map<std::string, std::map<std::string, std::string>> unscored;
+  if (!scores_labels(config)) return unscored;
+  const data::LabelKind kind = training_label_options(config).kind;
+  const char* figures =
+      kind == data::LabelKind::kBinary ? "auROC and auPRC" : "Pearson and Spearman";
+  for (const DataSplit* split : {&data.train, data.validation ? &*data.validation : nullptr,
+                                 data.test ? &*data.test : nullptr}) {
+    if (split == nullptr) continue;
+    for (const auto& [task, why] : unscorable_tasks(*split->source, kind)) {
+      if (split->name == "train") {
+        if (chief) {
+          data::warn(
+              fmt::format("the training split's task '{}' has nothing to learn: {}", task, why));
+        }
+        continue;
+      }
+      unscored[split->name][task] = why;
+      if (chief) {
+        data::warn(fmt::format(
+            "the {} split's task '{}' cannot be scored: {}; its {} are undefined (null in "
+            "report.json, listed under unscored_tasks) and the means over tasks leave it out",
+            split->name, task, why, figures));
+      }
+    }
+  }
+  return unscored;
+}
+
 struct Session {
   RunConfig config;
   RunPaths paths;
@@ -208,6 +255,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
                      data.validation ? data.validation->source->size() : 0,
                      data.test ? data.test->source->size() : 0);
+
+  const auto unscored = warn_unscorable_tasks(config, data, chief);
 
   manual_seed(config.seed);
   const DataDimensions dimensions = data_dimensions(*data.train.source);
@@ -344,8 +393,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   const uint64_t seed = config.seed;
   // The data sizes and task names the model was built for travel with its checkpoints, so that
   // `strand predict` rebuilds it for any input (unlabelled files have no tasks to count).
-  const train::CheckpointMetadata model_metadata =
+  train::CheckpointMetadata model_metadata =
       model_checkpoint_metadata(dimensions, data.train.source->task_names());
+  // And the config and data files, which a resume checks (cli/run_fingerprint.h); only the
+  // chief writes checkpoints.
+  if (chief) model_metadata.merge(run_fingerprint(config));
   auto metadata = [early_stopping, seed, model_metadata] {
     train::CheckpointMetadata m = early_stopping->state();
     m["seed"] = std::to_string(seed);
@@ -379,6 +431,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
                                                                  true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(
         out, options.interactive, options.progress_every_steps, logged_metrics));
+    callbacks.insert(callbacks.end(), options.callbacks.begin(), options.callbacks.end());
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));
@@ -438,6 +491,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   report.seed = config.seed;
   report.train_size = data.train.source->size();
   report.task_names = data.train.source->task_names();
+  report.unscored_tasks = unscored;
   if (objective.terms().size() > 1) {
     const std::vector<std::string> output_names = model->output_names();
     for (const size_t output : objective.bind(*model)) {
@@ -550,6 +604,7 @@ TrainResult train_or_record_failure(const Session& session, const dist::Distribu
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
   // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
   const train::StopSignalGuard stop_signals;
+  check_run_name(options.run_name, "--run-name");
   // config.json must name the same files when --resume runs from another directory.
   const RunConfig config = with_absolute_paths(given);
   validate_training_config(config);
@@ -599,6 +654,19 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   if (epochs) session.config.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
   validate_training_config(session.config);
+  // Before anything trains: the config and data must be those the checkpoint was trained with.
+  // (A checkpoint that cannot be read fails in the session, which records the failure.)
+  if (std::filesystem::exists(session.paths.last_checkpoint())) {
+    std::optional<train::CheckpointMetadata> recorded;
+    try {
+      recorded = train::read_checkpoint_metadata(session.paths.last_checkpoint());
+    } catch (const std::exception&) {
+      // Left to the session, which reports the damaged checkpoint.
+    }
+    if (recorded) {
+      check_resume_fingerprint(session.config, *recorded, session.paths.last_checkpoint().string());
+    }
+  }
   const dist::DistributedRun run = dist::make_strategy_from_environment(
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));

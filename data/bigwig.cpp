@@ -50,7 +50,10 @@ bigWigFile_t* open_for_reading(const std::string& path) {
   init_libbigwig();
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) {
-    throw DataError(fmt::format("bigWig '{}' does not exist or is not a regular file", path));
+    throw DataError(fmt::format("bigWig '{}' {}", path,
+                                std::filesystem::is_directory(path, error)
+                                    ? "is a directory, expected a file"
+                                    : "does not exist or is not a regular file"));
   }
   if (::access(path.c_str(), R_OK) != 0) {
     throw DataError(fmt::format("bigWig '{}' cannot be read (permission denied)", path));

@@ -30,7 +30,7 @@ void dinucleotide_shuffle(const uint8_t* codes, size_t n, uint8_t* out, CounterR
   std::array<std::vector<uint8_t>, kLetters> exits;
   for (size_t i = 0; i + 1 < n; ++i) {
     exits[codes[i] < kLetters ? codes[i] : kCodeN].push_back(codes[i + 1] < kLetters ? codes[i + 1]
-                                                                                    : kCodeN);
+                                                                                     : kCodeN);
   }
   const uint8_t first = codes[0] < kLetters ? codes[0] : kCodeN;
   const uint8_t last = codes[n - 1] < kLetters ? codes[n - 1] : kCodeN;

@@ -186,6 +186,10 @@ FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions&
   if (!file_exists(fasta)) {
     throw DataError(fmt::format("FASTA '{}' does not exist", fasta));
   }
+  std::error_code error;
+  if (std::filesystem::is_directory(fasta, error)) {
+    throw DataError(fmt::format("FASTA '{}' is a directory, expected a file", fasta));
+  }
   FastaIndexPaths paths;
   {
     BgzfPtr fp = open_bgzf(fasta);

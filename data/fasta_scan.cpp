@@ -20,6 +20,13 @@ namespace strand::data {
 namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
+
+// A carriage return followed by more text on the same line: a file written with CR-only
+// (classic Mac OS) line ends is one line to htslib.
+constexpr const char* kCrOnlyLineEnds =
+    "a carriage return (CR) is followed by more text on the same line: the file has CR-only "
+    "line ends (classic Mac OS), which read as one long line; strand reads LF or CRLF line ends "
+    "(convert with: tr '\\r' '\\n' < in.fa > out.fa)";
 constexpr size_t kMaxHeaderBytes = kMaxLineBytes;
 
 // A base as htslib counts one (isgraph in the C locale).
@@ -129,6 +136,7 @@ class Scanner {
   }
 
   void header_byte(unsigned char c) {
+    if (!header_.empty() && header_.back() == '\r') fail(line_, kCrOnlyLineEnds);
     if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
       fail(line_,
            fmt::format("{} in a FASTA header (binary data?); headers are text", describe_byte(c)));
@@ -143,6 +151,13 @@ class Scanner {
     ++bytes_;
     if (is_base(c)) {
       if (trailing_) {
+        if (blank_ == '\r') {
+          fail(line_, fmt::format("a carriage return at column {} is followed by more bases on "
+                                  "the same line: CR-only line ends (classic Mac OS) read as one "
+                                  "long line; strand reads LF or CRLF line ends (convert with: "
+                                  "tr '\\r' '\\n' < in.fa > out.fa)",
+                                  blank_column_));
+        }
         fail(line_,
              fmt::format("{} at column {} inside a sequence line: htslib counts only the bases, "
                          "so record '{}' would be read misaligned; remove it",

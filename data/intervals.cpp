@@ -231,6 +231,36 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
   return set;
 }
 
+void refuse_non_peaks(const std::string& path, IntervalFormat format, const std::string& use) {
+  if (format != IntervalFormat::kBed) return;  // narrowPeak's column 7 is a signal, not a label
+  IntervalReadOptions options;
+  options.label_columns = {4};
+  options.labels = {LabelKind::kReal, false};
+  IntervalSet labelled;
+  try {
+    labelled = read_intervals(path, options);
+  } catch (const DataError&) {
+    return;  // column 4 holds names, or there is none: no labels to lose
+  }
+  const Interval* first_zero = nullptr;
+  int64_t zeros = 0;
+  for (size_t i = 0; i < labelled.intervals.size(); ++i) {
+    if (!labelled.label_mask[i]) continue;
+    const float label = labelled.labels[i];
+    if (label != 0.0F && label != 1.0F) return;  // scores or ids, not 0/1 labels
+    if (label == 0.0F) {
+      if (first_zero == nullptr) first_zero = &labelled.intervals[i];
+      ++zeros;
+    }
+  }
+  if (first_zero == nullptr) return;
+  throw DataError(fmt::format(
+      "{}:{}: column 4 labels this interval 0 ({} of the {} intervals are labelled 0), but with "
+      "{} every interval of the file is a peak, labelled 1, and column 4 is not read: give a "
+      "file of peaks only (drop the rows labelled 0), or train on its labels without negatives",
+      path, first_zero->line, zeros, labelled.size(), use));
+}
+
 void set_task_names(IntervalSet& set, std::vector<std::string> names) {
   if (names.size() != set.target_names.size()) {
     throw DataError(fmt::format("{} task names given ({}) but '{}' has {} label columns ({})",

@@ -106,6 +106,13 @@ void validate_intervals(IntervalSet& set, const std::vector<Contig>& contigs,
 /// unless there is one name per label column.
 void set_task_names(IntervalSet& set, std::vector<std::string> names);
 
+/// Peak files (negatives, strand prepare --peaks) are read without labels: every interval is a
+/// peak. A BED whose column 4 holds 0/1 labels with some 0 lists non-peaks, which would become
+/// peaks without a word: throws DataError naming the file, the first line labelled 0 and
+/// `use` (what reads the file as peaks, e.g. "data.negatives_ratio"). A column 4 of names
+/// ("peak1", "."), of other numbers (scores, ids) or absent (BED3) is not a label column.
+void refuse_non_peaks(const std::string& path, IntervalFormat format, const std::string& use);
+
 /// Parses a format name: "bed", "narrowpeak", "dream" (case-insensitive).
 IntervalFormat parse_interval_format(const std::string& name);
 

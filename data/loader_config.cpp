@@ -2,12 +2,16 @@
 #include "data/loader_config.h"
 
 #include <filesystem>
+#include <map>
+#include <string_view>
+#include <tuple>
 
 #include "data/data_error.h"
 #include "data/interval_source.h"
 #include "data/negatives.h"
 #include "data/record_source.h"
 #include "data/text_fields.h"
+#include "data/warnings.h"
 #include "fmt/format.h"
 
 namespace strand::data {
@@ -18,6 +22,27 @@ void require(bool ok, const char* field, const T& value, const char* allowed) {
   if (!ok) {
     throw DataError(fmt::format("LoaderConfig.{} = {} is invalid: {}", field, value, allowed));
   }
+}
+
+// The same interval twice in a labelled file is one window counted twice, in training and in
+// the figures; said once, with the first repeat (a FASTA name twice, or a record listed twice in
+// a label TSV, is an error; a BED may repeat a peak on purpose, so this warns).
+void warn_repeated_intervals(const IntervalSet& set) {
+  std::map<std::tuple<std::string_view, int64_t, int64_t, int64_t>, int64_t> line_of;
+  int64_t repeats = 0, line = 0, first = 0;
+  for (const Interval& iv : set.intervals) {
+    const auto [it, inserted] =
+        line_of.emplace(std::tuple<std::string_view, int64_t, int64_t, int64_t>{iv.contig, iv.start,
+                                                                                iv.end, iv.summit},
+                        iv.line);
+    if (inserted) continue;
+    if (repeats++ == 0) line = iv.line, first = it->second;
+  }
+  if (repeats == 0) return;
+  warn(fmt::format(
+      "'{}': {} interval(s) repeat an earlier one (line {} repeats line {}); each copy is a "
+      "sample of its own and weighs as much again in training and in the figures",
+      set.path, repeats, line, first));
 }
 
 }  // namespace
@@ -92,7 +117,9 @@ IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& rea
   read_options.labelled =
       config.labelled && !negatives && config.signals.targets != TargetSource::kCounts;
   IntervalSet set = read_intervals(config.intervals, read_options);
+  if (read_options.labelled) warn_repeated_intervals(set);
   if (negatives) {
+    refuse_non_peaks(config.intervals, read_options.format, "data.negatives_ratio");
     validate_intervals(set, reader.contigs(), reader.path(), config.bad_intervals);
     std::vector<Interval> excluded;
     if (!config.blacklist.empty()) {

@@ -17,6 +17,7 @@ namespace {
 struct PeakWindow {
   int contig = 0;
   int64_t start = 0, end = 0, centre = 0;
+  size_t task = 0;  // the file of the peak
 };
 
 }  // namespace
@@ -65,6 +66,7 @@ PeakTasks label_peak_tasks(const FastaReader& genome, const std::vector<Interval
       w.start = window_start(centre, l, 0, length);
       w.end = std::min(w.start + l, length);
       w.centre = w.start + (w.end - w.start) / 2;
+      w.task = t;
       windows.push_back(w);
       peaks_by_contig[t][static_cast<size_t>(id)].emplace_back(iv.start, iv.end);
       all_peaks.intervals.push_back(iv);
@@ -76,16 +78,23 @@ PeakTasks label_peak_tasks(const FastaReader& genome, const std::vector<Interval
   std::stable_sort(windows.begin(), windows.end(), [](const PeakWindow& a, const PeakWindow& b) {
     return a.contig != b.contig ? a.contig < b.contig : a.centre < b.centre;
   });
+  // Each kept window remembers the files of its own peak and of the peaks merged into it: those
+  // label it 1 whatever the overlap rule says (a window moved inside its contig, near a contig
+  // end, may no longer centre on its peak; a merged peak's summit lies inside the window).
+  const size_t tasks = peak_sets.size();
   std::vector<PeakWindow> kept;
+  std::vector<std::vector<uint8_t>> from_file;  // (kept windows, tasks)
   for (const PeakWindow& w : windows) {
     if (!kept.empty() && kept.back().contig == w.contig && w.centre - kept.back().centre < merge) {
       ++out.merged;
+      from_file.back()[w.task] = 1;
       continue;
     }
     kept.push_back(w);
+    from_file.emplace_back(tasks, uint8_t{0});
+    from_file.back()[w.task] = 1;
   }
-  // 3. Labels: a peak of task t overlaps the window's centre.
-  const size_t tasks = peak_sets.size();
+  // 3. Labels: a peak of task t overlaps the window's centre, or made (or merged into) it.
   const auto core =
       static_cast<int64_t>(std::llround(options.label_fraction * static_cast<double>(l)));
   IntervalSet& set = out.windows;
@@ -94,7 +103,8 @@ PeakTasks label_peak_tasks(const FastaReader& genome, const std::vector<Interval
   for (auto& per_task : peaks_by_contig) {
     for (auto& list : per_task) std::sort(list.begin(), list.end());
   }
-  for (const PeakWindow& w : kept) {
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const PeakWindow& w = kept[k];
     Interval iv;
     iv.contig = genome.contigs()[static_cast<size_t>(w.contig)].name;
     iv.start = w.start;
@@ -109,7 +119,7 @@ PeakTasks label_peak_tasks(const FastaReader& genome, const std::vector<Interval
                                          std::pair<int64_t, int64_t>{core_end, INT64_MIN});
       const bool hit = std::any_of(
           list.begin(), last, [core_start](const auto& peak) { return peak.second > core_start; });
-      set.labels.push_back(hit ? 1.0F : 0.0F);
+      set.labels.push_back(hit || from_file[k][t] != 0 ? 1.0F : 0.0F);
       set.label_mask.push_back(1);
     }
   }

@@ -9,8 +9,10 @@
 //  2. The windows of all files, sorted by contig (FASTA order) and start, are walked in order;
 //     a window whose centre lies less than merge_distance bases after the last kept window's
 //     centre on the same contig is dropped (default L / 2: windows overlap by at most half).
-//  3. Window w is labelled 1 for file t when a peak interval of t overlaps w's central
-//     label_fraction x L bases (default the central half), else 0.
+//  3. Window w is labelled 1 for file t when a peak of t made w or was merged into it in step 2,
+//     or when a peak interval of t overlaps w's central label_fraction x L bases (default the
+//     central half); else 0. So every peak labels a window 1 for its file, also a peak near a
+//     contig end whose window was moved inside the contig, off the peak's centre.
 //  4. With negatives_ratio > 0, round(ratio x windows) GC-matched negatives are drawn against
 //     all the peaks, labelled 0 for every task, and merged into the contig/start order.
 #pragma once

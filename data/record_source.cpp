@@ -2,6 +2,7 @@
 #include "data/record_source.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "data/data_error.h"
 #include "data/labels.h"
@@ -34,6 +35,8 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
   bool first = true;
   int64_t common_length = -1;
   std::string first_record;
+  // Each record is one sample: a record listed twice would be trained on twice, silently.
+  std::unordered_map<std::string, int64_t> line_of_record;
   while (in.next(line)) {
     const int64_t n = in.line_number();
     if (is_blank(line)) continue;
@@ -78,6 +81,12 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
       throw DataError(fmt::format("{} ({})", error.what(), fmt::format(kHeaderRule, n)));
     }
     const std::string name(fields[0]);
+    if (const auto [it, first_time] = line_of_record.emplace(name, n); !first_time) {
+      throw DataError(fmt::format(
+          "{}:{}: record '{}' is listed again (line {} lists it first); each record is one "
+          "sample: list it once",
+          labels_path, n, excerpt(name), it->second));
+    }
     const int id = reader.contig_id(name);
     const int64_t len = reader.contigs()[static_cast<size_t>(id)].length;
     if (window_ == 0) {

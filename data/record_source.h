@@ -32,8 +32,8 @@ class RecordSource : public SequenceSource {
  public:
   /// Reads the label TSV and the labelled records. Throws DataError for window < 0, a
   /// malformed TSV line, a label not valid for `labels` (data/labels.h), a name not in the
-  /// FASTA, unequal record lengths with window 0, no labelled records, or (require_valid)
-  /// no valid label at all.
+  /// FASTA, a record listed twice, unequal record lengths with window 0, no labelled records,
+  /// or (require_valid) no valid label at all.
   RecordSource(const FastaReader& reader, const std::string& labels_path, int64_t window = 0,
                const LabelOptions& labels = {});
 

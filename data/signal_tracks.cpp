@@ -32,6 +32,24 @@ const std::vector<std::string>& SignalOptions::count_entries() const {
   return count_bigwigs.empty() ? profile_bigwigs : count_bigwigs;
 }
 
+namespace {
+
+// Whether two paths name one file by their spelling: the same once made absolute and normal
+// ("a.bw", "./a.bw", "x/../a.bw/"), as a run's config.json writes them (found by
+// fuzz/fuzz_paths: "./,." was a pair of two files until its paths were made absolute).
+bool same_file_name(const std::string& a, const std::string& b) {
+  const auto normal = [](const std::string& path) {
+    std::error_code error;
+    std::filesystem::path p = std::filesystem::absolute(path, error).lexically_normal();
+    if (error) return std::filesystem::path(path);
+    if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
+    return p;
+  };
+  return a == b || normal(a) == normal(b);
+}
+
+}  // namespace
+
 std::vector<TrackGroup> parse_track_groups(const std::vector<std::string>& entries,
                                            std::string_view what) {
   std::vector<TrackGroup> groups;
@@ -47,7 +65,7 @@ std::vector<TrackGroup> parse_track_groups(const std::vector<std::string>& entri
     const bool empty_path = std::any_of(group.files.begin(), group.files.end(),
                                         [](const std::string& f) { return f.empty(); });
     if (empty_path || group.files.size() > 2 ||
-        (group.files.size() == 2 && group.files[0] == group.files[1])) {
+        (group.files.size() == 2 && same_file_name(group.files[0], group.files[1]))) {
       throw DataError(fmt::format(
           "{} entry {} '{}' is not a bigWig track: expected one file (an unstranded track) or "
           "two different files 'plus.bw,minus.bw' (a stranded pair)",
@@ -81,10 +99,12 @@ std::vector<std::string> TrackSet::track_names() const {
   return names;
 }
 
-std::vector<int64_t> TrackSet::reverse_map() const {
+std::vector<int64_t> TrackSet::reverse_map() const { return reverse_track_map(groups_); }
+
+std::vector<int64_t> reverse_track_map(const std::vector<TrackGroup>& groups) {
   std::vector<int64_t> map;
   int64_t track = 0;
-  for (const TrackGroup& group : groups_) {
+  for (const TrackGroup& group : groups) {
     if (group.files.size() == 2) {
       map.push_back(track + 1);
       map.push_back(track);

@@ -52,6 +52,10 @@ struct TrackGroup {
 std::vector<TrackGroup> parse_track_groups(const std::vector<std::string>& entries,
                                            std::string_view what);
 
+/// (tracks) the track each track of `groups` becomes under reverse complement: the two files of
+/// a stranded pair swap, an unstranded track stays.
+std::vector<int64_t> reverse_track_map(const std::vector<TrackGroup>& groups);
+
 /// Track groups read together for windows of one genome: the tracks are the groups' files in
 /// order (a pair gives two consecutive tracks). One BigWigReader per file per worker, since a
 /// libBigWig handle is not thread-safe.

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -13,6 +15,7 @@
 #include "data/rng.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
+#include "io/json_limits.h"
 
 namespace strand::data {
 namespace {
@@ -76,11 +79,27 @@ const char* split_part_name(SplitPart part) {
 }
 
 ChromosomeFold read_fold_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(fmt::format("fold file '{}' cannot be opened", path));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (const std::optional<size_t> at = io::nul_byte(text)) {
+    throw DataError(fmt::format(
+        "fold file '{}' holds a NUL byte at offset {}; a fold file is JSON text (a binary or "
+        "damaged file?)",
+        path, *at));
+  }
   nlohmann::json value;
   try {
-    value = nlohmann::json::parse(in);
+    value = nlohmann::json::parse(
+        text, [&path](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+          if (io::opens_too_deep(depth, event)) {
+            throw DataError(fmt::format(
+                "fold file '{}' nests objects and arrays deeper than {} levels; a fold file is "
+                "an object of three lists",
+                path, io::kMaxJsonNesting));
+          }
+          return true;
+        });
   } catch (const nlohmann::json::exception& error) {
     throw DataError(fmt::format("fold file '{}' is not valid JSON: {}", path, error.what()));
   }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 
 #include "data/data_error.h"
 #include "fmt/format.h"
@@ -24,6 +25,19 @@ LineReader::LineReader(const std::string& path, size_t max_line_bytes)
       max_line_bytes_(max_line_bytes),
       buffer_(kReadAheadBytes) {
   if (!in_) throw DataError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  // An ifstream opens a directory, and the first read fails: say what it is instead.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw DataError(fmt::format("'{}' is a directory, expected a file", path));
+  }
+}
+
+DataError LineReader::cr_only_line_ends(int64_t line) const {
+  return DataError(fmt::format(
+      "{}:{}: a carriage return (CR) is followed by more text on the same line: the file has "
+      "CR-only line ends (classic Mac OS), which read as one long line; strand reads LF or CRLF "
+      "line ends (convert with: tr '\\r' '\\n' < in > out)",
+      path_, line));
 }
 
 bool LineReader::refill() {
@@ -48,6 +62,7 @@ bool LineReader::next(std::string& line) {
     const size_t take = newline != nullptr ? static_cast<size_t>(newline - start) : end_ - pos_;
     if (line.size() + take > limit) {
       line.append(start, std::min(take, kMaxExcerptChars));
+      if (line.find('\r') != std::string::npos) throw cr_only_line_ends(line_number_ + 1);
       throw DataError(fmt::format(
           "{}:{}: line is longer than the {}-byte limit (a binary file, or no line breaks?); it "
           "starts '{}'",
@@ -63,6 +78,7 @@ bool LineReader::next(std::string& line) {
   if (!any) return false;
   ++line_number_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.find('\r') != std::string::npos) throw cr_only_line_ends(line_number_);
   if (line.size() > max_line_bytes_) {
     throw DataError(fmt::format(
         "{}:{}: line is longer than the {}-byte limit (a binary file, or no line breaks?); it "

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "data/data_error.h"
+
 namespace strand::data {
 
 /// The longest line LineReader accepts by default (1 MiB, terminator excluded). Text formats
@@ -21,7 +23,8 @@ inline constexpr size_t kMaxExcerptChars = 80;
 
 /// Reads lines, stripping a trailing carriage return (CRLF files) and counting 1-based line
 /// numbers. A line longer than the cap is an error naming the file, the line and the cap, and
-/// is never held in memory beyond the cap.
+/// is never held in memory beyond the cap; so is a line holding a carriage return before its
+/// end (a file with CR-only line ends), and a directory given as the file.
 class LineReader {
  public:
   /// Throws DataError when the file cannot be opened.
@@ -34,6 +37,8 @@ class LineReader {
 
  private:
   bool refill();
+  // The error for a line holding a CR before its end.
+  DataError cr_only_line_ends(int64_t line) const;
 
   std::string path_;
   std::ifstream in_;

@@ -3,9 +3,10 @@
 // Expected: ConfigError. Findings: crashes, sanitizer reports (e.g. signed overflow in a range
 // check), std::bad_alloc, any other exception type (a raw nlohmann or filesystem error escapes
 // without naming the key), and for an accepted file: a duplicated key (JSON's last-wins would
-// hide the first value), a resolved config (to_json) that does not parse back to itself (a
-// run's config.json must reload for --resume), or a validated config that resolves to fewer
-// than one thread.
+// hide the first value), JSON nested deeper than io::kMaxJsonNesting (copying such a value
+// overflows the stack), a NUL byte (nlohmann stops there, dropping the rest unread), a resolved
+// config (to_json) that does not parse back to itself (a run's config.json must reload for
+// --resume), or a validated config that resolves to fewer than one thread.
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "cli/run_config.h"
 #include "fuzz/fuzz_support.h"
+#include "io/json_limits.h"
 
 namespace {
 
@@ -53,6 +55,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (has_duplicate_key(text)) fuzz::finding("load_config_file: a duplicated key was accepted");
+  if (io::nul_byte(text)) {
+    fuzz::finding(
+        "load_config_file: a NUL byte was accepted (nlohmann stops there, dropping "
+        "the rest unread)");
+  }
+  if (fuzz::json_nesting(text) > io::kMaxJsonNesting) {
+    fuzz::finding("load_config_file: JSON nested " + std::to_string(fuzz::json_nesting(text)) +
+                  " deep was accepted (the limit is " + std::to_string(io::kMaxJsonNesting) + ")");
+  }
   fuzz::must_succeed("the resolved config (to_json) must parse back to itself", [&] {
     const json resolved = cli::to_json(config);
     const json again = cli::to_json(cli::parse_config(resolved));

@@ -3,9 +3,10 @@
 // genome.
 //
 // Expected: DataError. Findings: crashes, sanitizer reports, other exception types, and for an
-// accepted file: an empty valid or test list, an empty chromosome name, a chromosome listed
-// twice; for an accepted split: an interval not sent to the list naming its chromosome (or not
-// unassigned when none does), or a part left empty.
+// accepted file: JSON nested deeper than io::kMaxJsonNesting or a NUL byte, an empty valid or
+// test list, an empty chromosome name, a chromosome listed twice; for an accepted split: an
+// interval not sent to the list naming its chromosome (or not unassigned when none does), or a
+// part left empty.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -18,6 +19,7 @@
 #include "data/splits.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
+#include "io/json_limits.h"
 
 namespace {
 
@@ -90,6 +92,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      [&] { fold = data::read_fold_file(path); })) {
     return 0;
   }
+  if (fuzz::json_nesting(fuzz::as_text(data, size)) > io::kMaxJsonNesting) {
+    finding("read_fold_file accepted JSON nested deeper than io::kMaxJsonNesting");
+  }
+  if (io::nul_byte(fuzz::as_text(data, size))) finding("read_fold_file accepted a NUL byte");
   check_fold(fold);
   std::vector<data::SplitPart> parts;
   if (fuzz::parses<data::DataError>("split_by_fold", [&] {

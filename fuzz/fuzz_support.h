@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -116,6 +117,31 @@ class ScratchDir {
   }
   std::filesystem::path root_, work_, fixed_;
 };
+
+/// The deepest nesting of objects and arrays in JSON `text` (the top-level value is depth 1),
+/// counting brackets outside strings; meaningful for text a JSON parser accepted.
+inline int json_nesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 /// Writes `bytes` to `path` (truncating).
 inline void write_file(const std::filesystem::path& path, std::string_view bytes) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/json_limits.h"
 
 namespace strand::io {
 namespace {
@@ -46,6 +47,14 @@ bool byte_size(const std::vector<std::int64_t>& shape, std::size_t elem, std::ui
   }
   out = n;
   return true;
+}
+
+// The bytes a shape needs, for messages: the product, or "more than 2^64 - 1" when it overflows
+// (the product itself would wrap, and a wrapped count reads as a lie).
+std::string byte_size_text(const std::vector<std::int64_t>& shape, std::size_t elem) {
+  std::uint64_t bytes = 0;
+  if (byte_size(shape, elem, bytes)) return std::to_string(bytes);
+  return fmt::format("more than {}", std::numeric_limits<std::uint64_t>::max());
 }
 
 }  // namespace
@@ -95,9 +104,9 @@ std::vector<std::byte> encode_safetensors(std::span<const SafetensorsEntry> entr
     }
     std::uint64_t expected = 0;
     if (!byte_size(e.shape, elem, expected) || expected != e.data.size()) {
-      throw std::invalid_argument(
-          fmt::format("safetensors: tensor '{}': shape [{}] of {} needs {} bytes, data has {}",
-                      e.name, fmt::join(e.shape, ", "), e.dtype, expected, e.data.size()));
+      throw std::invalid_argument(fmt::format(
+          "safetensors: tensor '{}': shape [{}] of {} needs {} bytes, data has {}", e.name,
+          fmt::join(e.shape, ", "), e.dtype, byte_size_text(e.shape, elem), e.data.size()));
     }
     header[e.name] = {
         {"dtype", e.dtype}, {"shape", e.shape}, {"data_offsets", {offset, offset + e.data.size()}}};
@@ -142,6 +151,10 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
   std::set<std::string> seen;
   std::string duplicate;
   const auto watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (opens_too_deep(depth, event)) {
+      throw error(source, fmt::format("header nests objects and arrays deeper than {} levels",
+                                      kMaxJsonNesting));
+    }
     if (depth == 1 && event == nlohmann::json::parse_event_t::key) {
       const auto key = parsed.get<std::string>();
       if (!seen.insert(key).second && duplicate.empty()) {
@@ -215,6 +228,10 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
         throw tensor_error(
             source, key, fmt::format("shape must hold non-negative integers, found {}", d.dump()));
       }
+      if (d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+        throw tensor_error(source, key,
+                           fmt::format("shape dimension {} exceeds {}", d.dump(), INT64_MAX));
+      }
       e.shape.push_back(d.get<std::int64_t>());
     }
     const auto& offsets = value["data_offsets"];
@@ -237,7 +254,8 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
       throw tensor_error(source, key,
                          fmt::format("shape {} of {} needs {} bytes but data_offsets [{}, {}] "
                                      "span {}",
-                                     shape.dump(), e.dtype, expected, begin, end, end - begin));
+                                     shape.dump(), e.dtype, byte_size_text(e.shape, elem), begin,
+                                     end, end - begin));
     }
     const auto first = data.begin() + static_cast<std::ptrdiff_t>(begin);
     e.data.assign(first, first + static_cast<std::ptrdiff_t>(end - begin));

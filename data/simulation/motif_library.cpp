@@ -66,6 +66,12 @@ MotifLibrary MotifLibrary::parse(std::string_view text, std::string_view source)
     if (!line.empty() && line.back() == '\r') {
       line.remove_suffix(1);
     }
+    if (line.find('\r') != std::string_view::npos) {
+      throw parse_error(source, line_no,
+                        "a carriage return (CR) is followed by more text on the same line: the "
+                        "file has CR-only line ends (classic Mac OS), which read as one long "
+                        "line; convert them to LF (tr '\\r' '\\n' < in > out)");
+    }
     const auto fields = split_whitespace(line);
     if (fields.empty()) {
       continue;

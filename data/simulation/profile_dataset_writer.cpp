@@ -2,6 +2,7 @@
 #include "data/simulation/profile_dataset_writer.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,16 @@ ProfileDatasetFiles write_profile_dataset(const std::filesystem::path& dir,
                                           const ProfileSimulation& simulation,
                                           std::size_t peak_width) {
   const ProfileSimulation& sim = simulation;
+  // Two tasks whose names give one file stem ("A/B" and "A_B") would write the same bigWigs.
+  for (std::size_t t = 0; t < sim.task_names.size(); ++t) {
+    for (std::size_t u = 0; u < t; ++u) {
+      if (task_file_stem(sim.task_names[t]) == task_file_stem(sim.task_names[u])) {
+        throw std::invalid_argument(fmt::format(
+            "tasks '{}' and '{}' would both write {}.plus.bw; give motifs with distinct names",
+            sim.task_names[u], sim.task_names[t], task_file_stem(sim.task_names[t])));
+      }
+    }
+  }
   std::filesystem::create_directories(dir);
   ProfileDatasetFiles files;
   files.fasta = dir / "genome.fa";

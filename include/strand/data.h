@@ -30,6 +30,7 @@
 #include "data/scoring_windows.h"
 #include "data/sequence_source.h"
 #include "data/signal_tracks.h"
+#include "data/simulation/builtin_motifs.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/gzip_reader.h"
 #include "data/simulation/motif_embedding.h"

@@ -78,16 +78,16 @@ TEST_CASE("a run that fails after saving epochs is kept with report.json marked 
   auto cut = train(dir, "train.tsv", "r");
   cut.insert(cut.end(), {"--stop-after-epochs", "1"});
   REQUIRE(run(cut).status == 0);
-  // The labels change under the run; its resume fails once the data is built.
-  std::filesystem::copy_file(dir.path() / "sim" / "two.tsv", dir.path() / "sim" / "train.tsv",
-                             std::filesystem::copy_options::overwrite_existing);
+  // The best checkpoint is damaged under the run; its resume fails once the model is built (a
+  // change of the data or config.json is refused before anything starts, leaving the run as it
+  // was: tests/cli/hardening_test.cpp).
   const auto root = dir.path() / "runs" / "r";
+  testing::write_text(root / "checkpoints" / "best.safetensors", "not a checkpoint");
   const auto resumed = run({"train", "--resume", root.string()});
   CHECK(resumed.status == 1);
   const json report = json::parse(read_text(root / "report.json"));
   CHECK(report["status"] == "failed");
-  CHECK(report["error"].get<std::string>().find("every split needs the same tasks") !=
-        std::string::npos);
+  CHECK(report["error"].get<std::string>().find("best.safetensors") != std::string::npos);
   CHECK(report["resume"] == "strand train --resume " + root.string());
   CHECK(std::filesystem::exists(root / "checkpoints" / "last.safetensors"));
   CHECK(std::filesystem::exists(root / "config.json"));
@@ -98,9 +98,19 @@ TEST_CASE("a failed resume of a completed run keeps its report as previous") {
   TempDir dir("failed-resume");
   simulate(dir);
   REQUIRE(run(train(dir, "train.tsv", "r")).status == 0);
+  const auto root = dir.path() / "runs" / "r";
+  // Changed labels: the resume is refused before it starts, and the report stays as it was.
+  const std::string labels = read_text(dir.path() / "sim" / "train.tsv");
   std::filesystem::copy_file(dir.path() / "sim" / "two.tsv", dir.path() / "sim" / "train.tsv",
                              std::filesystem::copy_options::overwrite_existing);
-  const auto root = dir.path() / "runs" / "r";
+  const auto refused = run({"train", "--resume", root.string(), "--epochs", "4"});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("data.intervals: '" + dir.str("sim/train.tsv") + "' changed") !=
+        std::string::npos);
+  CHECK(json::parse(read_text(root / "report.json"))["status"] == "completed");
+  // A resume that fails once it runs (a damaged best checkpoint) keeps the report as previous.
+  testing::write_text(dir.path() / "sim" / "train.tsv", labels);
+  testing::write_text(root / "checkpoints" / "best.safetensors", "not a checkpoint");
   CHECK(run({"train", "--resume", root.string(), "--epochs", "4"}).status == 1);
   const json report = json::parse(read_text(root / "report.json"));
   CHECK(report["status"] == "failed");

@@ -54,6 +54,22 @@ std::vector<std::string> track_flags(const TempDir& dir) {
           "--targets",         "counts"};
 }
 
+// A graph that reads the control track beside the sequence (dir/control_model.json): a run with
+// control tracks needs a model input that reads them.
+std::string control_model(const TempDir& dir) {
+  write_text(dir.path() / "control_model.json", R"({"model": {
+    "nodes": [
+      {"name": "seq", "type": "Conv1D", "filters": 4, "kernel_size": 5, "padding": "same",
+       "inputs": ["sequence"]},
+      {"name": "ctl", "type": "Conv1D", "filters": 4, "kernel_size": 5, "padding": "same",
+       "inputs": ["control"]},
+      {"name": "sum", "type": "Add", "inputs": ["seq", "ctl"]},
+      {"name": "pool", "type": "GlobalMaxPool1D"},
+      {"name": "out", "type": "Dense", "units": "tasks"}],
+    "outputs": [{"name": "out", "node": "out", "loss": "mse", "target": "labels"}]}})");
+  return dir.str("control_model.json");
+}
+
 }  // namespace
 
 TEST_CASE("strand inspect reports the bigWig tracks of a dataset and its count labels") {
@@ -79,7 +95,8 @@ TEST_CASE("strand inspect reports the bigWig tracks of a dataset and its count l
 TEST_CASE("bigWig keys: config files list tracks, and a run's config makes them absolute") {
   TempDir dir("signals-config");
   write_dataset(dir);
-  const CliResult printed = run(with({"train", "--print-config"}, track_flags(dir)));
+  const CliResult printed =
+      run(with({"train", "--print-config", "--config", control_model(dir)}, track_flags(dir)));
   REQUIRE_MESSAGE(printed.status == 0, printed.err);
   const json data = json::parse(printed.out)["data"];
   CHECK(data["profile_bigwigs"] == json::array({dir.str("plus.bw") + "," + dir.str("minus.bw")}));
@@ -98,6 +115,38 @@ TEST_CASE("bigWig keys: config files list tracks, and a run's config makes them 
   std::filesystem::current_path(here);
   REQUIRE_MESSAGE(from_file.status == 0, from_file.err);
   CHECK(from_file.out.find("control.bw") != std::string::npos);
+}
+
+// Issue 23 (4): the command `strand simulate` printed trained the default Sigmoid model with MSE
+// on read counts around 200 (predictions stuck in 0.5-0.88) and loaded a control track that no
+// input of the model read; the run reported "completed".
+TEST_CASE("a control track no input reads, and a Sigmoid on count labels, are errors") {
+  TempDir dir("signals-models");
+  write_dataset(dir);
+  const std::vector<std::string> train = {
+      "train",     "--loss", "mse",          "--epochs",     "1", "--no-early-stopping",
+      "--threads", "1",      "--output-dir", dir.str("runs")};
+  const CliResult control = run(with(train, track_flags(dir)));
+  CHECK(control.status == 1);
+  CHECK(control.err ==
+        "error: data.control_bigwigs: 1 control track file(s) are given, but no input of the "
+        "model reads them: a layer list reads the sequence alone; add a graph node with "
+        "\"inputs\": [\"control\"] (docs/models.md), or leave the control tracks out\n");
+  std::vector<std::string> without_control = track_flags(dir);
+  const auto flag = std::find(without_control.begin(), without_control.end(), "--control-bigwigs");
+  without_control.erase(flag, flag + 2);
+  const CliResult sigmoid = run(with(train, without_control));
+  CHECK(sigmoid.status == 1);
+  CHECK(sigmoid.err ==
+        "error: model[4] (Sigmoid): its labels are bigWig read counts (data.targets \"counts\": "
+        "sums over each window, often hundreds), but it ends in sigmoid, whose outputs lie in "
+        "(0, 1): it cannot fit them; end the model in a linear output and train with mse or "
+        "poisson, or train the bpnet preset (--model bpnet) on the profiles\n");
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
+  // A model that reads the control track trains on the counts.
+  const CliResult trained =
+      run(with(with(train, {"--config", control_model(dir)}), track_flags(dir)));
+  CHECK_MESSAGE(trained.status == 0, trained.err);
 }
 
 TEST_CASE("bigWig keys: bad settings are errors naming the key, file or contig") {

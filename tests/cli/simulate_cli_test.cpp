@@ -188,17 +188,33 @@ TEST_CASE("simulate chip_nexus_profile: FASTA, bigWigs and peaks read back, and 
   for (const char* file : {"genome.fa", "TAL1_known4.plus.bw", "control.bw", "train.narrowPeak"}) {
     CHECK(read_text(dir.path() / "p" / file) == read_text(dir.path() / "q" / file));
   }
-  // The printed commands: inspect reads the dataset, train's flags parse.
+  // The printed commands: inspect reads the dataset; train trains the bpnet preset (issue 23: it
+  // trained the default Sigmoid model with MSE on counts around 200, and loaded a control track
+  // no input read), with a profile head that fits the 400-base window.
   const CliResult inspected = run(printed_command(result.out, "strand inspect"));
   REQUIRE_MESSAGE(inspected.status == 0, inspected.err);
   CHECK(inspected.out.find("profile  TAL1_known4.plus.bw") != std::string::npos);
   CHECK(inspected.out.find("control  control.bw") != std::string::npos);
-  const CliResult printed =
-      run(with(printed_command(result.out, "strand train"), {"--print-config"}));
+  const std::vector<std::string> train = printed_command(result.out, "strand train");
+  const CliResult printed = run(with(train, {"--print-config"}));
   REQUIRE_MESSAGE(printed.status == 0, printed.err);
-  const nlohmann::json data = nlohmann::json::parse(printed.out)["data"];
-  CHECK(data["targets"] == "counts");
-  CHECK(data["profile_bigwigs"].size() == 1);
+  const nlohmann::json config = nlohmann::json::parse(printed.out);
+  CHECK(config["preset"] == "bpnet");
+  CHECK(config["data"]["targets"] == "labels");
+  CHECK(config["data"]["window"] == 400);
+  CHECK(config["data"]["profile_length"] == 286);
+  CHECK(config["data"]["control_bigwigs"].empty());
+  CHECK(result.out.find("control.bw: the bpnet preset reads no control track") !=
+        std::string::npos);
+  const CliResult trained = run(with(train, {"--epochs", "1", "--threads", "1", "--output-dir",
+                                             dir.str("runs"), "--run-name", "bpnet"}));
+  REQUIRE_MESSAGE(trained.status == 0, trained.err);
+  const nlohmann::json report =
+      nlohmann::json::parse(read_text(dir.path() / "runs" / "bpnet" / "report.json"));
+  CHECK(report["status"] == "completed");
+  CHECK(report["test"]["outputs"].contains("profile"));
+  CHECK(report["test"]["outputs"].contains("counts"));
+  CHECK(config["data"]["profile_bigwigs"].size() == 1);
 }
 
 TEST_CASE("simulate: unknown simulations, unused flags and a missing --out are errors") {

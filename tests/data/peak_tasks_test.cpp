@@ -62,10 +62,41 @@ TEST_CASE(
   CHECK(w.intervals[1].start == 49800);
   CHECK(w.intervals[2].start == 79800);
   CHECK(w.labels == std::vector<float>{1, 1, 1, 0, 0, 1});
-  // A narrower core leaves b's peak outside the first window's centre.
+  // A narrower core leaves b's peak outside the first window's centre, but the peak was merged
+  // into that window, which keeps its label (issue 23: no peak is ever written as 0).
   options.label_fraction = 0.1;
   CHECK(label_peak_tasks(genome, {a, b}, {"A", "B"}, options).windows.labels ==
-        std::vector<float>{1, 0, 1, 0, 0, 1});
+        std::vector<float>{1, 1, 1, 0, 0, 1});
+  // A peak of b near a's window that was not merged into it: the core decides.
+  const IntervalSet near =
+      peaks_from(dir, "near.narrowPeak", peak(10150, 10190, 10170) + peak(79950, 80050, 80000));
+  options.merge_distance = 100;  // b's window (centre 10170) stays apart from a's (10000)
+  const PeakTasks apart = label_peak_tasks(genome, {a, near}, {"A", "B"}, options);
+  REQUIRE(apart.windows.size() == 4);
+  CHECK(apart.windows.labels == std::vector<float>{1, 0, 0, 1, 1, 0, 0, 1});
+}
+
+// Issue 23 (2): a narrowPeak peak at the end of a contig got the window moved inside the contig
+// (9800-10000 of a 10,000-base contig for a 200-base window), whose centre half missed the peak:
+// the only window of a real peak was written labelled 0.
+TEST_CASE("peak tasks: a peak at a contig's end keeps its label in its moved window") {
+  TempDir dir;
+  const FastaReader genome(dir.copy_in(fixture("genomes/ce.fa"), "ce.fa"));
+  REQUIRE(genome.contigs()[1].name == "CHROMOSOME_II");
+  const int64_t end = genome.contigs()[1].length;
+  const IntervalSet a =
+      peaks_from(dir, "end.narrowPeak",
+                 "CHROMOSOME_II\t" + std::to_string(end - 50) + "\t" + std::to_string(end) +
+                     "\tp\t0\t.\t1\t1\t1\t25\n" + peak(5000, 5100, 5050));
+  PeakTaskOptions options;
+  options.window = 200;
+  const PeakTasks tasks = label_peak_tasks(genome, {a}, {"A"}, options);
+  const IntervalSet& w = tasks.windows;
+  REQUIRE(w.size() == 2);
+  CHECK(w.intervals[1].contig == "CHROMOSOME_II");
+  CHECK(w.intervals[1].start == end - 200);
+  CHECK(w.intervals[1].end == end);
+  CHECK(w.labels == std::vector<float>{1, 1});
 }
 
 TEST_CASE("peak tasks: GC-matched negatives join labelled 0 and the order stays by position") {

@@ -210,3 +210,35 @@ TEST_CASE("safetensors reader rejects bad data offsets") {
   expect_rejected(craft(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[-4,0]}})", 4),
                   {"'a'", "data_offsets"});
 }
+
+// Issue 23 (16): a shape whose byte count overflows 64 bits was refused as "needs 0 bytes", the
+// wrapped product; a dimension above INT64_MAX wrapped to a negative one.
+TEST_CASE("safetensors reader names an overflowing shape's size without wrapping it") {
+  // [2^62, 2^62] x 4 bytes: 2^126.
+  expect_rejected(craft(R"({"x":{"dtype":"F32","shape":[4611686018427387904,4611686018427387904],)"
+                        R"("data_offsets":[0,4]}})",
+                        4),
+                  {"'x'", "needs more than 18446744073709551615 bytes"});
+  expect_rejected(craft(R"({"x":{"dtype":"U8","shape":[9223372036854775808],)"
+                        R"("data_offsets":[0,1]}})",
+                        1),
+                  {"'x'", "exceeds 9223372036854775807"});
+  // The writer's message too.
+  const std::vector<SafetensorsEntry> entries = {
+      {"w", "F32", {int64_t{1} << 62, int64_t{1} << 62}, std::vector<std::byte>(4)}};
+  try {
+    (void)strand::io::encode_safetensors(entries, {});
+    FAIL("an overflowing shape was written");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("needs more than 18446744073709551615 bytes") !=
+          std::string::npos);
+  }
+}
+
+// Issue 23 (1): JSON nested 100,000 deep overflowed the stack in nlohmann's recursive copy; every
+// JSON strand reads is refused past io::kMaxJsonNesting levels while it is parsed.
+TEST_CASE("safetensors reader refuses a header nested deeper than the JSON limit") {
+  const std::string deep =
+      R"({"__metadata__": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  expect_rejected(craft(deep, 0), {"deeper than 64 levels"});
+}

@@ -3,6 +3,8 @@
 // refused").
 #pragma once
 
+// The spellings are the test: clang-format would normalise and sort them.
+// clang-format off
 #include "train/fit.h"
 #  include "layers/dense.h"
 # include <optim/adam.h>
@@ -13,3 +15,4 @@
 #include <vector>
 #include "core/error.h"
 #include <fmt/format.h>
+// clang-format on
