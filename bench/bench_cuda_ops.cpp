@@ -13,7 +13,7 @@
 #include "layers/dense.h"
 #include "layers/losses.h"
 #include "layers/sequential.h"
-#include "ops/optimizer_updates.h"
+#include "ops/cuda/optimizer_updates.h"
 #include "optim/adam.h"
 #include "tensor/cuda/conv_engine.h"
 #include "tensor/cuda/device.h"

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "data/loader_config.h"
+#include "data/loader/loader_config.h"
 
 int main(int argc, char** argv) {
   using namespace strand::data;

@@ -23,9 +23,7 @@
 #include "data/signals/signal_tracks.h"
 #include "io/json_limits.h"
 #include "layers/model.h"
-#ifdef STRAND_WITH_CUDA
-#include "tensor/cuda/device.h"
-#endif
+#include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
 namespace {
@@ -557,16 +555,10 @@ void validate_config(const RunConfig& c) {
     throw ConfigError(fmt::format("device: {}", error.what()));
   }
   if (device.is_cuda()) {
-#ifdef STRAND_WITH_CUDA
-    // Never fall back to the CPU silently: a CUDA run without a usable GPU stops here.
-    require(cuda::cuda_available(), "device",
-            fmt::format("'{}' requested, but {}", c.device, cuda::unavailability_reason()));
-#else
-    throw ConfigError(fmt::format(
-        "device: '{}' requested, but this strand was built without CUDA (configure with "
-        "-DSTRAND_CUDA=ON on a machine with nvcc); use \"cpu\"",
-        c.device));
-#endif
+    // Never fall back to the CPU silently: a CUDA run without the CUDA module, its libraries or
+    // a usable GPU stops here, with the one reason (this loads the module on first use).
+    const std::string reason = cuda_unusable_reason();
+    require(reason.empty(), "device", fmt::format("'{}' requested, but {}", c.device, reason));
   }
 }
 

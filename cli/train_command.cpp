@@ -23,6 +23,7 @@
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
 #include "layers/activations.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/determinism.h"
 #include "tensor/precision.h"
 #include "train/callbacks.h"
@@ -31,9 +32,6 @@
 #include "train/metric_names.h"
 #include "train/partial_epoch.h"
 #include "train/stop_signal.h"
-#ifdef STRAND_WITH_CUDA
-#include "tensor/cuda/allocator.h"
-#endif
 
 namespace strand::cli {
 namespace {
@@ -243,14 +241,14 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   LoaderPlacement placement;
   placement.rank = run.rank;
   placement.world_size = run.world_size;
-#ifdef STRAND_WITH_CUDA
   // Batches land in pinned host memory so their copies to the GPU run asynchronously.
   // The device is passed through: loader threads allocate for it, not for GPU 0.
   if (device.is_cuda()) {
-    placement.allocator = {[device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },
-                           cuda::pinned_release};
+    CudaRuntime& runtime = cuda_runtime();
+    placement.allocator = {
+        [&runtime, device](size_t bytes) { return runtime.pinned_allocate(bytes, device); },
+        [&runtime](void* pointer, size_t bytes) { runtime.pinned_release(pointer, bytes); }};
   }
-#endif
 
   const RunData data = build_run_data(config);
   out << "data: " << data.description << "\n";

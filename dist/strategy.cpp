@@ -5,12 +5,10 @@
 
 #include <cstdlib>
 
+#include "dist/device_communicator.h"
 #include "dist/mirrored_strategy.h"
 #ifdef STRAND_WITH_MPI
 #include "dist/mpi_communicator.h"
-#endif
-#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
-#include "dist/nccl_communicator.h"
 #endif
 #include "dist/parameter_averaging.h"
 #include "dist/single_process_communicator.h"
@@ -72,15 +70,10 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
 #ifdef STRAND_WITH_MPI
     auto mpi = std::make_shared<MpiCommunicator>(config.communicator);
     if (config.device.is_cuda()) {
-#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
-      // One GPU per rank, the same one for the rank's tensors and its NCCL communicator.
+      // One GPU per rank, the same one for the rank's tensors and its NCCL communicator (the
+      // CUDA module's, loaded here if no tensor has loaded it yet).
       run.device = device_for_rank(config.device, mpi->local_rank());
-      run.communicator = std::make_shared<NcclCommunicator>(mpi, run.device, config.communicator);
-#else
-      throw Error(
-          "data-parallel training on CUDA needs the NCCL backend: this strand was built without "
-          "NCCL (configure with -DSTRAND_CUDA=ON where nccl.h and libnccl are found)");
-#endif
+      run.communicator = make_device_communicator(mpi, run.device, config.communicator);
     } else {
       run.communicator = mpi;
     }

@@ -1,5 +1,5 @@
-// Conv1D: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
-// the differentiable functions with their gradient rules.
+// Conv1D: argument checks and dispatch, the CPU adapters with their registration (the CUDA ones:
+// ops/cuda/conv1d.cpp), and the differentiable functions with their gradient rules.
 #include "ops/conv1d.h"
 
 #include "core/dtype_dispatch.h"
@@ -9,13 +9,6 @@
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
-
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/conv1d.h"
-#include "kernels/cuda/elementwise.h"
-#include "tensor/cuda/adapter_util.h"
-#include "tensor/cuda/conv_engine.h"
-#endif
 
 namespace strand {
 
@@ -270,164 +263,6 @@ STRAND_REGISTER_KERNELS(conv1d_cpu) {
   OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
                                                       conv1d_relu_max_backward_cpu);
 }
-
-// ---- CUDA adapters: Tensors to kernels/cuda/conv1d.cu and the cuDNN engine --------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-namespace k = kernels::cuda;
-using cuda::ConvPass;
-using cuda::optional_mut;
-using cuda::require_device;
-using cuda::stream;
-
-void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
-                 Tensor& out) {
-  const Device device = out.device();
-  require_device(device);
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor xc = x.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  const cudaStream_t s = stream(device);
-  cuda::run_dense_conv(
-      ConvPass::kForward, g, params.pad_left == params.pad_right, x.dtype(), device,
-      [&] {
-        k::conv1d_forward(x.dtype(), g, xc.raw_data(), wc.raw_data(), optional_mut(bc),
-                          out.raw_data(), s);
-      },
-      [&] {
-        cuda::cudnn_conv_forward(g, device, xc.raw_data(), wc.raw_data(), out.raw_data());
-        k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
-                            out.raw_data(), s);
-      });
-}
-
-void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const Conv1DParams& params,
-                                Tensor& grad_x) {
-  const Device device = grad_x.device();
-  require_device(device);
-  const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
-  const Tensor go = grad_out.contiguous(), wc = w.contiguous();
-  const cudaStream_t s = stream(device);
-  cuda::run_dense_conv(
-      ConvPass::kBackwardInput, g, params.pad_left == params.pad_right, w.dtype(), device,
-      [&] {
-        k::conv1d_backward_input(w.dtype(), g, go.raw_data(), wc.raw_data(), grad_x.raw_data(), s);
-      },
-      [&] {
-        cuda::cudnn_conv_backward_input(g, device, go.raw_data(), wc.raw_data(), grad_x.raw_data());
-      });
-}
-
-void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
-                                 const Conv1DParams& params, Tensor& grad_w) {
-  const Device device = grad_w.device();
-  require_device(device);
-  const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
-  const Tensor go = grad_out.contiguous(), xc = x.contiguous();
-  const cudaStream_t s = stream(device);
-  cuda::run_dense_conv(
-      ConvPass::kBackwardWeight, g, params.pad_left == params.pad_right, x.dtype(), device,
-      [&] {
-        k::conv1d_backward_weight(x.dtype(), g, go.raw_data(), xc.raw_data(), grad_w.raw_data(), s);
-      },
-      [&] {
-        cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), xc.raw_data(),
-                                         grad_w.raw_data());
-      });
-}
-
-void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                        const Conv1DParams& params, Tensor& out) {
-  require_device(out.device());
-  const auto g = conv_geometry(codes.shape(), w.shape(), params);
-  const Tensor cc = codes.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
-                           out.raw_data(), stream(out.device()));
-}
-
-void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
-                                        const Conv1DParams& params, Tensor& grad_w) {
-  require_device(grad_w.device());
-  const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
-  const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
-  k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
-                                   grad_w.raw_data(), stream(grad_w.device()));
-}
-
-// relu(conv1d): the conv through its own adapters (own kernels or cuDNN), then the ReLU in place.
-void conv1d_relu_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
-                      const Conv1DParams& params, Tensor& out) {
-  if (x.dtype() == DType::kUInt8) {
-    conv1d_onehot_cuda(x, w, bias, params, out);
-  } else {
-    conv1d_cuda(x, w, bias, params, out);
-  }
-  const auto space = cuda::space_of(out.shape(), "conv1d_relu");
-  const auto strides = cuda::strides_of(out.strides());
-  k::unary(out.dtype(), kernels::UnaryKind::kRelu, out.raw_data(), strides, out.raw_data(), strides,
-           space, stream(out.device()));
-}
-
-// The gradients through the single-gradient ops: the mask (relu_backward), then each gradient
-// written where it belongs.
-void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                          const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
-                          Tensor& grad_w, Tensor& grad_bias) {
-  const Tensor g = relu_out.defined() ? ops::relu_backward(grad_out, relu_out) : grad_out;
-  if (grad_x.defined()) conv1d_backward_input_cuda(g, w, params, grad_x);
-  if (x.dtype() == DType::kUInt8) {
-    conv1d_onehot_backward_weight_cuda(g, x, params, grad_w);
-  } else {
-    conv1d_backward_weight_cuda(g, x, params, grad_w);
-  }
-  if (grad_bias.defined()) grad_bias.copy_(ops::sum(g, {0, 2}));
-}
-
-void conv1d_relu_max_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
-                          const Conv1DParams& params, Tensor& out, Tensor& argmax) {
-  require_device(out.device());
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor xc = x.contiguous(), wc = w.contiguous();
-  const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  const bool codes = x.dtype() == DType::kUInt8;
-  k::conv1d_relu_max(w.dtype(), g, codes ? xc.data<uint8_t>() : nullptr,
-                     codes ? nullptr : xc.raw_data(), wc.raw_data(), optional_mut(bc),
-                     out.raw_data(), argmax.data<int64_t>(), stream(out.device()));
-}
-
-void conv1d_relu_max_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                                   const Tensor& out, const Tensor& argmax,
-                                   const Conv1DParams& params, Tensor& grad_x, Tensor& grad_w,
-                                   Tensor& grad_bias) {
-  require_device(grad_w.device());
-  const auto g = conv_geometry(x.shape(), w.shape(), params);
-  const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
-  const Tensor oc = out.contiguous(), ac = argmax.contiguous();
-  const bool codes = x.dtype() == DType::kUInt8;
-  k::conv1d_relu_max_backward(w.dtype(), g, go.raw_data(), codes ? xc.data<uint8_t>() : nullptr,
-                              codes ? nullptr : xc.raw_data(), wc.raw_data(), oc.raw_data(),
-                              ac.data<int64_t>(), codes ? nullptr : optional_mut(grad_x),
-                              grad_w.raw_data(), optional_mut(grad_bias), stream(grad_w.device()));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(conv1d_cuda) {
-  constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<Conv1DOp>::register_kernel(kCuda, conv1d_cuda);
-  OpKernels<Conv1DBackwardInputOp>::register_kernel(kCuda, conv1d_backward_input_cuda);
-  OpKernels<Conv1DBackwardWeightOp>::register_kernel(kCuda, conv1d_backward_weight_cuda);
-  OpKernels<Conv1DOneHotOp>::register_kernel(kCuda, conv1d_onehot_cuda);
-  OpKernels<Conv1DOneHotBackwardWeightOp>::register_kernel(kCuda,
-                                                           conv1d_onehot_backward_weight_cuda);
-  OpKernels<Conv1DReluOp>::register_kernel(kCuda, conv1d_relu_cuda);
-  OpKernels<Conv1DBackwardOp>::register_kernel(kCuda, conv1d_backward_cuda);
-  OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
-  OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 

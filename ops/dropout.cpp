@@ -1,15 +1,10 @@
-// Dropout: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
-// the differentiable function with its gradient rule.
+// Dropout: argument checks and dispatch, the CPU adapters with their registration (the CUDA ones:
+// ops/cuda/dropout.cpp), and the differentiable function with its gradient rule.
 #include "ops/dropout.h"
 
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/dropout.h"
 #include "tensor/argument_checks.h"
-
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/dropout.h"
-#include "tensor/cuda/adapter_util.h"
-#endif
 
 namespace strand {
 
@@ -47,23 +42,6 @@ void dropout_cpu(const Tensor& x, const DropoutMask& mask, const Tensor& step, T
 STRAND_REGISTER_KERNELS(dropout_cpu) {
   OpKernels<DropoutOp>::register_kernel(DeviceType::kCPU, dropout_cpu);
 }
-
-// ---- CUDA adapter: Tensors to kernels/cuda/dropout.cu ---------------------------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-void dropout_cuda(const Tensor& x, const DropoutMask& mask, const Tensor& step, Tensor& out) {
-  kernels::cuda::apply_dropout_mask(x.dtype(), mask,
-                                    step.defined() ? step.data<int64_t>() : nullptr, x.numel(),
-                                    x.raw_data(), out.raw_data(), cuda::stream_of(x));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(dropout_cuda) {
-  OpKernels<DropoutOp>::register_kernel(DeviceType::kCUDA, dropout_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 

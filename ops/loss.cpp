@@ -1,5 +1,5 @@
-// Losses: argument checks and dispatch, the CPU and CUDA adapters with their registration, and
-// the differentiable functions with their gradient rules.
+// Losses: argument checks and dispatch, the CPU adapters with their registration (the CUDA ones:
+// ops/cuda/loss.cpp), and the differentiable functions with their gradient rules.
 #include "ops/loss.h"
 
 #include <vector>
@@ -10,11 +10,6 @@
 #include "ops/reduction.h"
 #include "ops/softmax.h"
 #include "tensor/argument_checks.h"
-
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/loss.h"
-#include "tensor/cuda/adapter_util.h"
-#endif
 
 namespace strand {
 
@@ -67,34 +62,6 @@ STRAND_REGISTER_KERNELS(loss_cpu) {
   OpKernels<BceWithLogitsBackwardOp>::register_kernel(DeviceType::kCPU,
                                                       bce_with_logits_backward_cpu);
 }
-
-// ---- CUDA adapters: Tensors to kernels/cuda/loss.cu -----------------------------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-namespace k = kernels::cuda;
-using cuda::stream_of;
-
-void bce_cuda(const Tensor& logits, const Tensor& targets, Tensor& out) {
-  const Tensor x = logits.contiguous(), y = targets.contiguous();
-  k::bce_with_logits_forward(x.dtype(), x.numel(), x.raw_data(), y.raw_data(), out.raw_data(),
-                             stream_of(x));
-}
-
-void bce_backward_cuda(const Tensor& grad_out, const Tensor& logits, const Tensor& targets,
-                       Tensor& grad) {
-  const Tensor g = grad_out.contiguous(), x = logits.contiguous(), y = targets.contiguous();
-  k::bce_with_logits_backward(x.dtype(), x.numel(), g.raw_data(), x.raw_data(), y.raw_data(),
-                              grad.raw_data(), stream_of(x));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(loss_cuda) {
-  OpKernels<BceWithLogitsOp>::register_kernel(DeviceType::kCUDA, bce_cuda);
-  OpKernels<BceWithLogitsBackwardOp>::register_kernel(DeviceType::kCUDA, bce_backward_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 

@@ -1,5 +1,6 @@
-// Batch normalisation: argument checks and dispatch, the CPU and CUDA adapters with their
-// registration, and the differentiable functions with their gradient rule.
+// Batch normalisation: argument checks and dispatch, the CPU adapters with their
+// registration (the CUDA ones: ops/cuda/normalization.cpp), and the differentiable functions with
+// their gradient rule.
 #include "ops/normalization.h"
 
 #include <algorithm>
@@ -9,18 +10,8 @@
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/normalization.h"
-#include "tensor/cuda/adapter_util.h"
-#endif
-
 namespace strand {
 namespace {
-
-// The kernels' geometry of x (B, C, L) or (B, C).
-kernels::BatchNormGeometry batch_norm_geometry(const Shape& x) {
-  return {.batch = x[0], .channels = x[1], .length = x.size() == 3 ? x[2] : 1};
-}
 
 // x (B, C) or (B, C, L) float; weight, bias and running statistics (C) of x's dtype and device.
 void check_batch_norm_args(const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -132,59 +123,6 @@ STRAND_REGISTER_KERNELS(normalization_cpu) {
   OpKernels<BatchNormForwardOp>::register_kernel(DeviceType::kCPU, batch_norm_forward_cpu);
   OpKernels<BatchNormBackwardOp>::register_kernel(DeviceType::kCPU, batch_norm_backward_cpu);
 }
-
-// ---- CUDA adapters: Tensors to kernels/cuda/normalization.cu -----------------------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-namespace k = kernels::cuda;
-using cuda::optional_mut;
-using cuda::stream_of;
-
-// The float64 scratch memory of the per-channel sums, on x's device.
-Tensor batch_norm_workspace(const kernels::BatchNormGeometry& g, const Tensor& x) {
-  return Tensor::empty({std::max<int64_t>(k::batch_norm_workspace(g), 1)}, DType::kFloat64,
-                       x.device());
-}
-
-void batch_norm_forward_cuda(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                             const BatchNormOptions& options, Tensor& running_mean,
-                             Tensor& running_var, Tensor& out, Tensor& mean, Tensor& invstd) {
-  const auto g = batch_norm_geometry(x.shape());
-  if (options.training) {
-    const Tensor workspace = batch_norm_workspace(g, x);
-    k::batch_norm_forward_training(
-        x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(), options.momentum,
-        options.eps, options.relu, running_mean.raw_data(), running_var.raw_data(), out.raw_data(),
-        mean.raw_data(), invstd.raw_data(), workspace.data<double>(), stream_of(x));
-  } else {
-    k::batch_norm_forward_inference(x.dtype(), g, x.raw_data(), weight.raw_data(), bias.raw_data(),
-                                    running_mean.raw_data(), running_var.raw_data(), options.eps,
-                                    options.relu, out.raw_data(), mean.raw_data(),
-                                    invstd.raw_data(), stream_of(x));
-  }
-}
-
-void batch_norm_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& out,
-                              const Tensor& weight, const Tensor& mean, const Tensor& invstd,
-                              const BatchNormOptions& options, Tensor& grad_x, Tensor& grad_weight,
-                              Tensor& grad_bias) {
-  const auto g = batch_norm_geometry(x.shape());
-  const Tensor workspace = batch_norm_workspace(g, x);
-  k::batch_norm_backward(x.dtype(), g, grad_out.raw_data(), x.raw_data(), optional_mut(out),
-                         weight.raw_data(), mean.raw_data(), invstd.raw_data(), options.training,
-                         options.relu, grad_x.raw_data(), grad_weight.raw_data(),
-                         grad_bias.raw_data(), workspace.data<double>(), stream_of(x));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(normalization_cuda) {
-  constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<BatchNormForwardOp>::register_kernel(kCuda, batch_norm_forward_cuda);
-  OpKernels<BatchNormBackwardOp>::register_kernel(kCuda, batch_norm_backward_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 namespace {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "autograd/var.h"
+#include "kernels/normalization_geometry.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 
@@ -29,6 +30,11 @@ struct BatchNormOptions {
   double eps = 1e-5;      ///< added to the variance
   bool relu = false;      ///< out = max(out, 0), a fused following ReLU
 };
+
+/// The kernels' geometry of x (B, C, L) or (B, C) (both backends' adapters use it).
+inline kernels::BatchNormGeometry batch_norm_geometry(const Shape& x) {
+  return {.batch = x[0], .channels = x[1], .length = x.size() == 3 ? x[2] : 1};
+}
 
 // ---- The ops and their kernel signatures -----------------------------------------------
 // x: (B, C, L) or (B, C) contiguous; weight, bias, running_mean, running_var: (C) contiguous

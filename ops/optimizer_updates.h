@@ -92,14 +92,4 @@ void rmsprop_update(Tensor& param, const Tensor& grad, Tensor& square_avg, Tenso
                     const Tensor& schedule = Tensor());
 }  // namespace ops
 
-#ifdef STRAND_WITH_CUDA
-namespace cuda {
-/// Adam over many float32 CUDA parameters in as few launches as possible (up to
-/// kernels::cuda::kMultiTensorMax per launch), with p.hyper and p.step from the host.
-void adam_update_multi(std::vector<Tensor*> params, const std::vector<const Tensor*>& grads,
-                       std::vector<Tensor*> exp_avgs, std::vector<Tensor*> exp_avg_sqs,
-                       const AdamParams& p);
-}  // namespace cuda
-#endif
-
 }  // namespace strand

@@ -1,5 +1,5 @@
-// 1-D pooling: argument checks and dispatch, the CPU and CUDA adapters with their registration,
-// and the differentiable functions with their gradient rules.
+// 1-D pooling: argument checks and dispatch, the CPU adapters with their registration (the CUDA
+// ones: ops/cuda/pooling.cpp), and the differentiable functions with their gradient rules.
 #include "ops/pooling.h"
 
 #include "core/dtype_dispatch.h"
@@ -7,25 +7,8 @@
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
 
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/pooling.h"
-#include "tensor/cuda/adapter_util.h"
-#endif
-
 namespace strand {
 namespace {
-
-// The kernels' geometry of x (B, C, L) pooled by `params`.
-kernels::Pool1DGeometry pool_geometry(const Shape& input, const Pool1DParams& params) {
-  kernels::Pool1DGeometry g;
-  g.rows = input[0] * input[1];
-  g.length = input[2];
-  g.kernel = params.kernel;
-  g.stride = params.stride;
-  g.out_length =
-      kernels::pool1d_out_length(g.length, params.kernel, params.stride, params.ceil_mode);
-  return g;
-}
 
 // Checks x (B, C, L) float and the window; returns L_out.
 int64_t check_pool_args(const char* op, const Tensor& x, const Pool1DParams& params) {
@@ -119,45 +102,6 @@ STRAND_REGISTER_KERNELS(pooling_cpu) {
   OpKernels<AvgPool1DOp>::register_kernel(DeviceType::kCPU, avg_pool1d_cpu);
   OpKernels<AvgPool1DBackwardOp>::register_kernel(DeviceType::kCPU, avg_pool1d_backward_cpu);
 }
-
-// ---- CUDA adapters: Tensors to kernels/cuda/pooling.cu ---------------------------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-namespace k = kernels::cuda;
-using cuda::stream_of;
-
-void max_pool1d_cuda(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax) {
-  k::max_pool1d_forward(x.dtype(), pool_geometry(x.shape(), params), x.raw_data(), out.raw_data(),
-                        argmax.data<int64_t>(), stream_of(x));
-}
-
-void max_pool1d_backward_cuda(const Tensor& grad_out, const Tensor& argmax,
-                              const Pool1DParams& params, Tensor& grad_x) {
-  k::max_pool1d_backward(grad_x.dtype(), pool_geometry(grad_x.shape(), params), grad_out.raw_data(),
-                         argmax.data<int64_t>(), grad_x.raw_data(), stream_of(grad_x));
-}
-
-void avg_pool1d_cuda(const Tensor& x, const Pool1DParams& params, Tensor& out) {
-  k::avg_pool1d_forward(x.dtype(), pool_geometry(x.shape(), params), x.raw_data(), out.raw_data(),
-                        stream_of(x));
-}
-
-void avg_pool1d_backward_cuda(const Tensor& grad_out, const Pool1DParams& params, Tensor& grad_x) {
-  k::avg_pool1d_backward(grad_x.dtype(), pool_geometry(grad_x.shape(), params), grad_out.raw_data(),
-                         grad_x.raw_data(), stream_of(grad_x));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(pooling_cuda) {
-  constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<MaxPool1DOp>::register_kernel(kCuda, max_pool1d_cuda);
-  OpKernels<MaxPool1DBackwardOp>::register_kernel(kCuda, max_pool1d_backward_cuda);
-  OpKernels<AvgPool1DOp>::register_kernel(kCuda, avg_pool1d_cuda);
-  OpKernels<AvgPool1DBackwardOp>::register_kernel(kCuda, avg_pool1d_backward_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 

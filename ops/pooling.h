@@ -23,6 +23,18 @@ struct Pool1DParams {
   bool ceil_mode = false;
 };
 
+/// The kernels' geometry of x (B, C, L) pooled by `params` (both backends' adapters use it).
+inline kernels::Pool1DGeometry pool_geometry(const Shape& input, const Pool1DParams& params) {
+  kernels::Pool1DGeometry g;
+  g.rows = input[0] * input[1];
+  g.length = input[2];
+  g.kernel = params.kernel;
+  g.stride = params.stride;
+  g.out_length =
+      kernels::pool1d_out_length(g.length, params.kernel, params.stride, params.ceil_mode);
+  return g;
+}
+
 // ---- The ops and their kernel signatures (x: (B, C, L) contiguous, out: (B, C, L_out)) ---
 STRAND_DECLARE_OP(MaxPool1DOp, "max_pool1d",
                   void(const Tensor& x, const Pool1DParams& params, Tensor& out, Tensor& argmax));

@@ -1,5 +1,6 @@
-// Reductions: argument checks and dispatch, the CPU and CUDA adapters with their
-// registration, and the differentiable functions with their gradient rules.
+// Reductions: argument checks and dispatch, the CPU adapters with their
+// registration (the CUDA ones: ops/cuda/reduction.cpp), and the differentiable functions with their
+// gradient rules.
 #include "ops/reduction.h"
 
 #include <algorithm>
@@ -10,11 +11,6 @@
 #include "ops/elementwise.h"
 #include "tensor/argument_checks.h"
 #include "tensor/reduction_layout.h"
-
-#ifdef STRAND_WITH_CUDA
-#include "kernels/cuda/reduction.h"
-#include "tensor/cuda/adapter_util.h"
-#endif
 
 namespace strand {
 
@@ -176,66 +172,6 @@ STRAND_REGISTER_KERNELS(reduction_cpu) {
   OpKernels<MaxBackwardOp>::register_kernel(DeviceType::kCPU, max_backward_cpu);
   OpKernels<SumOfSquaresOp>::register_kernel(DeviceType::kCPU, sum_of_squares_cpu);
 }
-
-// ---- CUDA adapters: Tensors to kernels/cuda/reduction.cu ---------------------------------------
-#ifdef STRAND_WITH_CUDA
-namespace {
-
-namespace k = kernels::cuda;
-using cuda::space_of;
-using cuda::stream_of;
-using cuda::strides_of;
-
-// A float64 scratch buffer of n elements on `device` for a split reduction (undefined: none).
-Tensor reduction_workspace(int64_t n, Device device) {
-  return n > 0 ? Tensor::empty({n}, DType::kFloat64, device) : Tensor();
-}
-
-void sum_cuda(const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
-  const ReductionLayout l = reduction_layout(x, dims);
-  const auto outer = space_of(l.outer_shape, "sum"), inner = space_of(l.inner_shape, "sum");
-  const auto outer_strides = strides_of(l.outer_strides);
-  const auto inner_strides = strides_of(l.inner_strides);
-  const Tensor workspace =
-      reduction_workspace(k::sum_workspace(outer, outer_strides, inner, inner_strides), x.device());
-  k::sum(x.dtype(), x.raw_data(), outer, outer_strides, inner, inner_strides, out.raw_data(),
-         workspace.defined() ? workspace.data<double>() : nullptr, stream_of(x));
-}
-
-void sum_of_squares_cuda(const Tensor& x, Tensor& out) {
-  const Tensor workspace = reduction_workspace(k::sum_of_squares_workspace(x.numel()), x.device());
-  k::sum_of_squares(x.dtype(), x.numel(), x.raw_data(), out.data<double>(),
-                    workspace.defined() ? workspace.data<double>() : nullptr, stream_of(x));
-}
-
-void max_cuda(const Tensor& x, int64_t dim, Tensor& values, Tensor& indices) {
-  Shape other = x.shape();
-  other[dim] = 1;
-  k::max(x.dtype(), x.raw_data(), space_of(other, "max"), strides_of(x.strides()), x.shape()[dim],
-         x.strides()[dim], values.raw_data(), indices.data<int64_t>(), stream_of(x));
-}
-
-void max_backward_cuda(const Tensor& grad_out, const Tensor& indices, int64_t dim,
-                       Tensor& grad_in) {
-  Shape other = grad_in.shape();
-  other[dim] = 1;
-  const Tensor grad = grad_out.contiguous();
-  const Tensor index = indices.contiguous();
-  k::max_backward(grad_in.dtype(), grad.raw_data(), index.data<int64_t>(),
-                  space_of(other, "max_backward"), strides_of(grad_in.strides()),
-                  grad_in.strides()[dim], grad_in.raw_data(), stream_of(grad_in));
-}
-
-}  // namespace
-
-STRAND_REGISTER_KERNELS(reduction_cuda) {
-  constexpr DeviceType kCuda = DeviceType::kCUDA;
-  OpKernels<SumOp>::register_kernel(kCuda, sum_cuda);
-  OpKernels<MaxOp>::register_kernel(kCuda, max_cuda);
-  OpKernels<MaxBackwardOp>::register_kernel(kCuda, max_backward_cuda);
-  OpKernels<SumOfSquaresOp>::register_kernel(kCuda, sum_of_squares_cuda);
-}
-#endif  // STRAND_WITH_CUDA
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
 

@@ -4,10 +4,13 @@
 # Python) and without the source or build tree, like a bare GPU host. The CUDA runtime libraries
 # of this machine (CUDA_LIB_DIR) are bind-mounted read-only at /usr/local/cuda/lib64 in it, as a
 # GPU host has them; there is no driver and no GPU, so every CUDA test case skips. Checks:
-#   1. before bin/cuda_library_path.sh, `ldd` finds every library but the CUDA ones;
-#   2. after it, every program and library of the bundle resolves;
-#   3. `strand simulate` and `strand train --device cpu` run from an empty folder with no
-#      STRAND_SOURCE_DIR (the motif library is built in), and `--device cuda` fails naming CUDA;
+#   1. before bin/cuda_library_path.sh, `ldd` finds every library but the CUDA ones, which only
+#      the CUDA module (lib/libstrand_cuda.so) and the two programs linking it need;
+#   2. still without the CUDA libraries, `strand simulate` and `strand train --device cpu` run
+#      from an empty folder with no STRAND_SOURCE_DIR (the motif library is built in), and
+#      `--device cuda` fails with one error naming the module and libcudart;
+#   3. after cuda_library_path.sh every program and library of the bundle resolves, and
+#      `--device cuda` fails naming the missing device;
 #   4. bin/run_tests.sh passes, the CLI tests starting the bundle's own bin/strand, and test_cuda
 #      reports its GPU cases as skipped.
 # A developer check (root and a network for the first debootstrap; about 2 minutes for it, then
@@ -77,20 +80,29 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 elf_files() { for f in bin/* lib/*; do head -c 4 "$f" | grep -q ELF && echo "$f"; done; }
 
-echo "== 1. unresolved before cuda_library_path.sh (expected: the CUDA libraries alone)"
-unresolved=$(for f in $(elf_files); do ldd "$f" | awk '/not found/ {print $1}'; done | sort -u)
+# `strand train --device cuda` must fail with exit 1 and one error line containing TEXT.
+cuda_fails_naming() {
+  local text="$1" code=0
+  "$BUNDLE/bin/strand" train --device cuda --epochs 1 --output-dir runs --run-name gpu \
+    >cuda.out 2>cuda.log || code=$?
+  if [ "$code" -ne 1 ] || [ "$(wc -l <cuda.log)" -ne 1 ] || ! grep -qF "$text" cuda.log; then
+    cat cuda.log; fail "--device cuda: exit $code, expected one error naming '$text'"
+  else
+    echo "--device cuda: exit $code: $(cat cuda.log)"
+  fi
+}
+
+echo "== 1. unresolved before cuda_library_path.sh (expected: CUDA libraries, for the module only)"
+unresolved=$(for f in $(elf_files); do ldd "$f" | awk -v f="$f" '/not found/ {print f, $1}'; done | sort -u)
 echo "${unresolved:-none}"
-others=$(echo "$unresolved" | grep -vE '^(libcudart|libcublas|libcublasLt|libcudnn|libnccl)\.so' || true)
+others=$(echo "$unresolved" | awk '{print $2}' | grep -vE '^(libcudart|libcublas|libcublasLt|libcudnn|libnccl)\.so' || true)
 [ -z "$others" ] || fail "non-CUDA libraries not found: $others"
+users=$(echo "$unresolved" | awk 'NF {print $1}' | sort -u | grep -vE '^(lib/libstrand_cuda\.so|bin/test_cuda|bin/bench_cuda_ops)$' || true)
+[ -z "$users" ] || fail "need CUDA libraries, though only the module should: $users"
+echo "$unresolved" | grep -q '^lib/libstrand_cuda.so libcudart' ||
+  fail "lib/libstrand_cuda.so resolves libcudart: the CUDA libraries are not absent here"
 
-echo "== 2. after cuda_library_path.sh"
-eval "$(bin/cuda_library_path.sh)"
-echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-left=$(for f in $(elf_files); do ldd "$f" | awk -v f="$f" '/not found/ {print f ": " $1}'; done)
-[ -z "$left" ] || fail "still not found: $left"
-echo "${left:-every program and library resolves}"
-
-echo "== 3. strand from an empty folder, no source tree"
+echo "== 2. strand from an empty folder, no source tree, no CUDA libraries"
 work=$(mktemp -d)
 cd "$work"
 if "$BUNDLE/bin/strand" simulate --out data >simulate.log 2>&1; then
@@ -104,14 +116,17 @@ if "$BUNDLE/bin/strand" train --device cpu --epochs 1 --no-early-stopping --outp
 else
   tail -20 train.log; fail "strand train --device cpu"
 fi
-if "$BUNDLE/bin/strand" train --device cuda --epochs 1 --output-dir runs --run-name gpu \
-  >cuda.log 2>&1; then
-  fail "strand train --device cuda succeeded on a machine without a GPU"
-else
-  code=$?
-  grep -qi "cuda" cuda.log || fail "--device cuda failed (exit $code) without naming CUDA"
-  echo "--device cuda without a GPU: exit $code: $(grep -i -m1 cuda cuda.log)"
-fi
+cuda_fails_naming "lib/libstrand_cuda.so could not be loaded: libcudart.so.13"
+cd "$BUNDLE"
+
+echo "== 3. after cuda_library_path.sh"
+eval "$(bin/cuda_library_path.sh)"
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+left=$(for f in $(elf_files); do ldd "$f" | awk -v f="$f" '/not found/ {print f ": " $1}'; done)
+[ -z "$left" ] || fail "still not found: $left"
+echo "${left:-every program and library resolves}"
+cd "$work"
+cuda_fails_naming "cudaGetDeviceCount"
 cd "$BUNDLE"
 
 echo "== 4. bin/run_tests.sh"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Builds the relocatable GPU bundle: strand, its test and benchmark programs, libstrand.so and
-# every non-CUDA shared library they need, for hosts that have the NVIDIA driver and the CUDA 13
-# runtime libraries (cuBLAS, cuDNN, NCCL; e.g. the nvidia-* Python wheels) but none of strand's
-# other dependencies (HTSlib, fmt, OpenMP runtime, ...) and no compiler or network.
+# Builds the relocatable GPU bundle: strand, its test and benchmark programs, libstrand.so, the
+# CUDA module libstrand_cuda.so and every non-CUDA shared library they need, for hosts that have
+# the NVIDIA driver and the CUDA 13 runtime libraries (cuBLAS, cuDNN, NCCL; e.g. the nvidia-*
+# Python wheels) but none of strand's other dependencies (HTSlib, fmt, OpenMP runtime, ...) and
+# no compiler or network. Without the CUDA libraries it still runs on the CPU: only the module
+# (and test_cuda and bench_cuda_ops, which link it) needs them.
 #
 #   bash scripts/make_gpu_bundle.sh [OUT_DIR]      (default OUT_DIR: build-bundle/out)
 #
 # Result: OUT_DIR/strand-<version>-cuda13-x86_64.tar.gz holding
 #   bin/      strand, test_*, bench_*, e2e_* (RPATH $ORIGIN/../lib) and the scripts below
-#   lib/      libstrand.so and the bundled libraries (glibc and CUDA stay the host's)
+#   lib/      libstrand.so, libstrand_cuda.so (loaded by libstrand on first CUDA use: it looks
+#             beside itself) and the bundled libraries (glibc and CUDA stay the host's)
 #   share/strand/source/   the repository's files: tests read their fixtures here, and
 #             bench/cuda/gpu_checks.sh runs from here too
 # Nothing in it depends on this machine's paths: the motif library is built into libstrand, the
@@ -46,7 +49,7 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSTRAND_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$archs" -DSTRAND_NATIVE=OFF -DSTRAND_CPU_ARCH=x86-64-v3 \
-  -DSTRAND_MPI=OFF -DBUILD_SHARED_LIBS=ON -DSTRAND_BUILD_EXAMPLES=OFF "${launcher[@]}"
+  -DSTRAND_MPI=OFF -DSTRAND_BUILD_EXAMPLES=OFF "${launcher[@]}"
 cmake --build "$build_dir" -j "$jobs"
 
 version="$(sed -n 's/^project(strand VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
@@ -62,7 +65,7 @@ is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' \n')" = '177ELF
 cp "$build_dir/cli/strand" "$stage/bin/"
 find "$build_dir/tests" "$build_dir/bench" -maxdepth 1 -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'e2e_*' \) -exec cp {} "$stage/bin/" \;
-cp "$build_dir"/libstrand.so* "$stage/lib/"
+cp "$build_dir"/libstrand.so* "$build_dir"/libstrand_cuda.so "$stage/lib/"
 cp scripts/bundle/run_tests.sh scripts/bundle/cuda_library_path.sh "$stage/bin/"
 
 # Shared libraries: everything the programs resolve here except glibc, the dynamic loader and
@@ -72,7 +75,7 @@ host_only='^(linux-vdso|ld-linux|libc\.so|libm\.so|libmvec|libpthread|libdl\.so|
 while read -r lib path; do
   [[ "$lib" =~ $host_only ]] && continue
   [ -f "$stage/lib/$lib" ] || cp -L "$path" "$stage/lib/$lib"
-done < <(for binary in "$stage"/bin/* "$stage"/lib/libstrand.so*; do
+done < <(for binary in "$stage"/bin/* "$stage"/lib/libstrand.so* "$stage"/lib/libstrand_cuda.so; do
            is_elf "$binary" || continue
            LD_LIBRARY_PATH="$stage/lib" ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
          done | sort -u)
@@ -87,6 +90,16 @@ for library in "$stage"/lib/*; do
   patchelf --force-rpath --set-rpath '$ORIGIN' "$library"
 done
 
+# The module must be where libstrand looks for it (beside itself): the bundled test_cuda, which
+# links it, asks the loader to find and load that file (this machine has the CUDA libraries).
+if ! "$stage/bin/test_cuda" --no-intro=true \
+  -tc="cuda: the module is found beside libstrand and loads" >"$build_dir/module-check.log" 2>&1; then
+  cat "$build_dir/module-check.log" >&2
+  echo "make_gpu_bundle: libstrand.so does not load lib/libstrand_cuda.so in the bundle" >&2
+  exit 1
+fi
+echo "bundle: lib/libstrand_cuda.so is found and loaded beside lib/libstrand.so"
+
 # The tests' fixtures, configs and the motif library: the repository's own files.
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - -cf - | tar -xf - -C "$stage/share/strand/source"
@@ -97,8 +110,9 @@ glibc=$(for binary in "$stage"/bin/* "$stage"/lib/*; do
         done | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 || true)
 cat >"$stage/README.txt" <<EOF
 strand $version GPU bundle (CUDA 13, sm_${archs//;/ sm_}; CPU code for x86-64-v3; needs ${glibc}).
-Needs: the NVIDIA driver and the CUDA 13 runtime libraries (libcudart, libcublas, libcudnn,
-libnccl) on the usual paths or LD_LIBRARY_PATH. Nothing else.
+For --device cuda: the NVIDIA driver and the CUDA 13 runtime libraries (libcudart, libcublas,
+libcudnn, libnccl) on the usual paths or LD_LIBRARY_PATH; lib/libstrand_cuda.so, the CUDA
+backend, is loaded when a GPU is first used. Nothing else; CPU runs need no CUDA library.
   eval "\$(bin/cuda_library_path.sh)"   # finds them (system, /usr/local/cuda, nvidia-* wheels)
   bin/strand train --device cuda         # the reference experiment on the GPU
   STRAND_REQUIRE_GPU=1 bin/run_tests.sh  # the whole test suite; GPU cases may not skip

@@ -2,10 +2,12 @@
 #include "tensor/allocator.h"
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
 #include "core/error.h"
+#include "tensor/backend.h"
 
 namespace strand {
 namespace {
@@ -30,8 +32,9 @@ size_t rounded_size(size_t nbytes) {
   return rounded == 0 ? kCpuAlignment : rounded;
 }
 
-std::array<Allocator*, kNumDeviceTypes>& allocators() {
-  static std::array<Allocator*, kNumDeviceTypes> table = {&cpu_allocator(), nullptr};
+// Atomic: a backend module registers its allocator while other threads may be allocating.
+std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocators() {
+  static std::array<std::atomic<Allocator*>, kNumDeviceTypes> table = {&cpu_allocator(), nullptr};
   return table;
 }
 
@@ -44,16 +47,19 @@ CpuAllocator& cpu_allocator() {
 }
 
 Allocator& allocator_for(DeviceType type) {
-  Allocator* allocator = allocators()[static_cast<int>(type)];
-  STRAND_CHECK(allocator != nullptr,
-               "no allocator for device type {}: this build of strand has no CUDA backend "
-               "(configure with -DSTRAND_CUDA=ON on a machine with nvcc)",
+  Allocator* allocator = allocators()[static_cast<int>(type)].load(std::memory_order_acquire);
+  if (allocator != nullptr) return *allocator;
+  // The first tensor on a device type without a built-in backend loads its module, which
+  // registers the allocator (or throws naming what is missing).
+  ensure_backend(type);
+  allocator = allocators()[static_cast<int>(type)].load(std::memory_order_acquire);
+  STRAND_CHECK(allocator != nullptr, "the backend module of device type {} registered no allocator",
                static_cast<int>(type));
   return *allocator;
 }
 
 void set_allocator(DeviceType type, Allocator* allocator) {
-  allocators()[static_cast<int>(type)] = allocator;
+  allocators()[static_cast<int>(type)].store(allocator, std::memory_order_release);
 }
 
 CpuAllocator::~CpuAllocator() { release_cache(); }

@@ -1,6 +1,6 @@
 // Allocator: the interface through which Storage gets memory on a device, and the
 // registry of one allocator per device type (the CPU allocator is built in; the CUDA
-// backend registers a caching device allocator).
+// backend module registers a caching device allocator when it is loaded).
 #pragma once
 
 #include <cstddef>
@@ -23,10 +23,10 @@ class Allocator {
   virtual void deallocate(void* pointer, size_t nbytes, Device device) = 0;
 };
 
-/// The allocator used for new tensors on `type`; throws when none is registered (e.g. CUDA
-/// in a build without the CUDA backend).
+/// The allocator used for new tensors on `type`. The first call for CUDA loads the backend
+/// module (tensor/backend.h); throws naming what is missing when it cannot be loaded.
 Allocator& allocator_for(DeviceType type);
-/// Replaces the allocator for a device type (the CUDA backend registers its own).
+/// Replaces the allocator for a device type (the CUDA module registers its own).
 void set_allocator(DeviceType type, Allocator* allocator);
 
 /// 64-byte aligned host memory. Blocks of at least kCpuCacheMinBytes are kept when freed (up

@@ -5,12 +5,9 @@
 
 namespace strand {
 
-// The primitive ops' kernels of each compiled backend (tensor/cpu/primitive_kernels.cpp,
-// tensor/cuda/register_kernels.cpp).
+// The primitive ops' CPU kernels (tensor/cpu/primitive_kernels.cpp). A backend module
+// registers its own when it is loaded (tensor/backend.h).
 void register_cpu_kernels();
-#ifdef STRAND_WITH_CUDA
-void register_cuda_kernels();
-#endif
 
 namespace {
 std::mutex& registry_mutex() {
@@ -25,12 +22,7 @@ std::vector<RegisteredKernel>& kernel_list() {
 
 void ensure_builtin_kernels_registered() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    register_cpu_kernels();
-#ifdef STRAND_WITH_CUDA
-    register_cuda_kernels();
-#endif
-  });
+  std::call_once(once, [] { register_cpu_kernels(); });
 }
 
 void record_registered_kernel(const char* op_name, DeviceType type) {

@@ -11,12 +11,13 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "tensor/backend.h"
 
 namespace strand {
 
-/// Registers the kernels of the primitive ops (tensor/primitive_ops.h) of every compiled
-/// backend, once. Dispatch calls it, so users never need to; the op families in ops/ register
-/// themselves (STRAND_REGISTER_KERNELS below).
+/// Registers the CPU kernels of the primitive ops (tensor/primitive_ops.h), once. Dispatch
+/// calls it, so users never need to; the op families in ops/ register themselves
+/// (STRAND_REGISTER_KERNELS below), and so does a backend module when it is loaded.
 void ensure_builtin_kernels_registered();
 
 /// Remembers (op name, device) pairs as kernels register, for listings and tests.
@@ -41,18 +42,22 @@ class OpKernels {
     table()[static_cast<int>(type)] = kernel;
     record_registered_kernel(Op::kName, type);
   }
-  /// Whether a kernel is registered for `type`.
+  /// Whether a kernel is registered for `type` (loads no backend module).
   static bool has_kernel(DeviceType type) {
     ensure_builtin_kernels_registered();
     return table()[static_cast<int>(type)] != nullptr;
   }
-  /// The kernel for `device`; throws naming the op and device when there is none.
+  /// The kernel for `device`; throws naming the op and device when there is none. The first
+  /// dispatch to a device type without a built-in backend loads its module (tensor/backend.h).
   static Fn* kernel(Device device) {
     ensure_builtin_kernels_registered();
     Fn* found = table()[static_cast<int>(device.type)];
-    STRAND_CHECK(found != nullptr, "op '{}' has no kernel for device {}{}", Op::kName,
-                 device.to_string(),
-                 device.is_cuda() ? " (this build of strand has no CUDA backend for it)" : "");
+    if (found == nullptr && !device.is_cpu()) {
+      ensure_backend(device.type);
+      found = table()[static_cast<int>(device.type)];
+    }
+    STRAND_CHECK(found != nullptr, "op '{}' has no kernel for device {}", Op::kName,
+                 device.to_string());
     return found;
   }
 
@@ -79,6 +84,8 @@ class OpKernels {
 /// Each ops/ file registers its family this way, so adding a family edits no central list. A
 /// static libstrand links an ops/ file (and so its registrar) with the functions it defines;
 /// code outside the file reaches an op through those functions, never through dispatch<> alone.
+/// The CUDA adapters (ops/cuda/<family>.cpp) register the same way, when the CUDA module is
+/// loaded: a shared library runs the registrars of all its files.
 #define STRAND_REGISTER_KERNELS(name)                                     \
   static void strand_register_##name##_kernels();                         \
   [[maybe_unused]] static const bool strand_##name##_kernels_registered = \

@@ -3,9 +3,7 @@
 
 #include <utility>
 
-#ifdef STRAND_WITH_CUDA
-#include "tensor/cuda/graph.h"
-#endif
+#include "tensor/cuda_runtime.h"
 
 namespace strand::train {
 
@@ -17,9 +15,7 @@ struct CudaGraphStep::Impl {
   Tensor loss;           // () the step's loss, on the device
   bool warmed_up = false;
   int64_t replays = 0;
-#ifdef STRAND_WITH_CUDA
-  std::unique_ptr<cuda::CudaGraph> graph;
-#endif
+  std::unique_ptr<CapturedGraph> graph;
 };
 
 namespace {
@@ -46,11 +42,9 @@ Tensor host_view(const data::Batch& batch, void* data, const Shape& shape, DType
 
 CudaGraphStep::CudaGraphStep(Device device, Optimizer& optimizer, Body body)
     : impl_(std::make_unique<Impl>()) {
-#ifndef STRAND_WITH_CUDA
-  throw Error("fit: CUDA graphs need a build of strand with the CUDA backend");
-#endif
   STRAND_CHECK(device.is_cuda(), "fit: CUDA graph steps need a CUDA device, got {}",
                device.to_string());
+  cuda_runtime();  // the CUDA module, or an error naming what is missing
   impl_->device = device;
   impl_->optimizer = &optimizer;
   impl_->body = std::move(body);
@@ -104,9 +98,8 @@ const Tensor& CudaGraphStep::run(const data::Batch& batch) {
     s.warmed_up = true;
     return s.loss;
   }
-#ifdef STRAND_WITH_CUDA
   if (s.graph == nullptr) {
-    auto graph = std::make_unique<cuda::CudaGraph>(device);
+    std::unique_ptr<CapturedGraph> graph = cuda_runtime().make_graph(device);
     try {
       // The capture records the step without running it; its optimizer.step() counts the
       // replay below on the host.
@@ -123,17 +116,10 @@ const Tensor& CudaGraphStep::run(const data::Batch& batch) {
   }
   s.graph->replay();
   ++s.replays;
-#endif
   return s.loss;
 }
 
-bool CudaGraphStep::captured() const {
-#ifdef STRAND_WITH_CUDA
-  return impl_->graph != nullptr;
-#else
-  return false;
-#endif
-}
+bool CudaGraphStep::captured() const { return impl_->graph != nullptr; }
 
 int64_t CudaGraphStep::replays() const { return impl_->replays; }
 

@@ -31,7 +31,7 @@ class CudaGraphStep {
   using Body = std::function<void(const TrainingBatch& batch, Tensor& loss)>;
 
   /// Steps on `device` (a CUDA device) that update `optimizer`'s parameters through `body`.
-  /// Throws in a build without the CUDA backend.
+  /// Throws naming what is missing when the CUDA backend module cannot be loaded.
   CudaGraphStep(Device device, Optimizer& optimizer, Body body);
   ~CudaGraphStep();
   CudaGraphStep(const CudaGraphStep&) = delete;

@@ -119,12 +119,13 @@ c = torch.cuda.is_available()
 print(f"torch {torch.__version__} (CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()}); "
       f"cuda available: {c}; defaults: cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}, "
       f"matmul.allow_tf32={torch.backends.cuda.matmul.allow_tf32}")' 2>/dev/null)"
-unresolved="$(ldd "$strand" | awk '/not found/ {print $1}' | tr '\n' ' ')"
+# bin/strand needs no CUDA library: the CUDA module, loaded on the first GPU use, does.
+unresolved="$(ldd "$bundle/lib/libstrand_cuda.so" 2>&1 | awk '/not found/ {print $1}' | tr '\n' ' ')"
 header=(
   "== strand gpu_checks: $mode_note; $(date -u '+%Y-%m-%d %H:%M UTC')"
   "machine: $(uname -m), $(nproc) cores, $(ldd --version | head -1 | sed 's/^ldd //'); GPU: ${gpu:-none (nvidia-smi failed)}"
   "bundle: $(basename "$bundle") ($bundle_size); CUDA libraries: ${LD_LIBRARY_PATH:-none}${library_lines:+ ($library_lines)}"
-  "unresolved libraries of bin/strand: ${unresolved:-none}"
+  "unresolved libraries of the CUDA module lib/libstrand_cuda.so: ${unresolved:-none}"
   "python: $python: ${torch_line:-no PyTorch}"
   "compute-sanitizer: ${sanitizer:-not found}; ncu: ${ncu:-not found}; budget ${budget} s"
 )

@@ -1,5 +1,5 @@
-// Umbrella header: tensors, devices, dtypes, the op registry, the primitive ops and the
-// argument checks ops share. The ops themselves: <strand/ops.h>.
+// Umbrella header: tensors, devices, dtypes, the op registry, the primitive ops, the argument
+// checks ops share, and the backend module loader with the CUDA runtime interface. The ops themselves: <strand/ops.h>.
 //   #include <strand/tensor.h>
 #pragma once
 
@@ -10,6 +10,8 @@
 #include "core/shape.h"
 #include "tensor/allocator.h"
 #include "tensor/argument_checks.h"
+#include "tensor/backend.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/determinism.h"
 #include "tensor/generator.h"
 #include "tensor/op_registry.h"

@@ -18,7 +18,7 @@
 #include "cli/config_error.h"
 #include "data/encoding.h"
 #include "data/list_syntax.h"
-#include "data/loader_config.h"
+#include "data/loader/loader_config.h"
 
 namespace nb = nanobind;
 

@@ -23,7 +23,7 @@
 #include "cli/run_config.h"
 #include "cli/trained_model.h"
 #include "data/encoding.h"
-#include "data/sequence_source.h"
+#include "data/sources/sequence_source.h"
 #include "layers/layer_catalog.h"
 #include "layers/module.h"
 #include "threads.h"

@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "tensor/backend.h"
 
 NB_MODULE(_strand, m) {
   m.doc() = "strand's C++ engine: models, the data loader, tensors and training (see strand).";
@@ -11,9 +12,6 @@ NB_MODULE(_strand, m) {
   strand::python::bind_model(m);
   strand::python::bind_loader(m);
   strand::python::bind_train(m);
-#ifdef STRAND_WITH_CUDA
-  m.attr("cuda_build") = true;
-#else
-  m.attr("cuda_build") = false;
-#endif
+  // Whether this build has the CUDA backend module (loaded on first use: tensor/backend.h).
+  m.attr("cuda_build") = strand::backend_built(strand::DeviceType::kCUDA);
 }

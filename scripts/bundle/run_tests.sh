@@ -2,7 +2,8 @@
 # Runs every test program of the GPU bundle (bin/test_*) against the bundle's copy of the
 # repository (share/strand/source: fixtures, configs, docs). Prints one line per program as it
 # ends and a total; exits non-zero when any test case fails. STRAND_REQUIRE_GPU=1 turns every
-# skipped GPU case into a failure. Arguments go to each program (doctest options, e.g.
+# skipped GPU case into a failure (naming why no GPU is usable: no device, or the CUDA module
+# lib/libstrand_cuda.so or its CUDA libraries missing). Arguments go to each program (doctest options, e.g.
 # -tc='cuda:*').
 #
 # Environment:
@@ -22,6 +23,12 @@ jobs="${STRAND_TEST_JOBS:-1}"
 mkdir -p "$log_dir"
 if [ ! -d "$STRAND_SOURCE_DIR/tests" ]; then
   echo "run_tests: no test fixtures under STRAND_SOURCE_DIR=$STRAND_SOURCE_DIR" >&2
+  exit 2
+fi
+# The CUDA module: libstrand loads it from beside itself on the first GPU case. Without it every
+# GPU case skips, so a run that requires the GPU stops here, saying why.
+if [ ! -f "$here/../lib/libstrand_cuda.so" ] && [ "${STRAND_REQUIRE_GPU:-}" = 1 ]; then
+  echo "run_tests: STRAND_REQUIRE_GPU=1 but the CUDA module $here/../lib/libstrand_cuda.so is missing" >&2
   exit 2
 fi
 if [ "$jobs" -gt 1 ] && [ -z "${OMP_NUM_THREADS:-}" ]; then

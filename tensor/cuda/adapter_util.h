@@ -39,8 +39,4 @@ inline cudaStream_t stream_of(const Tensor& t) {
   return stream(t.device());
 }
 
-/// The primitive ops' CUDA kernels (memory_adapters.cpp), registered by
-/// register_cuda_kernels().
-void register_cuda_memory_kernels();
-
 }  // namespace strand::cuda

@@ -1,6 +1,7 @@
 // The CUDA devices as strand sees them: whether one is usable, their properties, and the
-// stream every strand kernel and copy of a device is ordered on. Plain C++ (no CUDA headers)
-// so tests and programs can ask `cuda_available()` in any build that has the CUDA backend.
+// stream every strand kernel and copy of a device is ordered on. Plain C++ (no CUDA headers), so
+// that the module's C++20 files and the tests linking the module include it; code outside the
+// module asks through CudaRuntime (tensor/cuda_runtime.h) instead.
 #pragma once
 
 #include <cstddef>

@@ -26,23 +26,25 @@
 #include <memory>
 
 #include "core/device.h"
+#include "tensor/cuda_runtime.h"
 
 namespace strand::cuda {
 
-class CudaGraph {
+/// The module's CapturedGraph (what CudaRuntime::make_graph returns to train/).
+class CudaGraph final : public CapturedGraph {
  public:
   explicit CudaGraph(Device device = Device::cuda());
-  ~CudaGraph();
+  ~CudaGraph() override;
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
 
   /// Runs `work` under stream capture and instantiates the graph (replacing any earlier one).
-  void capture(const std::function<void()>& work);
+  void capture(const std::function<void()>& work) override;
   /// Launches the captured graph on strand's stream (asynchronous).
-  void replay();
-  bool captured() const;
+  void replay() override;
+  bool captured() const override;
   /// Kernel/memcpy/memory nodes in the captured graph.
-  size_t node_count() const;
+  size_t node_count() const override;
 
  private:
   struct Impl;

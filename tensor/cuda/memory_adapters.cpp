@@ -179,12 +179,14 @@ void accumulate_cuda(Tensor& accumulator, const Tensor& addend) {
 }
 
 }  // namespace
-
-void register_cuda_memory_kernels() {
-  OpKernels<FillOp>::register_kernel(DeviceType::kCUDA, fill_cuda);
-  OpKernels<CopyOp>::register_kernel(DeviceType::kCUDA, copy_cuda);
-  OpKernels<AccumulateOp>::register_kernel(DeviceType::kCUDA, accumulate_cuda);
-  OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCUDA, start_host_read_cuda);
-}
-
 }  // namespace strand::cuda
+
+namespace strand {
+// Registered when the module is loaded, as every op family's CUDA adapters are.
+STRAND_REGISTER_KERNELS(primitive_cuda) {
+  OpKernels<FillOp>::register_kernel(DeviceType::kCUDA, cuda::fill_cuda);
+  OpKernels<CopyOp>::register_kernel(DeviceType::kCUDA, cuda::copy_cuda);
+  OpKernels<AccumulateOp>::register_kernel(DeviceType::kCUDA, cuda::accumulate_cuda);
+  OpKernels<StartHostReadOp>::register_kernel(DeviceType::kCUDA, cuda::start_host_read_cuda);
+}
+}  // namespace strand

@@ -1,16 +1,15 @@
 // Config parsing and validation: strict keys, types, files, models, flag overrides, devices.
 #include <doctest/doctest.h>
 
-#ifdef STRAND_WITH_CUDA
-#include "tensor/cuda/device.h"
-#endif
-
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli_test_support.h"
+#include "tensor/backend.h"
+#include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
 namespace {
@@ -151,21 +150,20 @@ TEST_CASE("flags override the config file") {
 }
 
 TEST_CASE("device cuda errors clearly without falling back") {
-#ifdef STRAND_WITH_CUDA
-  if (cuda::cuda_available()) {
+  if (cuda_usable()) {
     MESSAGE("skipped: a CUDA device is present, so --device cuda is valid here");
     return;
   }
-#endif
   TempDir dir("cuda");
   const auto result = run({"train", "--device", "cuda", "--output-dir", dir.str()});
   CHECK(result.status == 1);
-#ifdef STRAND_WITH_CUDA
-  CHECK(result.err.find("error: device: 'cuda' requested, but") == 0);
-#else
-  CHECK(result.err.find(
-            "error: device: 'cuda' requested, but this strand was built without CUDA") == 0);
-#endif
+  // One error, with the one reason: no backend in this build, the CUDA module or its libraries
+  // missing (tests/cuda/run_without_cuda_libraries.sh), or no device.
+  CHECK(result.err.find("error: device: 'cuda' requested, but " + cuda_unusable_reason()) == 0);
+  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  if (!backend_built(DeviceType::kCUDA)) {
+    CHECK(result.err.find("this build of strand has no CUDA backend") != std::string::npos);
+  }
   CHECK(std::filesystem::is_empty(dir.path()));
   CHECK(run({"train", "--device", "tpu", "--output-dir", dir.str()}).err.find("error: device:") ==
         0);

@@ -10,10 +10,13 @@
 #include "layers/dense.h"
 #include "layers/sequential.h"
 #include "ops/reduction.h"
+#include "tensor/backend.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/op_registry.h"
 #ifdef STRAND_WITH_CUDA
 #include "data/loader/batch.h"
 #include "tensor/cuda/allocator.h"
+#include "tensor/cuda/device.h"
 #endif
 
 using namespace strand;
@@ -33,6 +36,20 @@ TEST_CASE("cuda: every registered CPU op has a CUDA kernel") {
     CHECK(cuda_ops.count(op) == 1);
   }
   CHECK(cuda_ops.size() >= 24);  // the built-in ops of ops/ and the primitive ops
+#endif
+}
+
+TEST_CASE("cuda: the module is found beside libstrand and loads") {
+#ifndef STRAND_WITH_CUDA
+  CHECK_FALSE(backend_built(DeviceType::kCUDA));
+  CHECK(backend_load_error(DeviceType::kCUDA).find("no CUDA backend") != std::string::npos);
+#else
+  // This program links the module, so its libraries are here: the loader must find the same
+  // file beside libstrand (or where STRAND_CUDA_MODULE says) and accept its ABI.
+  CHECK(backend_built(DeviceType::kCUDA));
+  CHECK(backend_load_error(DeviceType::kCUDA) == "");
+  CHECK_NOTHROW(cuda_runtime());
+  CHECK(cuda_runtime().available() == cuda::cuda_available());
 #endif
 }
 

@@ -7,20 +7,13 @@
 #include <string_view>
 
 #include "ops/elementwise.h"
+#include "tensor/cuda_runtime.h"
 #include "test_helpers.h"
-#ifdef STRAND_WITH_CUDA
-#include "tensor/cuda/device.h"
-#endif
 
 namespace strand::testing {
 
-inline bool has_gpu() {
-#ifdef STRAND_WITH_CUDA
-  return cuda::cuda_available();
-#else
-  return false;
-#endif
-}
+/// Whether a CUDA device is usable: the CUDA module loads (tensor/backend.h) and sees one.
+inline bool has_gpu() { return cuda_usable(); }
 
 /// Whether the environment demands a GPU (STRAND_REQUIRE_GPU=1, for runs on GPU machines): a
 /// test that would skip for want of a device fails instead.
@@ -31,14 +24,15 @@ inline bool gpu_required() {
 
 /// Without a usable GPU: skips the test (CTest reports it as Skipped), or fails it when
 /// STRAND_REQUIRE_GPU=1.
-#define STRAND_REQUIRE_GPU()                                                         \
-  do {                                                                               \
-    if (!::strand::testing::has_gpu()) {                                             \
-      if (::strand::testing::gpu_required()) {                                       \
-        FAIL("STRAND_REQUIRE_GPU=1 but no usable CUDA device (or no CUDA backend)"); \
-      }                                                                              \
-      STRAND_SKIP("no CUDA device");                                                 \
-    }                                                                                \
+#define STRAND_REQUIRE_GPU()                                    \
+  do {                                                          \
+    if (!::strand::testing::has_gpu()) {                        \
+      if (::strand::testing::gpu_required()) {                  \
+        FAIL("STRAND_REQUIRE_GPU=1 but no usable CUDA device: " \
+             << ::strand::cuda_unusable_reason());              \
+      }                                                         \
+      STRAND_SKIP("no CUDA device");                            \
+    }                                                           \
   } while (false)
 
 inline Tensor gpu(const Tensor& t) { return t.to(Device::cuda()); }

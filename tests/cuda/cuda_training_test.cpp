@@ -16,6 +16,7 @@
 #ifdef STRAND_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "ops/cuda/optimizer_updates.h"
 #include "tensor/cuda/allocator.h"
 #include "tensor/cuda/device.h"
 #include "tensor/cuda/graph.h"

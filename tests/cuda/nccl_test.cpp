@@ -10,8 +10,10 @@
 #include "ops/matmul.h"
 #include "tests/cuda/cuda_test_support.h"
 #if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
-#include "dist/nccl_communicator.h"
+#include "dist/cuda/nccl_communicator.h"
+#include "dist/device_communicator.h"
 #include "kernels/cuda/stream.h"
+#include "tensor/cuda/device.h"
 #endif
 
 namespace strand::testing {

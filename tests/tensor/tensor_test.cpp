@@ -6,6 +6,7 @@
 #include "ops/matmul.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/op_registry.h"
 #include "tensor/tensor.h"
 #include "test_helpers.h"
@@ -126,10 +127,14 @@ TEST_CASE("shape, dtype and device errors name the op and both tensors") {
 }
 
 TEST_CASE("asking for a device without a backend names the op and the device") {
-#ifndef STRAND_WITH_CUDA
-  CHECK_THROWS_WITH_AS(Tensor::zeros({2}, DType::kFloat32, Device::cuda(0)),
-                       doctest::Contains("no CUDA backend"), Error);
-#endif
+  if (!backend_built(DeviceType::kCUDA)) {
+    CHECK_THROWS_WITH_AS(Tensor::zeros({2}, DType::kFloat32, Device::cuda(0)),
+                         doctest::Contains("no CUDA backend"), Error);
+  } else if (!cuda_usable()) {
+    // The reason the device is unusable, whichever it is (module, libraries, device).
+    CHECK_THROWS_WITH_AS(Tensor::zeros({2}, DType::kFloat32, Device::cuda(0)),
+                         doctest::Contains("CUDA"), Error);
+  }
   // Every built-in op has a CPU kernel.
   bool has_conv = false;
   for (const auto& kernel : registered_kernels()) {

@@ -12,7 +12,7 @@
 // finalized (ncclCommFinalize, polled the same way) before it is destroyed.
 #pragma once
 
-#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
+#ifdef STRAND_WITH_NCCL
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -78,14 +78,7 @@ class NcclCommunicator : public Communicator {
 
 }  // namespace strand::dist
 
-namespace strand::dist {
-/// The GPU a rank drives: CUDA ordinal `requested.index + local_rank` (one GPU per process on
-/// each host, counted from the configured device). Throws naming the device count when the host
-/// has too few GPUs.
-Device device_for_rank(Device requested, int local_rank);
-}  // namespace strand::dist
-
 #define STRAND_NCCL_CHECK(call) ::strand::dist::check_nccl((call), #call, __FILE__, __LINE__)
 #define STRAND_CUDA_CHECK(call) ::strand::dist::check_cuda((call), #call, __FILE__, __LINE__)
 
-#endif  // STRAND_WITH_CUDA && STRAND_WITH_NCCL
+#endif  // STRAND_WITH_NCCL

@@ -1,7 +1,7 @@
 // NCCL backend: collectives on a dedicated stream, bounded waits, abort on failure.
-#include "dist/nccl_communicator.h"
+#include "dist/cuda/nccl_communicator.h"
 
-#if defined(STRAND_WITH_CUDA) && defined(STRAND_WITH_NCCL)
+#ifdef STRAND_WITH_NCCL
 
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dist/device_communicator.h"
 #include "dist/wait_policy.h"
 #include "kernels/cuda/stream.h"
 #include "tensor/cuda/device.h"
@@ -86,20 +87,6 @@ class NcclWork : public Work {
 };
 
 }  // namespace
-
-Device device_for_rank(Device requested, int local_rank) {
-  STRAND_CHECK(requested.is_cuda(), "device_for_rank: {} is not a CUDA device",
-               requested.to_string());
-  const int index = requested.index + local_rank;
-  int devices = 0;
-  STRAND_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  STRAND_CHECK(index < devices,
-               "local rank {} on {} needs GPU {} but this host has {}: start at most {} rank(s) "
-               "per host",
-               local_rank, requested.to_string(), index, devices,
-               std::max(devices - requested.index, 0));
-  return Device::cuda(index);
-}
 
 NcclCommunicator::NcclCommunicator(std::shared_ptr<Communicator> bootstrap, Device device,
                                    CommunicatorOptions options)
@@ -269,6 +256,20 @@ void NcclCommunicator::abort(const std::string& reason, int exit_code) {
   std::_Exit(exit_code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
+namespace {
+// Registered when the CUDA module is loaded: make_strategy_from_environment builds a CUDA rank's
+// communicator through make_device_communicator (dist/device_communicator.h).
+const bool kNcclRegistered = [] {
+  register_device_communicator(
+      DeviceType::kCUDA,
+      [](std::shared_ptr<Communicator> bootstrap, Device device,
+         const CommunicatorOptions& options) -> std::shared_ptr<Communicator> {
+        return std::make_shared<NcclCommunicator>(std::move(bootstrap), device, options);
+      });
+  return true;
+}();
+}  // namespace
+
 }  // namespace strand::dist
 
-#endif  // STRAND_WITH_CUDA && STRAND_WITH_NCCL
+#endif  // STRAND_WITH_NCCL
