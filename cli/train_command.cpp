@@ -143,22 +143,19 @@ std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
                                                         const std::string& monitor,
                                                         int64_t steps_per_epoch) {
   const LrScheduleConfig& s = config.lr_schedule;
-  const double rate = config.optimizer.learning_rate;
+  const double rate = config.optimizer.learning_rate();
   try {
     if (s.name == "step") {
       return std::make_shared<train::LearningRateScheduler>(
-          std::make_shared<StepDecay>(rate, s.step_size, s.gamma));
+          std::make_shared<StepDecay>(rate, s.step));
     }
     if (s.name == "cosine") {
-      return std::make_shared<train::LearningRateScheduler>(std::make_shared<CosineWithWarmup>(
-          rate, s.warmup_steps, config.epochs * steps_per_epoch, s.min_learning_rate));
+      return std::make_shared<train::LearningRateScheduler>(
+          std::make_shared<CosineWithWarmup>(rate, config.fit.epochs * steps_per_epoch, s.cosine));
     }
     if (s.name == "plateau") {
-      train::ReduceLROnPlateauOptions options;
+      train::ReduceLROnPlateauOptions options = s.plateau;
       options.monitor = monitor;
-      options.factor = s.factor;
-      options.patience = s.patience;
-      options.min_lr = s.min_learning_rate;
       return std::make_shared<train::ReduceLROnPlateau>(options);
     }
   } catch (const ConfigError&) {
@@ -172,7 +169,10 @@ std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
 // Whether the objective scores the labels (a layer list always does; a graph when an output
 // trains on them). Count targets are sums of bigWigs, computed per window: not checked here.
 bool scores_labels(const RunConfig& config) {
-  if (config.data.source == "files" && config.data.files.targets == "counts") return false;
+  if (config.data.source == "files" &&
+      config.data.files.loader.signals.targets == data::TargetSource::kCounts) {
+    return false;
+  }
   if (!config.model.graph()) return true;
   return std::any_of(config.model.outputs.begin(), config.model.outputs.end(),
                      [](const OutputSpec& output) { return output.target == "labels"; });
@@ -302,24 +302,19 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
   // validation data (allowed when early stopping is off) it tracks the training metric of the
   // same name: val_loss -> loss.
-  const EarlyStoppingConfig& es = config.early_stopping;
+  const train::EarlyStoppingOptions& es = config.early_stopping.options;
+  const bool stops_early = config.early_stopping.enabled;
   const MonitorChoice monitor_choice =
       choose_monitor(es.monitor, training_metrics, evaluation_metrics, data.validation.has_value());
   const std::string& monitor = monitor_choice.key;
   if (!monitor_choice.note.empty()) out << monitor_choice.note << "\n";
-  train::EarlyStoppingOptions es_options;
+  train::EarlyStoppingOptions es_options = es;
   es_options.monitor = monitor;
-  es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
-  es_options.min_delta = es.min_delta;
-  es_options.restore_best_weights = es.restore_best_weights;
+  es_options.patience = stops_early ? es.patience : std::numeric_limits<int64_t>::max();
   auto early_stopping = std::make_shared<train::EarlyStopping>(es_options);
 
-  train::FitOptions fit_options;
-  fit_options.epochs = config.epochs;
+  train::FitOptions fit_options = config.fit;
   fit_options.strategy = run.strategy.get();
-  fit_options.clip_grad_norm = config.clip_grad_norm;
-  fit_options.max_weight_norm = config.max_weight_norm;
-  fit_options.cuda_graph = config.cuda_graph;
   bool already_stopped = false;
   if (session.resuming) {
     const std::filesystem::path last = paths.last_checkpoint();
@@ -357,7 +352,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
       throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
     }
     already_stopped =
-        es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
+        stops_early && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
     // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
     int64_t dropped_epochs = 0, dropped_steps = 0;
     if (chief) {
@@ -385,7 +380,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
         "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
         "checkpoint\n",
         position, fit_options.initial_global_step, dropped_epochs, dropped_steps);
-    if (already_stopped || fit_options.initial_epoch >= config.epochs) {
+    if (already_stopped || fit_options.initial_epoch >= config.fit.epochs) {
       out << "resume: the run had already finished; evaluating it\n";
       fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
       fit_options.partial_epoch.reset();
@@ -444,8 +439,8 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   fit_options.should_stop = [] { return train::stop_signal() != 0; };
 
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
-                     config.epochs, config.batch_size, optimizer->name(),
-                     config.optimizer.learning_rate, paths.root.string());
+                     config.fit.epochs, config.batch_size, optimizer->name(),
+                     config.optimizer.learning_rate(), paths.root.string());
   TrainResult result;
   result.paths = paths;
   train::History history;
@@ -615,7 +610,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
   // sizes are known; files are read in the run (a model that names a data size waits for them).
   if (config.data.source == "simulated") {
     DataDimensions simulated;
-    simulated.length = config.data.simulated.length;
+    simulated.length = static_cast<int64_t>(config.data.simulated.simulation.seq_length);
     simulated.tasks = 1;
     build_objective(config, *build_model(config.model, simulated), simulated);
   }
@@ -652,7 +647,7 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   }
   session.config = load_config_file(session.paths.config());
   bool changed = false;
-  if (epochs) session.config.epochs = *epochs, changed = true;
+  if (epochs) session.config.fit.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
   validate_training_config(session.config);
   // Before anything trains: the config and data must be those the checkpoint was trained with.
@@ -672,6 +667,73 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
   return train_or_record_failure(session, run, options, out, Created{.may_remove = false});
+}
+
+const std::vector<ConfigKey>& train_keys() {
+  const std::vector<std::string> train = {"train"};
+  static const std::vector<ConfigKey> keys = {
+      {.key = "run-name",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.run_name; }),
+       .flag = "--run-name",
+       .help = "Run directory name (default: date-time + seed)",
+       .commands = train},
+      {.key = "resume",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.resume; }),
+       .flag = "--resume",
+       .help = "Continue an interrupted run from RUN_DIR/checkpoints/last.safetensors with "
+               "RUN_DIR/config.json (only --epochs and --threads may change)",
+       .commands = train},
+      {.key = "stop-after-epochs",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.stop_after_epochs; }),
+       .range = IntRange{-kMaxCount, kMaxCount},
+       .range_note = "negative: off",
+       .flag = "--stop-after-epochs",
+       .help = "Testing aid: stop as if killed early in epoch N+1, after N epochs' checkpoints "
+               "(then --resume)",
+       .commands = train},
+      {.key = "signal-after-steps",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.signal_after_steps; }),
+       .range = IntRange{-kMaxCount, kMaxCount},
+       .range_note = "negative: off",
+       .flag = "--signal-after-steps",
+       .help = "Testing aid: raise SIGTERM in this process after global step N (at an epoch's "
+               "end: after its validation), as a preempting scheduler would (then --resume)",
+       .commands = train},
+      {.key = "print-config",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.print_config; }),
+       .flag = "--print-config",
+       .help = "Print the resolved config as JSON and exit without training",
+       .commands = train},
+  };
+  return keys;
+}
+
+int run_train_command(const ConfigSource& source, const ConfigOverrides& overrides,
+                      const TrainFlags& flags, std::ostream& out) {
+  if (!flags.resume.empty()) {
+    for (const std::string& key : overrides.keys()) {
+      if (key != "epochs" && key != "threads") {
+        throw ConfigError(fmt::format(
+            "--resume continues the run's own config.json; {} cannot change (only --epochs and "
+            "--threads can)",
+            key));
+      }
+    }
+    if (!source.config.empty() || !flags.run.run_name.empty() || !source.preset.empty()) {
+      throw ConfigError("--resume takes neither --config, --model nor --run-name");
+    }
+    return resume_train(flags.resume, overrides.int_value("epochs"), overrides.int_value("threads"),
+                        flags.run, out)
+        .exit_code;
+  }
+  const RunConfig config = resolve_config(source, overrides);
+  if (flags.print_config) {
+    // Every number checked as train checks it: no null or out-of-range value is printed.
+    validate_numbers(config);
+    out << to_json(config).dump(2) << "\n";
+    return 0;
+  }
+  return run_train(config, flags.run, out).exit_code;
 }
 
 }  // namespace strand::cli
