@@ -62,10 +62,10 @@ class ConfigField {
   using Presence = std::function<bool(const void*)>;
 
   ConfigField() = default;
-  ConfigField(std::type_index options, ConfigKind kind, Getter get, Setter set,
-              Presence is_set = {}, std::vector<std::string> words = {})
-      : kind(kind),
-        words(std::move(words)),
+  ConfigField(std::type_index options, ConfigKind field_kind, Getter get, Setter set,
+              Presence is_set = {}, std::vector<std::string> enum_words = {})
+      : kind(field_kind),
+        words(std::move(enum_words)),
         options_(options),
         get_(std::move(get)),
         set_(std::move(set)),
