@@ -512,6 +512,22 @@ void write_table(const PredictOptions& options, const std::string& text, int64_t
   }
 }
 
+// --out-format: tsv or bedgraph (a ConfigError, as the other checks of predict's values).
+void refuse_other_output_formats(const std::string& name, const ConfigValue& value) {
+  const std::string& word = std::get<std::string>(value);
+  if (word != "tsv" && word != "bedgraph") {
+    throw ConfigError(fmt::format("{}: '{}' is not one of tsv, bedgraph", name, word));
+  }
+}
+
+// --window: >= 1, or 0 for records (their common length).
+void refuse_negative_windows(const std::string& name, const ConfigValue& value) {
+  if (std::get<int64_t>(value) < 0) {
+    throw ConfigError(fmt::format("{}: must be >= 1 (records: 0 for their common length), got {}",
+                                  name, std::get<int64_t>(value)));
+  }
+}
+
 }  // namespace
 
 const std::vector<ConfigKey>& predict_keys() {
@@ -584,13 +600,7 @@ const std::vector<ConfigKey>& predict_keys() {
        .help = "tsv or bedgraph (--tile only: each window's score on its central --step bases)",
        .commands = predict,
        .unset = "bedgraph when --out ends in .bedgraph or .bg, else tsv",
-       .rule =
-           [](const std::string& name, const ConfigValue& value) {
-             const std::string& word = std::get<std::string>(value);
-             if (word != "tsv" && word != "bedgraph") {
-               throw ConfigError(fmt::format("{}: '{}' is not one of tsv, bedgraph", name, word));
-             }
-           }},
+       .rule = refuse_other_output_formats},
       {.key = "task",
        .field = field<PredictOptions>([](auto& o) -> auto& { return o.task; }),
        .flag = "--task",
@@ -610,14 +620,7 @@ const std::vector<ConfigKey>& predict_keys() {
        .help = "Bases per sample, >= 1; records: 0 = their common length",
        .commands = predict,
        .unset = "the run's",
-       .rule =
-           [](const std::string& name, const ConfigValue& value) {
-             if (std::get<int64_t>(value) < 0) {
-               throw ConfigError(
-                   fmt::format("{}: must be >= 1 (records: 0 for their common length), got {}",
-                               name, std::get<int64_t>(value)));
-             }
-           }},
+       .rule = refuse_negative_windows},
       {.key = "out",
        .field = field<PredictOptions>([](auto& o) -> auto& { return o.out; }),
        .flag = "--out",

@@ -334,6 +334,18 @@ void run_profile_simulation(const SimulateOptions& o, const RunConfig& config, s
   }
 }
 
+// A field of SimulateOptions: a count of the library's profile simulation (std::size_t) as an
+// integer key, else by its type.
+template <typename Select>
+ConfigField profile_field(Select select) {
+  using Value = field_detail::selected_t<SimulateOptions, Select>;
+  if constexpr (std::is_same_v<Value, size_t>) {
+    return count_field<SimulateOptions>(select);
+  } else {
+    return field<SimulateOptions>(select);
+  }
+}
+
 }  // namespace
 
 const std::vector<ConfigKey>& simulate_keys() {
@@ -352,15 +364,8 @@ const std::vector<ConfigKey>& simulate_keys() {
   };
   // A setting of chip_nexus_profile (data::ProfileSimulationConfig), its default the library's.
   const auto profile = [&](std::string key, auto select, ValueRange range, std::string help) {
-    using Value = field_detail::selected_t<SimulateOptions, decltype(select)>;
-    ConfigField bound;
-    if constexpr (std::is_same_v<Value, size_t>) {
-      bound = count_field<SimulateOptions>(select);
-    } else {
-      bound = field<SimulateOptions>(select);
-    }
     return ConfigKey{.key = key,
-                     .field = std::move(bound),
+                     .field = profile_field(select),
                      .range = range,
                      .flag = "--" + key,
                      .help = "chip_nexus_profile: " + help,
