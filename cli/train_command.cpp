@@ -466,6 +466,7 @@ std::vector<std::shared_ptr<train::Callback>> session_callbacks(
                                                                  true, true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(
         out, options.interactive, options.progress_every_steps, t.logged_metrics));
+    callbacks.insert(callbacks.end(), options.callbacks.begin(), options.callbacks.end());
   }
   if (options.stop_after_epochs >= 0) {
     callbacks.push_back(std::make_shared<StopAfterEpochs>(options.stop_after_epochs));

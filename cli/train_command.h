@@ -4,15 +4,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cli/config_keys.h"
 #include "cli/config_source.h"
 #include "cli/report.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
+#include "train/callback.h"
 
 namespace strand::cli {
 
@@ -28,6 +31,9 @@ struct TrainOptions {
   int64_t signal_after_steps = -1;
   bool interactive = false;  // redraw a progress bar (terminal) instead of log lines
   int64_t progress_every_steps = 25;
+  /// More fit() callbacks (the Python package's epoch hooks), run after the run's own (logs,
+  /// checkpoints, progress) on the chief.
+  std::vector<std::shared_ptr<train::Callback>> callbacks;
 };
 
 struct TrainResult {

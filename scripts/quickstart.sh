@@ -4,6 +4,9 @@
 #   bash scripts/quickstart.sh test   install what is missing, build, pass the tests
 # Packages come from Debian (apt-get, idempotent: only missing ones are installed). The CUDA
 # toolkit is used when nvcc is found (/usr/local/cuda); GPU tests skip without a GPU.
+# `test` also builds the Python package (python/) and runs its suite (tests/python/, pytest):
+# a virtual environment under the build directory gets pytest, numpy, nanobind and torch from
+# PyPI (about a minute the first time; STRAND_PYTHON_TESTS=0 leaves the Python part out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +16,7 @@ jobs="$(nproc)"
 
 packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
-          openmpi-bin libdnnl-dev)
+          openmpi-bin libdnnl-dev python3-dev python3-venv)
 
 install_missing() {
   local missing=()
@@ -30,11 +33,28 @@ install_missing() {
   fi
 }
 
-# configure_and_build [TARGET]: configures the build tree and builds TARGET (default: all).
+# configure_and_build [TARGET [CMAKE_ARGS...]]: configures the build tree and builds TARGET
+# (default, or "": all).
 configure_and_build() {
+  local target="${1:-}"
+  shift || true
   if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$build_dir" -j "$jobs" ${1:+--target "$1"}
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$build_dir" -j "$jobs" ${target:+--target "$target"}
+}
+
+# python_environment: prints the interpreter of the Python suite's virtual environment, made
+# (or completed) first: the packages the extension's build and tests need. torch is PyPI's
+# wheel (to_torch and DLPack tests; it brings CUDA libraries, which the CPU tests leave unused).
+python_environment() {
+  local venv
+  venv="$(realpath -m "$build_dir")/python-venv"
+  if ! "$venv/bin/python" -c "import pytest, numpy, nanobind, torch" 2>/dev/null; then
+    /usr/bin/python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet --upgrade pip >&2
+    "$venv/bin/pip" install --quiet pytest numpy nanobind torch >&2
+  fi
+  echo "$venv/bin/python"
 }
 
 case "$mode" in
@@ -47,7 +67,11 @@ case "$mode" in
     ;;
   test)
     install_missing
-    configure_and_build
+    python_args=()
+    if [ "${STRAND_PYTHON_TESTS:-1}" != 0 ]; then
+      python_args=(-DSTRAND_PYTHON=ON "-DPython_EXECUTABLE=$(python_environment)")
+    fi
+    configure_and_build "" "${python_args[@]}"
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
     ;;
   *)

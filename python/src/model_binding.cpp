@@ -1,0 +1,533 @@
+// strand.load() and strand.Model: a trained model (a run directory or a checkpoint) that
+// predicts numpy arrays from sequences, base codes or one-hot arrays, with the GIL released
+// during the forward passes.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrays.h"
+#include "autograd/grad_mode.h"
+#include "bindings.h"
+#include "cli/model_builder.h"
+#include "cli/run_config.h"
+#include "cli/trained_model.h"
+#include "data/encoding.h"
+#include "data/sequence_source.h"
+#include "layers/layer_catalog.h"
+#include "layers/module.h"
+#include "threads.h"
+
+namespace nb = nanobind;
+
+namespace strand::python {
+namespace {
+
+// One sequence input as the forward pass takes it: base codes (N, L) uint8, or one-hot
+// (N, 4, L) float32; `storage` keeps encoded strings or a transposed copy alive.
+struct SequenceBatchSource {
+  const uint8_t* codes = nullptr;
+  const float* one_hot = nullptr;
+  int64_t count = 0;
+  int64_t length = 0;
+  std::vector<uint8_t> encoded;
+  std::vector<float> transposed;
+};
+
+// A model and what Python asks of it. Forward passes on one model run one at a time (layers
+// keep per-call state such as cached workspaces).
+class PythonModel {
+ public:
+  PythonModel(cli::TrainedModel trained, Device device)
+      : trained_(std::move(trained)), device_(device) {
+    trained_.model->eval();
+    if (device_.is_cuda()) trained_.model->to(device_);
+    output_names_ = trained_.model->output_names();
+    output_shapes_ = trained_.model->output_shapes(cli::input_shapes(trained_.dimensions));
+  }
+
+  const cli::TrainedModel& trained() const { return trained_; }
+  Model& model() { return *trained_.model; }
+  Device device() const { return device_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+  std::mutex& mutex() { return mutex_; }
+
+ private:
+  cli::TrainedModel trained_;
+  Device device_;
+  std::vector<std::string> output_names_;
+  std::vector<Shape> output_shapes_;
+  std::mutex mutex_;
+};
+
+const char* kInputHelp =
+    "a list of strings, uint8 base codes (N, L) (A=0, C=1, G=2, T=3, N=4) or float32 one-hot "
+    "(N, 4, L)";
+
+// Reads `x` for a model of input length `length`.
+SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const std::string& layout,
+                                   std::optional<AnyArray>& array) {
+  SequenceBatchSource source;
+  source.length = length;
+  if (layout != "NCL" && layout != "NLC") {
+    throw cli::ConfigError(fmt::format(
+        "layout: '{}' is not one of NCL (one-hot (N, 4, L)), NLC (one-hot (N, L, 4))", layout));
+  }
+  if (nb::isinstance<nb::str>(x) || nb::isinstance<nb::bytes>(x)) {
+    throw cli::ConfigError(
+        fmt::format("x: got one string; pass a list of sequences (x=[seq]), {}", kInputHelp));
+  }
+  if (nb::isinstance<nb::list>(x) || nb::isinstance<nb::tuple>(x)) {
+    const nb::sequence items = nb::borrow<nb::sequence>(x);
+    const size_t count = nb::len(items);
+    source.count = static_cast<int64_t>(count);
+    source.encoded.resize(count * static_cast<size_t>(length));
+    size_t i = 0;
+    for (nb::handle item : items) {
+      if (!nb::isinstance<nb::str>(item)) {
+        throw cli::ConfigError(fmt::format("x[{}]: expected a string of bases, got {}", i,
+                                           nb::inst_name(item).c_str()));
+      }
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+      if (text == nullptr) throw nb::python_error();
+      if (size != length) {
+        throw cli::ConfigError(
+            fmt::format("x[{}]: the sequence has {} bases; the model takes {} (its input length)",
+                        i, size, length));
+      }
+      data::encode(text, static_cast<size_t>(size), source.encoded.data() + i * length);
+      ++i;
+    }
+    source.codes = source.encoded.data();
+    return source;
+  }
+  try {
+    array = nb::cast<AnyArray>(x);
+  } catch (const nb::cast_error&) {
+    throw cli::ConfigError(
+        fmt::format("x: expected {}; got {}", kInputHelp, nb::inst_name(x).c_str()));
+  }
+  const AnyArray& a = *array;
+  const bool codes = a.dtype() == nb::dtype<uint8_t>() && a.ndim() == 2;
+  const bool one_hot = a.dtype() == nb::dtype<float>() && a.ndim() == 3;
+  if (!codes && !one_hot) {
+    throw cli::ConfigError(
+        fmt::format("x: expected {}; got {} {}", kInputHelp, dtype_text(a.dtype()), shape_text(a)));
+  }
+  require_contiguous_cpu(a, "x");
+  source.count = static_cast<int64_t>(a.shape(0));
+  if (codes) {
+    if (static_cast<int64_t>(a.shape(1)) != length) {
+      throw cli::ConfigError(
+          fmt::format("x: base codes {} have length {}; the model takes {} (its input length)",
+                      shape_text(a), a.shape(1), length));
+    }
+    source.codes = static_cast<const uint8_t*>(a.data());
+    const size_t total = static_cast<size_t>(source.count * length);
+    const auto bad = std::find_if(source.codes, source.codes + total,
+                                  [](uint8_t code) { return code > data::kCodeN; });
+    if (bad != source.codes + total) {
+      const size_t at = static_cast<size_t>(bad - source.codes);
+      throw cli::ConfigError(
+          fmt::format("x: base code {} at [{}, {}]; codes are 0..4 (A, C, G, T, N)", *bad,
+                      at / static_cast<size_t>(length), at % static_cast<size_t>(length)));
+    }
+    return source;
+  }
+  const size_t channel_axis = layout == "NCL" ? 1 : 2;
+  const size_t length_axis = layout == "NCL" ? 2 : 1;
+  if (a.shape(channel_axis) != 4 || static_cast<int64_t>(a.shape(length_axis)) != length) {
+    throw cli::ConfigError(fmt::format(
+        "x: one-hot {} in layout {}; the model takes {} (4 bases, its input length){}",
+        shape_text(a), layout,
+        layout == "NCL" ? fmt::format("(N, 4, {})", length) : fmt::format("(N, {}, 4)", length),
+        layout == "NCL" && a.shape(2) == 4 ? "; pass layout=\"NLC\" for (N, L, 4)" : ""));
+  }
+  const float* values = static_cast<const float*>(a.data());
+  if (layout == "NCL") {
+    source.one_hot = values;
+    return source;
+  }
+  // (N, L, 4) -> (N, 4, L)
+  source.transposed.resize(static_cast<size_t>(source.count * 4 * length));
+  for (int64_t n = 0; n < source.count; ++n) {
+    for (int64_t l = 0; l < length; ++l) {
+      for (int64_t c = 0; c < 4; ++c) {
+        source.transposed[static_cast<size_t>((n * 4 + c) * length + l)] =
+            values[(n * length + l) * 4 + c];
+      }
+    }
+  }
+  source.one_hot = source.transposed.data();
+  return source;
+}
+
+// The sequence tensor of rows [start, start + count), forward or reverse complemented
+// (`scratch` holds the reverse complement).
+Tensor sequence_tensor(const SequenceBatchSource& source, int64_t start, int64_t count,
+                       bool reverse, std::vector<uint8_t>& code_scratch,
+                       std::vector<float>& float_scratch) {
+  const int64_t length = source.length;
+  if (source.codes != nullptr) {
+    const uint8_t* rows = source.codes + start * length;
+    if (!reverse) {
+      return Tensor::from_blob(const_cast<uint8_t*>(rows), {count, length}, DType::kUInt8);
+    }
+    code_scratch.assign(rows, rows + count * length);
+    for (int64_t n = 0; n < count; ++n) {
+      data::reverse_complement(code_scratch.data() + n * length, static_cast<size_t>(length));
+    }
+    return Tensor::from_blob(code_scratch.data(), {count, length}, DType::kUInt8);
+  }
+  const float* rows = source.one_hot + start * 4 * length;
+  if (!reverse) {
+    return Tensor::from_blob(const_cast<float*>(rows), {count, 4, length}, DType::kFloat32);
+  }
+  // Reverse complement in one-hot: both axes flipped (A<->T, C<->G; positions reversed).
+  float_scratch.resize(static_cast<size_t>(count * 4 * length));
+  for (int64_t n = 0; n < count; ++n) {
+    for (int64_t c = 0; c < 4; ++c) {
+      const float* in = rows + (n * 4 + (3 - c)) * length;
+      float* out = float_scratch.data() + (n * 4 + c) * length;
+      for (int64_t l = 0; l < length; ++l) out[l] = in[length - 1 - l];
+    }
+  }
+  return Tensor::from_blob(float_scratch.data(), {count, 4, length}, DType::kFloat32);
+}
+
+nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, bool rc_average,
+                   const std::optional<std::string>& output, const nb::handle& control,
+                   const std::string& layout, std::optional<int> threads) {
+  if (batch_size < 1) {
+    throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
+  }
+  const cli::TrainedModel& trained = self.trained();
+  const int64_t length = trained.dimensions.length;
+  std::optional<AnyArray> array;
+  const SequenceBatchSource source = read_sequences(x, length, layout, array);
+  const int64_t count = source.count;
+
+  // The outputs asked for: one by name, else every output.
+  std::vector<size_t> wanted;
+  if (output) {
+    wanted.push_back(cli::find_model_output(self.model(), trained.dimensions, *output, "output"));
+  } else {
+    for (size_t i = 0; i < self.output_names().size(); ++i) wanted.push_back(i);
+  }
+  for (size_t index : wanted) {
+    if (rc_average && self.output_shapes()[index].size() != 1) {
+      throw cli::ConfigError(fmt::format(
+          "rc_average: output '{}' gives ({}) per sequence; averaging with the reverse complement "
+          "needs one value per task (a profile's positions and strands would have to be paired): "
+          "pass rc_average=False or output=<a (N, T) output>",
+          self.output_names()[index], fmt::join(self.output_shapes()[index], ", ")));
+    }
+  }
+
+  // The control track input (BPNet's bias tracks): (N, Sc, L) float32.
+  const int64_t control_tracks = trained.dimensions.control_tracks;
+  std::optional<AnyArray> control_array;
+  const float* control_values = nullptr;
+  if (control_tracks > 0) {
+    if (control.is_none()) {
+      throw cli::ConfigError(fmt::format(
+          "control: the model reads {} control track(s); pass control=<float32 (N, {}, {})>",
+          control_tracks, control_tracks, length));
+    }
+    if (rc_average) {
+      throw cli::ConfigError(
+          "rc_average: not available with control tracks (their strands would have to be paired)");
+    }
+    try {
+      control_array = nb::cast<AnyArray>(control);
+    } catch (const nb::cast_error&) {
+      throw cli::ConfigError(fmt::format("control: expected a float32 array (N, {}, {}), got {}",
+                                         control_tracks, length, nb::inst_name(control).c_str()));
+    }
+    const AnyArray& c = *control_array;
+    if (c.dtype() != nb::dtype<float>() || c.ndim() != 3 ||
+        static_cast<int64_t>(c.shape(0)) != count ||
+        static_cast<int64_t>(c.shape(1)) != control_tracks ||
+        static_cast<int64_t>(c.shape(2)) != length) {
+      throw cli::ConfigError(fmt::format("control: expected float32 ({}, {}, {}), got {} {}", count,
+                                         control_tracks, length, dtype_text(c.dtype()),
+                                         shape_text(c)));
+    }
+    require_contiguous_cpu(c, "control");
+    control_values = static_cast<const float*>(c.data());
+  } else if (!control.is_none()) {
+    throw cli::ConfigError("control: the model reads no control tracks");
+  }
+
+  // The result arrays (N, *per-sample shape), float32, owned by numpy.
+  std::vector<float*> results(wanted.size());
+  std::vector<int64_t> per_sample(wanted.size());
+  nb::dict by_name;
+  std::vector<nb::object> arrays;
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const Shape& shape = self.output_shapes()[wanted[k]];
+    std::vector<int64_t> full = {count};
+    full.insert(full.end(), shape.begin(), shape.end());
+    per_sample[k] = numel(shape);
+    arrays.push_back(new_float_array(full, &results[k]));
+    by_name[nb::str(self.output_names()[wanted[k]].c_str())] = arrays.back();
+  }
+
+  {
+    nb::gil_scoped_release no_gil;
+    std::lock_guard<std::mutex> lock(self.mutex());
+    ThreadCount thread_count(threads);
+    NoGradGuard no_grad;
+    Model& model = self.model();
+    std::vector<uint8_t> code_scratch;
+    std::vector<float> float_scratch;
+    for (int64_t start = 0; start < count; start += batch_size) {
+      const int64_t rows = std::min(batch_size, count - start);
+      for (int pass = 0; pass < (rc_average ? 2 : 1); ++pass) {
+        ModelInputs inputs;
+        Tensor sequence =
+            sequence_tensor(source, start, rows, pass == 1, code_scratch, float_scratch);
+        inputs.sequence = Var(self.device().is_cuda() ? sequence.to(self.device()) : sequence);
+        if (control_values != nullptr) {
+          Tensor track = Tensor::from_blob(
+              const_cast<float*>(control_values + start * control_tracks * length),
+              {rows, control_tracks, length}, DType::kFloat32);
+          inputs.tracks[kControlInput] =
+              Var(self.device().is_cuda() ? track.to(self.device()) : track);
+        }
+        const std::vector<Var> outputs = model.forward_outputs(inputs);
+        for (size_t k = 0; k < wanted.size(); ++k) {
+          const Tensor scores =
+              apply_activation(model.output_activation(wanted[k]), outputs.at(wanted[k]))
+                  .value()
+                  .to(Device::cpu())
+                  .to(DType::kFloat32)
+                  .contiguous();
+          const float* s = scores.data<float>();
+          float* out = results[k] + start * per_sample[k];
+          const int64_t n = rows * per_sample[k];
+          if (pass == 0) {
+            std::copy(s, s + n, out);
+          } else {
+            for (int64_t i = 0; i < n; ++i) out[i] = 0.5F * (out[i] + s[i]);
+          }
+        }
+      }
+    }
+  }
+  if (wanted.size() == 1) return arrays.front();
+  return by_name;
+}
+
+// A layer option value as Python sees it.
+nb::object option_value(const LayerOptionValue& value) {
+  return std::visit([](const auto& v) -> nb::object { return nb::cast(v); }, value);
+}
+
+// The model's description with every data size resolved, for to_torch(): {"graph": bool,
+// "layers": [{"name", "type", "options", "inputs"}], "outputs": [{"name", "node",
+// "activation"}], "inputs": {"sequence": [L], "control": [Sc, L]}}.
+nb::dict model_description(PythonModel& self) {
+  const cli::TrainedModel& trained = self.trained();
+  const cli::ModelSpec& spec = trained.config.model;
+  nb::dict description;
+  description["graph"] = spec.graph();
+  nb::list layers;
+  const auto add_layer = [&](const std::string& name, const cli::LayerSpec& layer,
+                             const std::vector<std::string>& inputs, const std::string& path) {
+    nb::dict entry;
+    entry["name"] = name;
+    entry["type"] = layer.type;
+    nb::dict options;
+    for (const auto& [key, value] : cli::resolve_symbols(layer, trained.dimensions, path)) {
+      options[nb::str(key.c_str())] = option_value(value);
+    }
+    entry["options"] = options;
+    entry["inputs"] = inputs;
+    layers.append(entry);
+  };
+  if (spec.graph()) {
+    for (size_t i = 0; i < spec.nodes.size(); ++i) {
+      const cli::NodeSpec& node = spec.nodes[i];
+      add_layer(node.name, node.layer, node.inputs, fmt::format("model.nodes[{}]", i));
+    }
+  } else {
+    for (size_t i = 0; i < spec.layers.size(); ++i) {
+      const std::string previous = i == 0 ? std::string(kSequenceInput) : std::to_string(i - 1);
+      add_layer(std::to_string(i), spec.layers[i], {previous}, fmt::format("model[{}]", i));
+    }
+  }
+  description["layers"] = layers;
+  nb::list outputs;
+  for (size_t i = 0; i < self.output_names().size(); ++i) {
+    nb::dict entry;
+    entry["name"] = self.output_names()[i];
+    entry["node"] = spec.graph() ? spec.outputs[i].node : std::to_string(spec.layers.size() - 1);
+    entry["activation"] = activation_name(self.model().output_activation(i));
+    outputs.append(entry);
+  }
+  description["outputs"] = outputs;
+  nb::dict inputs;
+  inputs["sequence"] = std::vector<int64_t>{trained.dimensions.length};
+  if (trained.dimensions.control_tracks > 0) {
+    inputs["control"] =
+        std::vector<int64_t>{trained.dimensions.control_tracks, trained.dimensions.length};
+  }
+  description["inputs"] = inputs;
+  return description;
+}
+
+// Every parameter and buffer by its checkpoint name, as numpy arrays viewing strand's memory
+// (a copy from the device for a GPU model).
+nb::dict model_weights(PythonModel& self) {
+  nb::dict weights;
+  for (const auto& [name, parameter] : self.model().named_parameters()) {
+    auto tensor = std::make_shared<Tensor>(parameter.value().to(Device::cpu()).contiguous());
+    void* data = tensor->raw_data();
+    std::vector<int64_t> shape(tensor->shape().begin(), tensor->shape().end());
+    weights[nb::str(name.c_str())] = numpy_view(data, shape, tensor->dtype(), tensor);
+  }
+  return weights;
+}
+
+}  // namespace
+
+void bind_model(nb::module_& m) {
+  nb::class_<PythonModel>(m, "Model",
+                          "A trained strand model with its weights (from strand.load): predicts "
+                          "numpy arrays, prints its summary and converts to PyTorch.")
+      .def_prop_ro(
+          "tasks", [](const PythonModel& self) { return self.trained().task_names; },
+          "The task names of the labels the model was trained on (one per column of a (N, T) "
+          "output).")
+      .def_prop_ro(
+          "outputs", [](const PythonModel& self) { return self.output_names(); },
+          "The names of the model's outputs, in order (\"output\" for a layer list).")
+      .def_prop_ro(
+          "output_shapes",
+          [](const PythonModel& self) {
+            std::map<std::string, std::vector<int64_t>> shapes;
+            for (size_t i = 0; i < self.output_names().size(); ++i) {
+              const Shape& shape = self.output_shapes()[i];
+              shapes[self.output_names()[i]] = std::vector<int64_t>(shape.begin(), shape.end());
+            }
+            return shapes;
+          },
+          "Each output's shape per sequence, by name: (T,) for tasks, (S, Lp) for a profile.")
+      .def_prop_ro(
+          "input_length", [](const PythonModel& self) { return self.trained().dimensions.length; },
+          "The sequence length the model takes (bases).")
+      .def_prop_ro(
+          "control_tracks",
+          [](const PythonModel& self) { return self.trained().dimensions.control_tracks; },
+          "Control tracks the model reads beside the sequence (0: none).")
+      .def_prop_ro(
+          "checkpoint",
+          [](const PythonModel& self) { return self.trained().files.checkpoint.string(); },
+          "The checkpoint file the weights came from.")
+      .def_prop_ro(
+          "device", [](const PythonModel& self) { return self.device().to_string(); },
+          "Where the model runs: \"cpu\" or \"cuda:N\".")
+      .def_prop_ro(
+          "config",
+          [](const PythonModel& self) {
+            return nb::module_::import_("json").attr("loads")(
+                cli::to_json(self.trained().config).dump());
+          },
+          "The run's resolved config (config.json) as a dict.")
+      .def(
+          "summary",
+          [](const PythonModel& self) {
+            return self.trained().model->summary(cli::input_shapes(self.trained().dimensions));
+          },
+          "The model table (layers or graph nodes, output shapes, parameter counts) as text, as "
+          "`strand summary` prints it.")
+      .def("predict", &predict, nb::arg("x"), nb::arg("batch_size") = 256,
+           nb::arg("rc_average") = false, nb::arg("output") = nb::none(),
+           nb::arg("control") = nb::none(), nb::arg("layout") = "NCL",
+           nb::arg("threads") = nb::none(),
+           "Scores sequences. `x` is a list of strings of the model's input length, uint8 base "
+           "codes (N, L) (A=0, C=1, G=2, T=3, N=4), or float32 one-hot (N, 4, L) ((N, L, 4) with "
+           "layout=\"NLC\"); arrays must be C-contiguous. Returns float32 predictions (N, ...) "
+           "after each output's final activation (probabilities for a Sigmoid): the array of "
+           "`output`, of the only output, or a dict of every output by name. rc_average=True "
+           "averages each score with the reverse complement's (outputs of one value per task). "
+           "`control`: float32 (N, Sc, L) for a model with control tracks. `threads`: OpenMP "
+           "threads for this call (None: as set). The GIL is released while it computes.")
+      .def("_description", &model_description,
+           "The model's layers or graph with every data size resolved (used by to_torch).")
+      .def("weights", &model_weights,
+           "Every parameter and buffer by checkpoint name (\"0.weight\", \"conv.bias\", "
+           "\"2.running_mean\") as numpy arrays viewing the model's memory.")
+      .def("__repr__", [](const PythonModel& self) {
+        return fmt::format("strand.Model('{}', outputs=[{}], input_length={}, tasks={})",
+                           self.trained().files.checkpoint.string(),
+                           fmt::join(self.output_names(), ", "), self.trained().dimensions.length,
+                           self.trained().task_names.size());
+      });
+
+  m.def(
+      "_layer_types",
+      [] {
+        std::vector<std::string> names;
+        for (const LayerType& type : layer_types()) names.push_back(type.name);
+        return names;
+      },
+      "The layer types of strand's layer catalog (`strand layers`), in its order.");
+  m.def(
+      "_build",
+      [](const std::string& config_json, std::optional<int64_t> length, int64_t tasks,
+         int64_t profile_tracks, int64_t profile_length, int64_t control_tracks,
+         const std::string& device) {
+        const Device where = Device::parse(device);
+        cli::TrainedModel built;
+        built.config = cli::parse_config(nlohmann::json::parse(config_json));
+        built.dimensions.length = length.value_or(cli::run_input_length(built.config));
+        built.dimensions.tasks = tasks;
+        built.dimensions.profile_tracks = profile_tracks;
+        built.dimensions.profile_length = profile_length > 0   ? profile_length
+                                          : profile_tracks > 0 ? built.dimensions.length
+                                                               : 0;
+        built.dimensions.control_tracks = control_tracks;
+        built.task_names = data::SequenceSource::default_task_names(tasks);
+        manual_seed(built.config.seed);
+        built.model = cli::build_model(built.config.model, built.dimensions);
+        return new PythonModel(std::move(built), where);
+      },
+      nb::arg("config_json"), nb::arg("length"), nb::arg("tasks"), nb::arg("profile_tracks"),
+      nb::arg("profile_length"), nb::arg("control_tracks"), nb::arg("device"),
+      "Builds a config's model, untrained (weights drawn from its seed), for data of the given "
+      "sizes.");
+  m.def(
+      "load",
+      [](const std::filesystem::path& path, const std::string& device,
+         const std::optional<std::filesystem::path>& config) {
+        const Device where = Device::parse(device);
+        cli::TrainedModel trained;
+        {
+          nb::gil_scoped_release no_gil;
+          trained = cli::load_trained_model(
+              cli::locate_trained_model(path.string(), config ? config->string() : ""));
+        }
+        return new PythonModel(std::move(trained), where);
+      },
+      nb::arg("path"), nb::arg("device") = "cpu", nb::arg("config") = nb::none(),
+      "Loads a trained model: a run directory (its best checkpoint, else its last, and its "
+      "config.json) or a checkpoint file (config.json two folders up, or `config`). `device`: "
+      "\"cpu\" or \"cuda[:N]\" in a CUDA build. Raises strand.ConfigError (a ValueError) naming "
+      "the missing file or the mismatch.");
+}
+
+}  // namespace strand::python

@@ -1,0 +1,52 @@
+"""strand from Python: trained models, the genomic data loader, tensors and training.
+
+    import strand
+    run = strand.train("reference", epochs=5)           # strand train, from a dict, file or preset
+    model = strand.load(run.run_dir)                     # a run directory or a checkpoint
+    scores = model.predict(["ACGT..."] * 8)              # numpy float32 (N, T)
+    module = model.to_torch()                            # a torch.nn.Module with the same weights
+    for batch in strand.data.Loader(fasta="genome.fa", intervals="peaks.bed", window=1000):
+        codes = torch.from_numpy(batch["codes"])         # no copy
+
+The engine is strand's C++ library (strand._strand); compute releases the GIL.
+"""
+from . import _strand
+from ._strand import (
+    ConfigError,
+    DataError,
+    DistError,
+    Error,
+    Model,
+    Tensor,
+    TrainingDiverged,
+    from_numpy,
+    from_torch,
+    load,
+)
+from . import data
+from ._torch import to_torch
+from ._train import TrainRun, build, resolved_config, resume, train
+
+Model.to_torch = to_torch
+
+cuda_build = _strand.cuda_build
+
+__all__ = [
+    "ConfigError",
+    "DataError",
+    "DistError",
+    "Error",
+    "Model",
+    "Tensor",
+    "TrainRun",
+    "TrainingDiverged",
+    "build",
+    "data",
+    "from_numpy",
+    "from_torch",
+    "load",
+    "resolved_config",
+    "resume",
+    "to_torch",
+    "train",
+]
