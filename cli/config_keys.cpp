@@ -198,7 +198,6 @@ const std::vector<ConfigKey>& config_keys() {
            [](auto& c) -> auto& { return c.data.files.loader.format; },
            data::interval_format_names()),
        .only_when = files,
-       .choices = {"bed", "narrowpeak", "dream", "records"},
        .flag = "--format",
        .help = "Format of the interval files; with records, each FASTA record is a sample",
        .commands = run},
@@ -381,7 +380,6 @@ const std::vector<ConfigKey>& config_keys() {
            [](auto& c) -> auto& { return c.data.files.loader.signals.targets; },
            data::target_source_names()),
        .only_when = files,
-       .choices = {"labels", "counts"},
        .flag = "--targets",
        .help = "Where labels come from: the interval file's label columns, or counts (one task "
                "per data.count_bigwigs entry, else per data.profile_bigwigs entry: its sum over "
