@@ -98,7 +98,7 @@ std::shared_ptr<IntervalSource> make_source(const std::string& fasta, const std:
   IntervalSet set = random_intervals(reader, name);
   IntervalSourceOptions options;
   options.window = kWindow;
-  options.max_shift = kJitter;
+  options.jitter = kJitter;
   options.streaming = streaming;
   auto source = std::make_shared<IntervalSource>(std::move(reader), std::move(set), options);
   source->prepare_workers(1);
@@ -107,7 +107,7 @@ std::shared_ptr<IntervalSource> make_source(const std::string& fasta, const std:
 
 AugmentOptions augment() {
   AugmentOptions a;
-  a.max_shift = kJitter;
+  a.jitter = kJitter;
   a.rc_probability = 0.5;
   return a;
 }
@@ -138,7 +138,7 @@ void load_batches(benchmark::State& state, const std::shared_ptr<IntervalSource>
   LoaderOptions options;
   options.sampler.batch_size = 256;
   options.augment = augment();
-  options.threads = 1;
+  options.loader_threads = 1;
   DataLoader loader(source, options);
   uint64_t epoch = 0;
   loader.start_epoch(epoch);

@@ -1,4 +1,5 @@
-// Flag definitions (CLI11) for every subcommand and their dispatch.
+// The commands of the strand program: their flags (from the key tables), parsing with CLI11,
+// and dispatch.
 #include "cli/app.h"
 
 #include <fmt/format.h>
@@ -8,10 +9,15 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <limits>
+#include <variant>
+#include <vector>
 
+#include "cli/command_flags.h"
 #include "cli/config_keys.h"
+#include "cli/config_source.h"
 #include "cli/inspect_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
@@ -27,101 +33,6 @@
 
 namespace strand::cli {
 namespace {
-
-template <typename T>
-CLI::Option* optional_flag(CLI::App* app, const std::string& name, std::optional<T>& target,
-                           const std::string& help) {
-  return app->add_option_function<T>(
-      name, [&target](const T& value) { target = value; }, help);
-}
-
-// A flag setting `key` to the value it reads as a T.
-template <typename T>
-CLI::Option* key_flag(CLI::App* app, const ConfigKey& key, ConfigOverrides& overrides) {
-  return app->add_option_function<T>(
-      key.flag, [&overrides, &key](const T& value) { overrides.set(key.key, value); });
-}
-
-// "Learning rate (config: optimizer.learning_rate)", with the words of a word key, the value
-// of a switch and what changing a data source or optimizer does.
-std::string flag_help(const ConfigKey& key) {
-  std::string help = key.help;
-  if (key.kind() == ConfigKind::kWord) {
-    help += fmt::format("; one of {}", fmt::join(key.choices, ", "));
-  }
-  std::string config = key.key;
-  if (key.kind() == ConfigKind::kFlag) config += fmt::format(" = {}", key.switch_value());
-  if (key.selects_section()) config += "; a change resets the other " + key.section() + " keys";
-  return fmt::format("{} (config: {})", help, config);
-}
-
-// The flags of one data source or optimizer are listed together: "Files data".
-std::string flag_group(const ConfigKey& key) {
-  if (key.only_when.values.size() != 1) return "";
-  std::string group = key.only_when.values.front() + " " + key.section();
-  group[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(group[0])));
-  return group;
-}
-
-// A flag for every key of the config key table that has one.
-void add_config_flags(CLI::App* app, ConfigOverrides& overrides) {
-  for (const ConfigKey& key : config_keys()) {
-    if (key.flag.empty()) continue;
-    CLI::Option* option = nullptr;
-    switch (key.kind()) {
-      case ConfigKind::kFlag:
-        option = app->add_flag_function(
-            key.flag, [&overrides, &key](int64_t) { overrides.set(key.key, key.switch_value()); });
-        break;
-      case ConfigKind::kInt:
-        option = key_flag<int64_t>(app, key, overrides);
-        break;
-      case ConfigKind::kUnsigned:
-        option = key_flag<uint64_t>(app, key, overrides);
-        break;
-      case ConfigKind::kReal:
-        option = key_flag<double>(app, key, overrides);
-        break;
-      case ConfigKind::kWord:
-      case ConfigKind::kText:
-      case ConfigKind::kFile:
-      case ConfigKind::kDirectory:
-      case ConfigKind::kLayerIndices:  // the text "0,3", read by apply_overrides
-        option = key_flag<std::string>(app, key, overrides);
-        break;
-      case ConfigKind::kTrackFiles:  // --profile-bigwigs a.bw plus.bw,minus.bw (or repeated)
-        option = key_flag<std::vector<std::string>>(app, key, overrides);
-        break;
-      case ConfigKind::kModel:
-        throw Error(
-            fmt::format("{}: the model has no flag (the --model flag names a preset)", key.key));
-    }
-    option->description(flag_help(key));
-    if (const std::string group = flag_group(key); !group.empty()) option->group(group);
-  }
-}
-
-// The config of a command: the preset (--model), then the file (--config), then the flags.
-RunConfig resolve_config(const std::string& config_file, const std::string& preset,
-                         const ConfigOverrides& overrides) {
-  RunConfig config = !config_file.empty() ? load_config_file(config_file, preset)
-                     : !preset.empty()    ? parse_config(nlohmann::json{{"preset", preset}})
-                                          : default_config();
-  apply_overrides(config, overrides);
-  return config;
-}
-
-// --model NAME: a preset (configs/<name>.json) as the base of the config.
-void add_preset_flag(CLI::App* command, std::string& preset) {
-  std::string names;
-  for (const Preset& p : presets()) names += fmt::format("\n  {}: {}", p.name, p.summary);
-  command
-      ->add_option("--model", preset,
-                   "A preset model with its published recipe, the base under --config and "
-                   "the flags:" +
-                       names)
-      ->check(CLI::IsMember(preset_names()));
-}
 
 // The number a flag's text spells in full, checked before CLI11 converts it: CLI11 reads
 // integers with strtoll/strtoull, which clamp an out-of-range value (--seed 2^64 became 2^64 - 1)
@@ -180,210 +91,139 @@ constexpr const char* kPredictHelp =
     "label_<task>..., then one score per task named by the run's task names; a bedGraph for "
     "tiles";
 
-}  // namespace
+// `strand config-keys`'s own flag.
+struct ConfigKeysFlags {
+  std::string command;  // a command whose flags to list; empty: the config keys
+};
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+const std::vector<ConfigKey>& config_keys_keys() {
+  static const std::vector<ConfigKey> keys = {
+      {.key = "command",
+       .field = field<ConfigKeysFlags>([](auto& f) -> auto& { return f.command; }),
+       .choices = command_names(),
+       .flag = "--command",
+       .help = "List this command's flags instead (its section of docs/config.md)",
+       .commands = {"config-keys"}},
+  };
+  return keys;
+}
+
+// Every command's settings, as its flags set them (only the command run is parsed).
+struct CommandSettings {
+  ConfigSource source;        // train, inspect, summary: --config, --model
+  ConfigOverrides overrides;  // the run config's flags of the command
+  TrainFlags train;
+  PredictOptions predict;
+  SimulateOptions simulate;
+  NegativesOptions negatives;
+  PrepareOptions prepare;
+  ConfigKeysFlags config_keys;
+};
+
+// A command of the program: its name, its help, and what it does with its settings.
+struct Command {
+  const char* name;
+  const char* help;
+  std::function<int(CommandSettings&, std::ostream& out, std::ostream& err)> run;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"train", kTrainHelp,
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         s.train.run.interactive = &out == &std::cout && isatty(STDOUT_FILENO);
+         return run_train_command(s.source, s.overrides, s.train, out);
+       }},
+      {"predict", kPredictHelp,
+       [](CommandSettings& s, std::ostream& out, std::ostream& err) {
+         run_predict(s.predict, out, err);
+         return 0;
+       }},
+      {"simulate",
+       "Write a simulated dataset: DragoNN's sequence simulations as {train,valid,test}.{fa,tsv}, "
+       "or a ChIP-nexus-like profile dataset as FASTA + bigWigs + narrowPeaks (--list names "
+       "them)",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         RunConfig config = default_config();
+         apply_overrides(config, s.overrides);
+         run_simulate(s.simulate, config, out);
+         return 0;
+       }},
+      {"negatives",
+       "Draw GC-matched background windows for peaks from a genome (away from peaks and a "
+       "blacklist) and write them as a BED; --labelled-out also writes peaks (1) + negatives (0) "
+       "to train on",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_negatives(s.negatives, out);
+         return 0;
+       }},
+      {"prepare",
+       "Make a labelled dataset and print the strand train command for it: positive and negative "
+       "FASTAs become a records dataset (FASTA + label TSV); peak files on a genome (--peaks "
+       "--fasta) a multi-task BED, one 0/1 column per file",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_prepare(s.prepare, out);
+         return 0;
+       }},
+      {"inspect", "Dataset statistics per split: count, mean label, GC, N fraction, lengths",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_inspect(resolve_config(s.source, s.overrides), out);
+         return 0;
+       }},
+      {"summary", "Print the model table of a config",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         out << model_summary(resolve_config(s.source, s.overrides));
+         return 0;
+       }},
+      {"layers", "List the layer types a config's model can name, with their options",
+       [](CommandSettings&, std::ostream& out, std::ostream&) {
+         out << layer_catalog_markdown();
+         return 0;
+       }},
+      {"config-keys",
+       "List the keys of a train config with their defaults, ranges and flags, and every "
+       "command's flags",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         out << (s.config_keys.command.empty() ? config_keys_markdown()
+                                               : command_flags_markdown(s.config_keys.command));
+         return 0;
+       }},
+  };
+  return list;
+}
+
+// The flags of `command`, from the key tables, setting `settings`.
+CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
+  CommandFlags flags(command);
+  flags.options(config_source_keys(), settings.source)
+      .options(train_keys(), settings.train)
+      .options(predict_keys(), settings.predict)
+      .options(simulate_keys(), settings.simulate)
+      .options(negatives_keys(), settings.negatives)
+      .options(prepare_keys(), settings.prepare)
+      .options(config_keys_keys(), settings.config_keys)
+      .config(settings.overrides);
+  if (command == "simulate") flags.record_given(settings.simulate.given_flags);
+  return flags;
+}
+
+// Parses argv into `settings`; returns the command given, or the exit status of a parse that
+// ends the program (--help: 0; a flag's syntax: 2; a flag's value: 1).
+std::variant<const Command*, int> parse(int argc, const char* const* argv,
+                                        CommandSettings& settings, std::ostream& out,
+                                        std::ostream& err) {
   CLI::App app(
       "strand: deep learning for DNA sequence models. With no command: strand train, the "
       "reference experiment",
       "strand");
   app.require_subcommand(1);
-
-  // ---- train ----
-  CLI::App* train = app.add_subcommand("train", kTrainHelp);
-  std::string train_config, train_preset, resume_dir;
-  ConfigOverrides train_overrides;
-  TrainOptions train_options;
-  bool print_config = false;
-  train->add_option("--config", train_config, "JSON config file")->check(CLI::ExistingFile);
-  add_preset_flag(train, train_preset);
-  add_config_flags(train, train_overrides);
-  train->add_option("--run-name", train_options.run_name,
-                    "Run directory name (default: date-time + seed)");
-  train->add_option("--resume", resume_dir,
-                    "Continue an interrupted run from RUN_DIR/checkpoints/last.safetensors with "
-                    "RUN_DIR/config.json (only --epochs and --threads may change)");
-  train->add_option("--stop-after-epochs", train_options.stop_after_epochs,
-                    "Testing aid: stop as if killed early in epoch N+1, after N epochs' "
-                    "checkpoints (then --resume)");
-  train->add_option("--signal-after-steps", train_options.signal_after_steps,
-                    "Testing aid: raise SIGTERM in this process after global step N (at an "
-                    "epoch's end: after its validation), as a preempting scheduler would (then "
-                    "--resume)");
-  train->add_flag("--print-config", print_config,
-                  "Print the resolved config as JSON and exit without training");
-
-  // ---- predict ----
-  CLI::App* predict = app.add_subcommand("predict", kPredictHelp);
-  PredictOptions predict_options;
-  predict->add_option("--model", predict_options.model, "Run directory or checkpoint file")
-      ->required();
-  predict->add_option("--config", predict_options.config,
-                      "Config to build the model from (default: the run's config.json)");
-  predict->add_option("--fasta", predict_options.fasta,
-                      "FASTA: the genome of --intervals or --tile, or alone: score every record "
-                      "(omit: the simulated test split)");
-  predict->add_option("--intervals", predict_options.intervals,
-                      "Intervals (bed incl. BED3/BED6, narrowpeak, dream) or records label TSV");
-  predict->add_option("--format", predict_options.format,
-                      "Format of --intervals: bed, narrowpeak, dream or records (default: the "
-                      "run's)");
-  predict->add_option("--label-columns", predict_options.label_columns,
-                      "bed/narrowpeak label columns copied to the output, 4-167 or 4,6 (default: "
-                      "the run's, else bed 4 / narrowpeak 7, when the first interval has labels "
-                      "there)");
-  predict->add_option("--tile", predict_options.tiles,
-                      "Score windows across REGION (chr1, chr1:1-1000000: 1-based inclusive as in "
-                      "samtools); repeat for several regions");
-  optional_flag(predict, "--step", predict_options.step,
-                "Bases between --tile windows, 1 to the window (default: the window)");
-  predict->add_flag("--center", predict_options.center,
-                    "--fasta alone: score the central window of records longer than the model's "
-                    "input (default: such records are an error)");
-  predict->add_flag("--rc-average", predict_options.rc_average,
-                    "Average each score with the reverse complement's (as DeepSEA)");
-  predict->add_option("--out-format", predict_options.out_format,
-                      "tsv or bedgraph (--tile only: each window's score on its central --step "
-                      "bases); default: bedgraph when --out ends in .bedgraph or .bg");
-  predict->add_option("--task", predict_options.task,
-                      "bedGraph of a multi-task model: the task to write, by name or index");
-  predict->add_option("--output", predict_options.output,
-                      "A graph model's output to write (default: its first with one value per "
-                      "task, e.g. BPNet's counts)");
-  optional_flag(predict, "--window", predict_options.window,
-                "Bases per sample, >= 1; records: 0 = their common length (default: the run's)");
-  predict
-      ->add_option("--out", predict_options.out, "Output TSV or bedGraph, or - for standard output")
-      ->required();
-  predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
-  predict->add_option("--threads", predict_options.threads,
-                      "CPU threads, 0 = OMP_NUM_THREADS or all cores");
-
-  // ---- simulate ----
-  CLI::App* simulate = app.add_subcommand(
-      "simulate",
-      "Write a simulated dataset: DragoNN's sequence simulations as {train,valid,test}.{fa,tsv}, "
-      "or a ChIP-nexus-like profile dataset as FASTA + bigWigs + narrowPeaks (--list names them)");
-  SimulateOptions simulate_options;
-  add_simulate_flags(simulate, simulate_options);
-
-  // ---- negatives ----
-  CLI::App* negatives = app.add_subcommand(
-      "negatives",
-      "Draw GC-matched background windows for peaks from a genome (away from peaks and a "
-      "blacklist) and write them as a BED; --labelled-out also writes peaks (1) + negatives (0) "
-      "to train on");
-  NegativesOptions negatives_options;
-  negatives->add_option("--fasta", negatives_options.fasta, "Genome FASTA")->required();
-  negatives
-      ->add_option("--peaks", negatives_options.peaks,
-                   "Peaks: BED (3+ columns) or narrowPeak (windows centred on summits)")
-      ->required();
-  negatives->add_option("--format", negatives_options.format,
-                        "bed or narrowpeak (default: narrowpeak for *.narrowPeak)");
-  negatives->add_option("--blacklist", negatives_options.blacklist,
-                        "BED of regions negatives never overlap");
-  negatives->add_option("--ratio", negatives_options.ratio, "Negatives per peak, may be 0.5")
-      ->capture_default_str();
-  negatives
-      ->add_option("--window", negatives_options.window,
-                   "Bases of each window (peaks' windows too)")
-      ->capture_default_str();
-  negatives
-      ->add_option("--stride", negatives_options.stride,
-                   "Bases between candidate windows (0: the window, so negatives never "
-                   "overlap)")
-      ->capture_default_str();
-  negatives
-      ->add_option("--gc-bins", negatives_options.gc_bins,
-                   "GC-fraction bins matched (50: bins 0.02 wide)")
-      ->capture_default_str();
-  negatives
-      ->add_option("--max-n-fraction", negatives_options.max_n_fraction,
-                   "Largest fraction of N in a negative")
-      ->capture_default_str();
-  negatives->add_option("--chroms", negatives_options.chroms,
-                        "Contigs to draw from, comma-separated (default: all)");
-  negatives->add_option("--seed", negatives_options.seed, "Seed")->capture_default_str();
-  negatives->add_option("--out", negatives_options.out, "Negatives BED to write")->required();
-  negatives->add_option("--labelled-out", negatives_options.labelled_out,
-                        "Also write peaks' windows (label 1) and negatives (0) as a BED with a "
-                        "'#chrom start end TASK' header, TASK the peak file's stem");
-
-  // ---- prepare ----
-  CLI::App* prepare = app.add_subcommand(
-      "prepare",
-      "Make a labelled dataset and print the strand train command for it: positive and negative "
-      "FASTAs become a records dataset (FASTA + label TSV); peak files on a genome (--peaks "
-      "--fasta) a multi-task BED, one 0/1 column per file");
-  PrepareOptions prepare_options;
-  prepare->add_option("--positives", prepare_options.positives,
-                      "FASTA of positives; several, comma-separated, are several tasks named by "
-                      "their file stems");
-  prepare->add_option("--peaks", prepare_options.peaks,
-                      "Peak files (narrowPeak or BED) on the --fasta genome, comma-separated: one "
-                      "task each, named by their file stems; windows merged across files");
-  prepare->add_option("--fasta", prepare_options.fasta, "With --peaks: the genome FASTA");
-  prepare->add_option("--format", prepare_options.format,
-                      "With --peaks: bed or narrowpeak (default: narrowpeak for *.narrowPeak)");
-  prepare
-      ->add_option("--window", prepare_options.window,
-                   "With --peaks: bases of each window, centred on the summit")
-      ->capture_default_str();
-  prepare
-      ->add_option("--negatives-ratio", prepare_options.negatives_ratio,
-                   "With --peaks: GC-matched background windows per window, labelled 0")
-      ->capture_default_str();
-  prepare->add_option("--blacklist", prepare_options.blacklist,
-                      "With --peaks: BED of regions the negatives avoid");
-  prepare->add_option("--negatives", prepare_options.negatives,
-                      "FASTA of negatives (label 0 for every task)");
-  prepare->add_option("--task-names", prepare_options.task_names,
-                      "Task names instead of the file stems, comma-separated");
-  prepare
-      ->add_option("--valid-fraction", prepare_options.valid_fraction,
-                   "Fraction of records for validation (stratified, seeded): writes "
-                   "train/valid/test files instead of sequences.fa + labels.tsv")
-      ->capture_default_str();
-  prepare
-      ->add_option("--test-fraction", prepare_options.test_fraction,
-                   "Fraction of records for the test")
-      ->capture_default_str();
-  prepare->add_option("--seed", prepare_options.seed, "Seed of the split")->capture_default_str();
-  prepare->add_option("--out", prepare_options.out, "Output directory")->required();
-
-  // ---- inspect ----
-  CLI::App* inspect = app.add_subcommand(
-      "inspect", "Dataset statistics per split: count, mean label, GC, N fraction, lengths");
-  std::string inspect_config;
-  ConfigOverrides inspect_overrides;
-  inspect->add_option("--config", inspect_config, "JSON config file")->check(CLI::ExistingFile);
-  add_config_flags(inspect, inspect_overrides);
-
-  // ---- summary ----
-  CLI::App* summary = app.add_subcommand("summary", "Print the model table of a config");
-  std::string summary_config, summary_preset;
-  ConfigOverrides summary_overrides;
-  summary->add_option("--config", summary_config, "JSON config file")->check(CLI::ExistingFile);
-  add_preset_flag(summary, summary_preset);
-  add_config_flags(summary, summary_overrides);
-
-  // ---- layers ----
-  CLI::App* layers = app.add_subcommand(
-      "layers", "List the layer types a config's model can name, with their options");
-
-  // ---- config-keys ----
-  CLI::App* keys = app.add_subcommand(
-      "config-keys", "List the keys of a train config with their defaults, ranges and flags");
-
-  check_number_flags(&app);
-
-  // `strand` alone trains the reference experiment, as `strand train` does.
-  const char* const train_alone[] = {argc > 0 ? argv[0] : "strand", "train"};
-  if (argc <= 1) {
-    argc = 2;
-    argv = train_alone;
+  std::vector<std::pair<CLI::App*, const Command*>> subcommands;
+  for (const Command& command : commands()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help);
+    flags_of(command.name, settings).add_to(sub);
+    subcommands.emplace_back(sub, &command);
   }
+  check_number_flags(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -392,62 +232,49 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return 0;
     }
     err << "error: " << e.what() << "\n";
-    return e.get_exit_code() != 0 ? 2 : 0;
-  }
-
-  // Data-layer warnings (e.g. a rebuilt FASTA index) go where this command's errors go.
-  const data::ScopedWarningHandler warnings(
-      [&err](std::string_view message) { err << "warning: " << message << "\n"; });
-  try {
-    if (*train) {
-      train_options.interactive = &out == &std::cout && isatty(STDOUT_FILENO);
-      if (!resume_dir.empty()) {
-        for (const std::string& key : train_overrides.keys()) {
-          if (key != "epochs" && key != "threads") {
-            throw ConfigError(fmt::format(
-                "--resume continues the run's own config.json; {} cannot change (only --epochs "
-                "and --threads can)",
-                key));
-          }
-        }
-        if (!train_config.empty() || !train_options.run_name.empty() || !train_preset.empty()) {
-          throw ConfigError("--resume takes neither --config, --model nor --run-name");
-        }
-        const TrainResult result =
-            resume_train(resume_dir, train_overrides.int_value("epochs"),
-                         train_overrides.int_value("threads"), train_options, out);
-        return result.exit_code;
-      }
-      const RunConfig config = resolve_config(train_config, train_preset, train_overrides);
-      if (print_config) {
-        // Every number checked as train checks it: no null or out-of-range value is printed.
-        validate_numbers(config);
-        out << to_json(config).dump(2) << "\n";
-        return 0;
-      }
-      return run_train(config, train_options, out).exit_code;
-    } else if (*predict) {
-      run_predict(predict_options, out, err);
-    } else if (*simulate) {
-      run_simulate(simulate_options, out);
-    } else if (*negatives) {
-      run_negatives(negatives_options, out);
-    } else if (*prepare) {
-      run_prepare(prepare_options, out);
-    } else if (*inspect) {
-      run_inspect(resolve_config(inspect_config, "", inspect_overrides), out);
-    } else if (*summary) {
-      out << model_summary(resolve_config(summary_config, summary_preset, summary_overrides));
-    } else if (*layers) {
-      out << layer_catalog_markdown();
-    } else if (*keys) {
-      out << config_keys_markdown();
-    }
+    return 2;
   } catch (const std::exception& error) {
     err << "error: " << error.what() << "\n";
     return 1;
   }
-  return 0;
+  for (const auto& [sub, command] : subcommands) {
+    if (*sub) return command;
+  }
+  return 2;
+}
+
+}  // namespace
+
+std::string command_flags_markdown(const std::string& command) {
+  CommandSettings defaults;
+  return flags_of(command, defaults).markdown();
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command& command : commands()) names.push_back(command.name);
+  return names;
+}
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // `strand` alone trains the reference experiment, as `strand train` does.
+  const char* const train_alone[] = {argc > 0 ? argv[0] : "strand", "train"};
+  if (argc <= 1) {
+    argc = 2;
+    argv = train_alone;
+  }
+  CommandSettings settings;
+  const std::variant<const Command*, int> parsed = parse(argc, argv, settings, out, err);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  // Data-layer warnings (e.g. a rebuilt FASTA index) go where this command's errors go.
+  const data::ScopedWarningHandler warnings(
+      [&err](std::string_view message) { err << "warning: " << message << "\n"; });
+  try {
+    return std::get<const Command*>(parsed)->run(settings, out, err);
+  } catch (const std::exception& error) {
+    err << "error: " << error.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace strand::cli

@@ -60,21 +60,15 @@ data::Motif find_motif(const std::string& name, const std::string& motif_file) {
 
 data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint64_t seed) {
   const data::Motif motif = find_motif(config.motif, config.motif_file);
-  data::MotifSimulationConfig sim;
-  sim.seq_length = static_cast<size_t>(config.length);
-  sim.gc_fraction = config.gc_fraction;
-  sim.num_pos = static_cast<size_t>(config.n_pos);
-  sim.num_neg = static_cast<size_t>(config.n_neg);
+  data::MotifSimulationConfig sim = config.simulation;
   sim.seed = seed;
-  sim.validation_size = static_cast<size_t>(config.validation);
-  sim.test_size = static_cast<size_t>(config.test);
   try {
     // The codes exist twice while the splits are cut from them, plus ~20 bytes per sequence
     // (label, motif position and strand, id).
-    const double sequences = static_cast<double>(config.n_pos) + static_cast<double>(config.n_neg);
-    data::require_memory(2.0 * sequences * (static_cast<double>(config.length) + 20.0),
+    const double sequences = static_cast<double>(sim.num_pos) + static_cast<double>(sim.num_neg);
+    data::require_memory(2.0 * sequences * (static_cast<double>(sim.seq_length) + 20.0),
                          fmt::format("the simulated dataset ({} sequences of {} bases) would",
-                                     config.n_pos + config.n_neg, config.length),
+                                     sim.num_pos + sim.num_neg, sim.seq_length),
                          "lower data.n_pos, data.n_neg or data.length");
     return data::simulate_single_motif_detection(motif, sim);
   } catch (const std::invalid_argument& error) {
@@ -82,22 +76,6 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
   } catch (const data::DataError& error) {
     throw ConfigError(fmt::format("data: {}", error.what()));
   }
-}
-
-DataSplit build_files_split(const std::string& name, const std::string& fasta,
-                            const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift, const data::LabelOptions& labels, bool streaming,
-                            const data::SignalOptions& signals) {
-  data::LoaderConfig loader;
-  loader.fasta = fasta;
-  loader.intervals = intervals;
-  loader.format = format;
-  loader.window = window;
-  loader.jitter = max_shift;
-  loader.labels = labels;
-  loader.streaming = streaming;
-  loader.signals = signals;
-  return build_files_split(name, loader);
 }
 
 DataSplit build_files_split(const std::string& name, const data::LoaderConfig& loader) {
@@ -145,38 +123,17 @@ DataSplit describe_split(const std::string& name, std::shared_ptr<data::Sequence
   return split;
 }
 
-data::LoaderConfig files_loader_config(const FilesDataConfig& f, const data::LabelOptions& labels,
-                                       uint64_t seed) {
-  data::LoaderConfig loader;
-  loader.fasta = f.fasta;
-  loader.intervals = f.intervals;
-  loader.format = f.format;
-  loader.window = f.window;
-  loader.jitter = f.jitter;
+data::LoaderConfig files_loader_config(const RunConfig& config, const data::LabelOptions& labels) {
+  data::LoaderConfig loader = config.data.files.loader;
   loader.labels = labels;
-  loader.streaming = f.streaming;
-  loader.seed = seed;
-  try {
-    if (!f.label_columns.empty()) {
-      loader.label_columns = data::parse_column_list(f.label_columns, "data.label_columns", 4);
-    }
-    if (!f.task_names.empty()) {
-      loader.task_names = data::parse_name_list(f.task_names, "data.task_names");
-    }
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
-  }
-  loader.negatives_ratio = f.negatives_ratio;
-  loader.blacklist = f.blacklist;
-  loader.signals = signal_options(f);
+  loader.seed = config.seed;
   return loader;
 }
 
 std::vector<std::string> read_run_task_names(const RunConfig& config) {
   if (config.data.source != "files") return data::SequenceSource::default_task_names(1);
   try {
-    return data::read_task_names(
-        files_loader_config(config.data.files, {data::LabelKind::kReal, false}, config.seed));
+    return data::read_task_names(files_loader_config(config, {data::LabelKind::kReal, false}));
   } catch (const std::exception&) {
     return {};  // the training files moved or changed: the outputs get default names
   }
@@ -203,16 +160,6 @@ data::LabelOptions training_label_options(const RunConfig& config) {
     }
   }
   return {binary ? data::LabelKind::kBinary : data::LabelKind::kReal, true};
-}
-
-data::SignalOptions signal_options(const FilesDataConfig& files) {
-  data::SignalOptions signals;
-  signals.profile_bigwigs = files.profile_bigwigs;
-  signals.control_bigwigs = files.control_bigwigs;
-  signals.count_bigwigs = files.count_bigwigs;
-  signals.profile_length = files.profile_length;
-  signals.targets = data::parse_target_source(files.targets);
-  return signals;
 }
 
 double median_total_counts(const data::SequenceSource& source, int64_t max_windows) {
@@ -251,8 +198,9 @@ void check_same_tasks(const RunData& data, const FilesDataConfig& files) {
       throw ConfigError(fmt::format(
           "data: the {} split ({}) has {} label column(s) and {} profile track(s), the training "
           "data ({}) {} and {}: every split needs the same tasks",
-          (*split)->name, file->empty() ? "part of " + files.intervals : *file, other.num_targets(),
-          other.profile_tracks(), files.intervals, train.num_targets(), train.profile_tracks()));
+          (*split)->name, file->empty() ? "part of " + files.loader.intervals : *file,
+          other.num_targets(), other.profile_tracks(), files.loader.intervals, train.num_targets(),
+          train.profile_tracks()));
     }
   }
 }
@@ -267,7 +215,7 @@ RunData build_run_data(const RunConfig& config) {
     check_same_tasks(data, config.data.files);
     // validate_numbers() bounds the jitter by a given window; records of window 0 take their
     // common length, known only now.
-    const int64_t jitter = config.data.files.jitter;
+    const int64_t jitter = config.data.files.loader.jitter;
     if (jitter > data.length / 2) {
       throw ConfigError(fmt::format(
           "data.jitter: {} is more than half the {}-base window ({}): a shifted window would no "
@@ -280,75 +228,76 @@ RunData build_run_data(const RunConfig& config) {
 
 namespace {
 
-RunData build_run_data_of(const RunConfig& config) {
+RunData simulated_run_data(const RunConfig& config) {
+  const SimulatedDataConfig& s = config.data.simulated;
+  const data::SimulatedDataset dataset = simulate_dataset(s, config.seed);
+  const data::MotifSimulationConfig& sim = s.simulation;
   RunData out;
-  if (config.data.source == "simulated") {
-    const SimulatedDataConfig& s = config.data.simulated;
-    const data::SimulatedDataset dataset = simulate_dataset(s, config.seed);
-    out.description = fmt::format("simulated {} ({} bp, GC {}, {} positive + {} negative, seed {})",
-                                  s.motif, s.length, s.gc_fraction, s.n_pos, s.n_neg, config.seed);
-    out.length = s.length;
-    out.train = simulated_split("train", dataset.train);
-    out.validation = simulated_split("validation", dataset.validation);
-    out.test = simulated_split("test", dataset.test);
-    return out;
-  }
+  out.description =
+      fmt::format("simulated {} ({} bp, GC {}, {} positive + {} negative, seed {})", s.motif,
+                  sim.seq_length, sim.gc_fraction, sim.num_pos, sim.num_neg, config.seed);
+  out.length = static_cast<int64_t>(sim.seq_length);
+  out.train = simulated_split("train", dataset.train);
+  out.validation = simulated_split("validation", dataset.validation);
+  out.test = simulated_split("test", dataset.test);
+  return out;
+}
+
+// ", 2 GC-matched negatives per peak", or "".
+std::string negatives_text(const data::LoaderConfig& loader) {
+  return loader.negatives_ratio > 0
+             ? fmt::format(", {} GC-matched negatives per peak", loader.negatives_ratio)
+             : "";
+}
+
+// One file split into parts (data/intervals/splits.h): each part is its own split of the run.
+RunData split_run_data(const RunConfig& config, const data::LoaderConfig& loader) {
   const FilesDataConfig& f = config.data.files;
-  const data::LabelOptions labels = training_label_options(config);
-  const data::LoaderConfig loader = files_loader_config(f, labels, config.seed);
-  data::SplitConfig split;
-  split.valid_fraction = f.valid_fraction;
-  split.test_fraction = f.test_fraction;
-  split.folds = f.folds;
+  data::SplitConfig split = f.split;
   split.seed = config.seed;
+  data::SplitSources parts;
   try {
-    if (!f.valid_chroms.empty()) {
-      split.valid_chroms = data::parse_name_list(f.valid_chroms, "data.valid_chroms");
-    }
-    if (!f.test_chroms.empty()) {
-      split.test_chroms = data::parse_name_list(f.test_chroms, "data.test_chroms");
-    }
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
+    parts = data::make_split_sources(loader, split);
+  } catch (const std::exception& error) {
+    throw ConfigError(fmt::format("data (splitting {}): {}", loader.intervals, error.what()));
   }
-  if (split.enabled()) {
-    // One file split into parts (data/intervals/splits.h): each part is its own split of the run.
-    data::SplitSources parts;
-    try {
-      parts = data::make_split_sources(loader, split);
-    } catch (const std::exception& error) {
-      throw ConfigError(fmt::format("data (splitting {}): {}", f.intervals, error.what()));
-    }
-    out.train = describe_split("train", parts.train);
-    out.length = out.train.source->length();
-    if (parts.validation) out.validation = describe_split("validation", parts.validation);
-    if (parts.test) out.test = describe_split("test", parts.test);
-    const std::string how =
-        !split.folds.empty() ? fmt::format("fold file {}", split.folds)
-        : split.valid_fraction > 0 || split.test_fraction > 0
-            ? fmt::format("fractions {} validation, {} test (seed {})", split.valid_fraction,
-                          split.test_fraction, config.seed)
-            : fmt::format("chromosomes: validation {}, test {}",
-                          f.valid_chroms.empty() ? "-" : f.valid_chroms,
-                          f.test_chroms.empty() ? "-" : f.test_chroms);
-    out.description = fmt::format(
-        "files {} + {} ({}, {} bp windows{}{}; split by {}{})", f.fasta, f.intervals, f.format,
-        out.length, f.streaming ? ", streamed" : "",
-        f.negatives_ratio > 0 ? fmt::format(", {} GC-matched negatives per peak", f.negatives_ratio)
-                              : "",
-        how,
-        parts.unassigned > 0
-            ? fmt::format("; {} intervals on chromosomes of no list left out", parts.unassigned)
-            : "");
-    return out;
-  }
+  RunData out;
+  out.train = describe_split("train", parts.train);
+  out.length = out.train.source->length();
+  if (parts.validation) out.validation = describe_split("validation", parts.validation);
+  if (parts.test) out.test = describe_split("test", parts.test);
+  const auto chroms = [](const std::vector<std::string>& names) {
+    return names.empty() ? std::string("-") : data::format_name_list(names);
+  };
+  const std::string how = !split.folds.empty() ? fmt::format("fold file {}", split.folds)
+                          : split.valid_fraction > 0 || split.test_fraction > 0
+                              ? fmt::format("fractions {} validation, {} test (seed {})",
+                                            split.valid_fraction, split.test_fraction, config.seed)
+                              : fmt::format("chromosomes: validation {}, test {}",
+                                            chroms(split.valid_chroms), chroms(split.test_chroms));
+  out.description = fmt::format(
+      "files {} + {} ({}, {} bp windows{}{}; split by {}{})", loader.fasta, loader.intervals,
+      data::interval_format_name(loader.format), out.length, loader.streaming ? ", streamed" : "",
+      negatives_text(loader), how,
+      parts.unassigned > 0
+          ? fmt::format("; {} intervals on chromosomes of no list left out", parts.unassigned)
+          : "");
+  return out;
+}
+
+RunData build_run_data_of(const RunConfig& config) {
+  if (config.data.source == "simulated") return simulated_run_data(config);
+  const FilesDataConfig& f = config.data.files;
+  const data::LoaderConfig loader = files_loader_config(config, training_label_options(config));
+  if (f.split.enabled()) return split_run_data(config, loader);
+  RunData out;
   out.train = build_files_split("train", loader);
   // Records with window 0 take the common record length; the other splits must match it.
   out.length = out.train.source->length();
   // The other files are read with the training file's label columns and task names.
   const auto held_out = [&](const std::string& fasta, const std::string& intervals) {
     data::LoaderConfig other = loader;
-    other.fasta = fasta.empty() ? f.fasta : fasta;
+    other.fasta = fasta.empty() ? loader.fasta : fasta;
     other.intervals = intervals;
     other.window = out.length;
     other.jitter = 0;
@@ -360,17 +309,16 @@ RunData build_run_data_of(const RunConfig& config) {
   if (!f.test_intervals.empty()) {
     out.test = build_files_split("test", held_out(f.test_fasta, f.test_intervals));
   }
-  out.description = fmt::format(
-      "files {} + {} ({}, {} bp windows{}{})", f.fasta, f.intervals, f.format, out.length,
-      f.streaming ? ", streamed" : "",
-      f.negatives_ratio > 0 ? fmt::format(", {} GC-matched negatives per peak", f.negatives_ratio)
-                            : "");
+  out.description =
+      fmt::format("files {} + {} ({}, {} bp windows{}{})", loader.fasta, loader.intervals,
+                  data::interval_format_name(loader.format), out.length,
+                  loader.streaming ? ", streamed" : "", negatives_text(loader));
   const data::SequenceSource& train = *out.train.source;
-  if (train.profile_tracks() > 0 || train.control_tracks() > 0 || f.targets == "counts") {
-    out.description +=
-        fmt::format("; bigWig tracks: {} profile ({} bp output window), {} control{}",
-                    train.profile_tracks(), train.profile_length(), train.control_tracks(),
-                    f.targets == "counts" ? ", count labels" : "");
+  const bool counts = loader.signals.targets == data::TargetSource::kCounts;
+  if (train.profile_tracks() > 0 || train.control_tracks() > 0 || counts) {
+    out.description += fmt::format(
+        "; bigWig tracks: {} profile ({} bp output window), {} control{}", train.profile_tracks(),
+        train.profile_length(), train.control_tracks(), counts ? ", count labels" : "");
   }
   return out;
 }
@@ -379,21 +327,17 @@ RunData build_run_data_of(const RunConfig& config) {
 
 std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, const RunData& data,
                                                     const LoaderPlacement& placement) {
-  data::LoaderOptions options;
-  options.sampler.rank = placement.rank;
-  options.sampler.world = placement.world_size;
-  options.allocator = placement.allocator;
+  // Files data: the loader's own settings (jitter, reverse complement, balance, threads,
+  // prefetch); simulated data: the library's defaults. Every run: its batch size and seed.
+  data::LoaderOptions options = config.data.source == "files"
+                                    ? data::loader_options(config.data.files.loader)
+                                    : data::LoaderOptions{};
   options.sampler.batch_size = config.batch_size;
   options.sampler.seed = config.seed;
   options.sampler.shuffle = true;
-  if (config.data.source == "files") {
-    const FilesDataConfig& f = config.data.files;
-    options.sampler.balanced = f.balanced;
-    options.augment.max_shift = f.jitter;
-    options.augment.rc_probability = f.rc_probability;
-    options.threads = static_cast<int>(f.loader_threads);
-    options.prefetch_depth = static_cast<int>(f.prefetch);
-  }
+  options.sampler.rank = placement.rank;
+  options.sampler.world = placement.world_size;
+  options.allocator = placement.allocator;
   try {
     return std::make_unique<data::DataLoader>(data.train.source, std::move(options));
   } catch (const std::exception& error) {
@@ -409,7 +353,7 @@ std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64
   options.allocator = placement.allocator;
   options.sampler.batch_size = batch_size;
   options.sampler.shuffle = false;
-  options.threads = threads;
+  options.loader_threads = threads;
   return std::make_unique<data::DataLoader>(split.source, std::move(options));
 }
 

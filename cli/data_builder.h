@@ -46,21 +46,6 @@ data::SimulatedDataset simulate_dataset(const SimulatedDataConfig& config, uint6
 /// Builds every split of the configured data; missing or malformed files throw naming them.
 RunData build_run_data(const RunConfig& config);
 
-/// Files data for one split, given explicitly (predict/inspect on arbitrary files). `labels`
-/// says what a valid label is; the default (any finite number, all missing allowed) suits
-/// prediction, where labels are only copied to the output. With `streaming` the windows are
-/// read from the FASTA per sample (one file handle per loader worker) instead of being held
-/// in memory; records are always held in memory.
-/// `signals` adds bigWig tracks (profile, control, count labels) to bed and narrowpeak data.
-DataSplit build_files_split(const std::string& name, const std::string& fasta,
-                            const std::string& intervals, const std::string& format, int64_t window,
-                            int64_t max_shift = 0,
-                            const data::LabelOptions& labels = {data::LabelKind::kReal, false},
-                            bool streaming = false, const data::SignalOptions& signals = {});
-
-/// The bigWig tracks of files data (data.profile_bigwigs, ...), as the loader takes them.
-data::SignalOptions signal_options(const FilesDataConfig& files);
-
 /// Files data for one split as `loader` describes it (labelled or not, label columns, task
 /// names, negatives); errors are ConfigErrors naming the split.
 DataSplit build_files_split(const std::string& name, const data::LoaderConfig& loader);
@@ -69,10 +54,9 @@ DataSplit build_files_split(const std::string& name, const data::LoaderConfig& l
 /// name) and keeps its raw length.
 DataSplit describe_split(const std::string& name, std::shared_ptr<data::SequenceSource> source);
 
-/// The loader settings of the training file of files data `f`: label columns, task names and
-/// negatives (seeded by `seed`) from their keys.
-data::LoaderConfig files_loader_config(const FilesDataConfig& f, const data::LabelOptions& labels,
-                                       uint64_t seed);
+/// The loader settings of the training file of a files run: the config's, with the labels
+/// `labels` accepts and the run's seed (which seeds the negatives).
+data::LoaderConfig files_loader_config(const RunConfig& config, const data::LabelOptions& labels);
 
 /// The task names of the model a run trains, read cheaply (data.task_names, the head of the
 /// training file, the peak file's stem with negatives, task_0 for simulated data); empty when

@@ -160,8 +160,9 @@ train::Objective build_objective(const RunConfig& config, const Model& model,
     if (!mismatch.empty()) throw ConfigError(fmt::format("{}: {}", name, mismatch));
     // Count labels (sums of bigWig reads, often hundreds) cannot be fitted by an output squashed
     // into (0, 1), nor scored as classes.
-    const bool count_labels = target == "labels" && config.data.source == "files" &&
-                              config.data.files.targets == "counts";
+    const bool count_labels =
+        target == "labels" && config.data.source == "files" &&
+        config.data.files.loader.signals.targets == data::TargetSource::kCounts;
     const Activation activation = model.output_activation(index);
     const Loss& loss = *objective.terms()[i].loss;
     const bool squashed = activation == Activation::kSigmoid || activation == Activation::kSoftmax;
@@ -202,29 +203,12 @@ std::unique_ptr<Optimizer> build_optimizer(const OptimizerConfig& c, Model& mode
     throw ConfigError("freeze: every parameter is frozen; nothing would be trained");
   }
   if (c.name == "adam" || c.name == "adamw") {
-    return std::make_unique<Adam>(parameters,
-                                  AdamOptions{.learning_rate = c.learning_rate,
-                                              .beta1 = c.beta1,
-                                              .beta2 = c.beta2,
-                                              .eps = c.eps,
-                                              .weight_decay = c.weight_decay,
-                                              .decoupled_weight_decay = c.name == "adamw"});
+    AdamOptions options = c.adam;
+    options.decoupled_weight_decay = c.name == "adamw";
+    return std::make_unique<Adam>(parameters, options);
   }
-  if (c.name == "sgd") {
-    return std::make_unique<SGD>(parameters, SGDOptions{.learning_rate = c.learning_rate,
-                                                        .momentum = c.momentum,
-                                                        .dampening = c.dampening,
-                                                        .weight_decay = c.weight_decay,
-                                                        .nesterov = c.nesterov});
-  }
-  if (c.name == "rmsprop") {
-    return std::make_unique<RMSprop>(parameters, RMSpropOptions{.learning_rate = c.learning_rate,
-                                                                .alpha = c.alpha,
-                                                                .eps = c.eps,
-                                                                .weight_decay = c.weight_decay,
-                                                                .momentum = c.momentum,
-                                                                .centered = c.centered});
-  }
+  if (c.name == "sgd") return std::make_unique<SGD>(parameters, c.sgd);
+  if (c.name == "rmsprop") return std::make_unique<RMSprop>(parameters, c.rmsprop);
   throw ConfigError(fmt::format("optimizer.name: unknown optimizer '{}'", c.name));
 }
 

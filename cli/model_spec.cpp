@@ -320,107 +320,129 @@ json model_spec_json(const ModelSpec& spec) {
   return {{"nodes", nodes}, {"outputs", outputs}};
 }
 
-void validate_model_spec(const ModelSpec& spec, const std::string& path) {
-  const auto check = [](bool ok, const std::string& key, const std::string& what) {
-    if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
-  };
-  // Every option in its range (names of data sizes are checked when resolved).
-  const auto check_layer = [&](const LayerSpec& layer, const std::string& at) {
-    const LayerType* type = find_layer_type(layer.type);
-    check(type != nullptr, join_path(at, "type"),
-          fmt::format("'{}' is not a layer type", layer.type));
-    LayerOptions options;
-    try {
-      options = type->complete(layer.options);
-    } catch (const Error& error) {
-      throw ConfigError(fmt::format("{}: {}", at, error.what()));
-    }
-    for (const LayerOption& option : type->options) {
-      const std::string key = join_path(at, option.name);
-      const LayerOptionValue& value = options.at(option.name);
-      if (option.kind == LayerOption::Kind::kInt) {
-        if (std::holds_alternative<std::string>(value)) continue;
-        const int64_t number = std::get<int64_t>(value);
-        check(number >= option.min && number <= option.max, key,
-              fmt::format("must be in [{}, {}], got {}", option.min, option.max, number));
-      } else if (option.kind == LayerOption::Kind::kReal) {
-        const double number = std::get<double>(value);
-        const bool ok =
-            number >= option.real_min &&
-            (option.real_max_open ? number < option.real_max : number <= option.real_max);
-        check(ok, key,
-              fmt::format("must be in [{}, {}{}, got {}", option.real_min, option.real_max,
-                          option.real_max_open ? ")" : "]", number));
-      }
-    }
-  };
-  if (!spec.graph()) {
-    // An empty list (a config used for data alone) is refused when a model is built from it.
-    for (size_t i = 0; i < spec.layers.size(); ++i) {
-      check(find_layer_type(spec.layers[i].type) == nullptr ||
-                find_layer_type(spec.layers[i].type)->inputs == 1,
-            fmt::format("{}[{}]", path, i),
-            fmt::format("{} takes two or more inputs: write the model as a graph (\"nodes\" with "
-                        "\"inputs\")",
-                        spec.layers[i].type));
-      check_layer(spec.layers[i], fmt::format("{}[{}]", path, i));
-    }
-    return;
+namespace {
+
+void check_spec(bool ok, const std::string& key, const std::string& what) {
+  if (!ok) throw ConfigError(fmt::format("{}: {}", key, what));
+}
+
+// Every option of `layer` in its range (names of data sizes are checked when resolved).
+void check_layer_options(const LayerSpec& layer, const std::string& at) {
+  const LayerType* type = find_layer_type(layer.type);
+  check_spec(type != nullptr, join_path(at, "type"),
+             fmt::format("'{}' is not a layer type", layer.type));
+  LayerOptions options;
+  try {
+    options = type->complete(layer.options);
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("{}: {}", at, error.what()));
   }
+  for (const LayerOption& option : type->options) {
+    const std::string key = join_path(at, option.name);
+    const LayerOptionValue& value = options.at(option.name);
+    if (option.kind == LayerOption::Kind::kInt) {
+      if (std::holds_alternative<std::string>(value)) continue;
+      const int64_t number = std::get<int64_t>(value);
+      check_spec(number >= option.min && number <= option.max, key,
+                 fmt::format("must be in [{}, {}], got {}", option.min, option.max, number));
+    } else if (option.kind == LayerOption::Kind::kReal) {
+      const double number = std::get<double>(value);
+      const bool ok = number >= option.real_min &&
+                      (option.real_max_open ? number < option.real_max : number <= option.real_max);
+      check_spec(ok, key,
+                 fmt::format("must be in [{}, {}{}, got {}", option.real_min, option.real_max,
+                             option.real_max_open ? ")" : "]", number));
+    }
+  }
+}
+
+// A graph's nodes: plain names, each once, reading earlier nodes or model inputs, as many as
+// their layers take. Returns the nodes' names.
+std::set<std::string> validate_graph_nodes(const ModelSpec& spec, const std::string& path) {
   std::set<std::string> seen;
   for (size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeSpec& node = spec.nodes[i];
     const std::string at = fmt::format("{}.nodes[{}]", path, i);
-    check(is_plain_name(node.name), join_path(at, "name"),
-          fmt::format("'{}' must be letters, digits, '_' or '-' (it names the node's parameters, "
-                      "'{}.weight')",
-                      node.name, node.name));
-    check(node.name != kSequenceInput && node.name != kControlInput && seen.count(node.name) == 0,
-          join_path(at, "name"),
-          fmt::format("'{}' is taken (by an earlier node or a model input)", node.name));
-    check_layer(node.layer, at);
+    check_spec(is_plain_name(node.name), join_path(at, "name"),
+               fmt::format("'{}' must be letters, digits, '_' or '-' (it names the node's "
+                           "parameters, '{}.weight')",
+                           node.name, node.name));
+    check_spec(
+        node.name != kSequenceInput && node.name != kControlInput && seen.count(node.name) == 0,
+        join_path(at, "name"),
+        fmt::format("'{}' is taken (by an earlier node or a model input)", node.name));
+    check_layer_options(node.layer, at);
     const int count = find_layer_type(node.layer.type)->inputs;
-    check(count == kTwoOrMoreInputs ? node.inputs.size() >= 2
-                                    : node.inputs.size() == static_cast<size_t>(count),
-          join_path(at, "inputs"),
-          fmt::format("{} takes {} input(s), {} listed", node.layer.type,
-                      count == kTwoOrMoreInputs ? "two or more" : std::to_string(count),
-                      node.inputs.size()));
+    check_spec(count == kTwoOrMoreInputs ? node.inputs.size() >= 2
+                                         : node.inputs.size() == static_cast<size_t>(count),
+               join_path(at, "inputs"),
+               fmt::format("{} takes {} input(s), {} listed", node.layer.type,
+                           count == kTwoOrMoreInputs ? "two or more" : std::to_string(count),
+                           node.inputs.size()));
     for (size_t j = 0; j < node.inputs.size(); ++j) {
       const std::string& input = node.inputs[j];
-      check(seen.count(input) != 0 || input == kSequenceInput || input == kControlInput,
-            fmt::format("{}.inputs[{}]", at, j),
-            fmt::format("'{}' is neither an earlier node nor a model input (sequence, control)",
-                        input));
+      check_spec(seen.count(input) != 0 || input == kSequenceInput || input == kControlInput,
+                 fmt::format("{}.inputs[{}]", at, j),
+                 fmt::format("'{}' is neither an earlier node nor a model input (sequence, "
+                             "control)",
+                             input));
     }
     seen.insert(node.name);
   }
-  std::set<std::string> output_names, output_nodes;
+  return seen;
+}
+
+// A graph's outputs: named once, each of a node of `nodes`, with a known loss and target that
+// go together and a weight > 0 (or "auto" for a counts loss).
+void validate_graph_outputs(const ModelSpec& spec, const std::string& path,
+                            const std::set<std::string>& nodes) {
+  std::set<std::string> output_names;
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     const OutputSpec& output = spec.outputs[i];
     const std::string at = fmt::format("{}.outputs[{}]", path, i);
-    check(is_plain_name(output.name) && output_names.insert(output.name).second,
-          join_path(at, "name"),
-          fmt::format("'{}' must be a plain name used by one output", output.name));
-    check(seen.count(output.node) != 0, join_path(at, "node"),
-          fmt::format("'{}' is not a node of the model", output.node));
-    check(contains(loss_names(), output.loss), join_path(at, "loss"),
-          fmt::format("'{}' is not one of {}", output.loss, fmt::join(loss_names(), ", ")));
-    check(contains(target_names(), output.target), join_path(at, "target"),
-          fmt::format("'{}' is not one of {}", output.target, fmt::join(target_names(), ", ")));
-    check(output.auto_weight || (std::isfinite(output.weight) && output.weight > 0.0),
-          join_path(at, "weight"),
-          fmt::format("must be a number > 0 or \"auto\", got {}", output.weight));
-    check(
+    check_spec(is_plain_name(output.name) && output_names.insert(output.name).second,
+               join_path(at, "name"),
+               fmt::format("'{}' must be a plain name used by one output", output.name));
+    check_spec(nodes.count(output.node) != 0, join_path(at, "node"),
+               fmt::format("'{}' is not a node of the model", output.node));
+    check_spec(contains(loss_names(), output.loss), join_path(at, "loss"),
+               fmt::format("'{}' is not one of {}", output.loss, fmt::join(loss_names(), ", ")));
+    check_spec(
+        contains(target_names(), output.target), join_path(at, "target"),
+        fmt::format("'{}' is not one of {}", output.target, fmt::join(target_names(), ", ")));
+    check_spec(output.auto_weight || (std::isfinite(output.weight) && output.weight > 0.0),
+               join_path(at, "weight"),
+               fmt::format("must be a number > 0 or \"auto\", got {}", output.weight));
+    check_spec(
         !output.auto_weight || output.target == "log_counts" || output.target == "log_total_counts",
         join_path(at, "weight"),
         "\"auto\" (median total counts / 10) weighs a counts loss: its target must be "
         "log_counts or log_total_counts");
-    check((output.loss == "multinomial_nll") == (output.target == "profile"), join_path(at, "loss"),
-          fmt::format("multinomial_nll trains on a profile and a profile needs multinomial_nll "
-                      "(got loss '{}' with target '{}')",
-                      output.loss, output.target));
+    check_spec(
+        (output.loss == "multinomial_nll") == (output.target == "profile"), join_path(at, "loss"),
+        fmt::format("multinomial_nll trains on a profile and a profile needs multinomial_nll "
+                    "(got loss '{}' with target '{}')",
+                    output.loss, output.target));
   }
+}
+
+}  // namespace
+
+void validate_model_spec(const ModelSpec& spec, const std::string& path) {
+  if (!spec.graph()) {
+    // An empty list (a config used for data alone) is refused when a model is built from it.
+    for (size_t i = 0; i < spec.layers.size(); ++i) {
+      check_spec(find_layer_type(spec.layers[i].type) == nullptr ||
+                     find_layer_type(spec.layers[i].type)->inputs == 1,
+                 fmt::format("{}[{}]", path, i),
+                 fmt::format("{} takes two or more inputs: write the model as a graph (\"nodes\" "
+                             "with \"inputs\")",
+                             spec.layers[i].type));
+      check_layer_options(spec.layers[i], fmt::format("{}[{}]", path, i));
+    }
+    return;
+  }
+  validate_graph_outputs(spec, path, validate_graph_nodes(spec, path));
 }
 
 }  // namespace strand::cli

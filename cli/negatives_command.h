@@ -4,26 +4,31 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "cli/config_keys.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/negatives.h"
 
 namespace strand::cli {
 
+/// The settings of `strand negatives`, set by its flags (negatives_keys()): the files, and the
+/// sampling's own options (window, ratio, stride, GC bins, N fraction, contigs, seed).
 struct NegativesOptions {
-  std::string fasta;      // the genome
-  std::string peaks;      // BED (3+ columns) or narrowPeak
-  std::string format;     // bed or narrowpeak; default: narrowpeak for *.narrowPeak
-  std::string blacklist;  // BED of regions to avoid; optional
-  double ratio = 1.0;     // negatives per peak
-  int64_t window = 1000;  // bases of every window
-  int64_t stride = 0;     // bases between candidate windows; 0: the window
-  int64_t gc_bins = 50;   // GC-fraction bins
-  double max_n_fraction = 0.01;
-  std::string chroms;  // contigs to draw from, comma-separated; empty: all
-  uint64_t seed = 0;
+  std::string fasta;                           // the genome
+  std::string peaks;                           // BED (3+ columns) or narrowPeak
+  std::optional<data::IntervalFormat> format;  // default: narrowpeak for *.narrowPeak, else bed
+  std::string blacklist;                       // BED of regions to avoid; optional
+  data::NegativeSamplingOptions sampling;
   std::string out;           // negatives BED
   std::string labelled_out;  // peaks' windows (1) + negatives (0) with a '#' header; optional
 };
+
+/// The rows of NegativesOptions: every flag of `strand negatives`.
+const std::vector<ConfigKey>& negatives_keys();
 
 /// Draws the negatives and writes them (atomically: both files or neither); prints counts, the
 /// GC of peaks and negatives, and a `strand train` command for the labelled BED. Returns the

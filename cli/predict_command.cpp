@@ -120,39 +120,34 @@ bool first_interval_has_labels(const std::string& path, const std::vector<int>& 
   return false;
 }
 
-std::vector<int> column_list(const std::string& text, const char* what) {
-  try {
-    return data::parse_column_list(text, what, 4);
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
-  }
-}
-
 // --fasta + --intervals: labels are copied when the file has them (see the --help).
 DataSplit interval_file_split(const PredictOptions& options, const RunConfig& config,
-                              const std::string& format, int64_t window) {
+                              data::IntervalFormat format, int64_t window) {
   data::LoaderConfig loader;
   loader.fasta = options.fasta;
   loader.intervals = options.intervals;
   loader.format = format;
   loader.window = window;
   loader.labels = {data::LabelKind::kReal, false};
-  if (format == "bed" || format == "narrowpeak") {
+  const bool bed = format == data::IntervalFormat::kBed;
+  if (bed || format == data::IntervalFormat::kNarrowPeak) {
     if (!options.label_columns.empty()) {
-      loader.label_columns = column_list(options.label_columns, "--label-columns");
+      loader.label_columns = options.label_columns;
     } else {
       // The run's columns when it read this format, else the format's default column.
-      const FilesDataConfig& f = config.data.files;
-      std::vector<int> columns = {format == "bed" ? 4 : 7};
-      if (config.data.source == "files" && f.format == format && !f.label_columns.empty()) {
-        columns = column_list(f.label_columns, "data.label_columns (the run's)");
+      const data::LoaderConfig& run = config.data.files.loader;
+      std::vector<int> columns = {bed ? 4 : 7};
+      if (config.data.source == "files" && run.format == format && !run.label_columns.empty()) {
+        columns = run.label_columns;
       }
       loader.labelled = first_interval_has_labels(options.intervals, columns);
       if (loader.labelled) loader.label_columns = columns;
     }
   } else if (!options.label_columns.empty()) {
-    throw ConfigError(fmt::format(
-        "--label-columns: {} files label their own columns; it is for bed and narrowpeak", format));
+    throw ConfigError(
+        fmt::format("--label-columns: {} files label their own columns; it is for bed and "
+                    "narrowpeak",
+                    data::interval_format_name(format)));
   }
   return build_files_split("predict", loader);
 }
@@ -270,8 +265,8 @@ std::vector<int64_t> reverse_columns(const RunConfig& config, const Model& model
   const auto spec = std::find_if(config.model.outputs.begin(), config.model.outputs.end(),
                                  [&name](const OutputSpec& o) { return o.name == name; });
   if (spec == config.model.outputs.end() || spec->target != "log_counts") return map;
-  const std::vector<int64_t> tracks = data::reverse_track_map(
-      data::parse_track_groups(config.data.files.profile_bigwigs, "data.profile_bigwigs"));
+  const std::vector<int64_t> tracks = data::reverse_track_map(data::parse_track_groups(
+      config.data.files.loader.signals.profile_bigwigs, "data.profile_bigwigs"));
   if (static_cast<int64_t>(tracks.size()) != columns) {
     throw ConfigError(
         fmt::format("--rc-average: output '{}' gives {} values per profile track, but the run's "
@@ -398,9 +393,8 @@ size_t predicted_output(const Model& model, const DataDimensions& data, const st
   return index;
 }
 
-}  // namespace
-
-int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
+// The checks of the flags that no single flag's range or words state.
+void check_predict_flags(const PredictOptions& options, const std::string& out_format) {
   if (options.out.empty()) throw ConfigError("--out: an output TSV path (or -) is required");
   // Before the work: a genome's tiles take hours to score.
   if (options.out != "-") check_output_file(options.out, "--out");
@@ -414,30 +408,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
                               {options.config, "--config"},
                               {options.model, "--model"}});
   }
-  if (options.window && *options.window < 0) {
-    throw ConfigError(fmt::format(
-        "--window: must be >= 1 (records: 0 for their common length), got {}", *options.window));
-  }
-  if (options.batch_size < 1) {
-    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", options.batch_size));
-  }
-  if (options.threads < 0) {
-    throw ConfigError(
-        fmt::format("--threads: must be >= 0 (0 = every core), got {}", options.threads));
-  }
-  if (options.step && *options.step < 1) {
-    throw ConfigError(fmt::format("--step: must be >= 1, got {}", *options.step));
-  }
   if (options.step && options.tiles.empty()) throw ConfigError("--step: goes with --tile");
-  std::string out_format = options.out_format;
-  if (out_format.empty()) {
-    const std::string name = lower(options.out);
-    out_format = name.ends_with(".bedgraph") || name.ends_with(".bg") ? "bedgraph" : "tsv";
-  }
-  if (out_format != "tsv" && out_format != "bedgraph") {
-    throw ConfigError(
-        fmt::format("--out-format: '{}' is not one of tsv, bedgraph", options.out_format));
-  }
   if (!options.task.empty() && out_format != "bedgraph") {
     throw ConfigError("--task: chooses the task of a bedGraph (--out-format bedgraph)");
   }
@@ -446,22 +417,6 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
         "--out-format bedgraph: a bedGraph needs non-overlapping windows: give --tile REGION "
         "(or write a TSV)");
   }
-  std::ostream& log = message_stream(options, out, err);
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
-  RunConfig config = load_config_file(files.config);
-  if (options.threads > 0) config.threads = options.threads;
-  omp_set_num_threads(resolved_threads(config));
-
-  // The model's input length: the run's, unless a window is given for the new files.
-  std::string format = options.format;
-  int64_t window = options.window.value_or(0);
-  if (config.data.source == "files") {
-    if (format.empty()) format = config.data.files.format;
-    if (!options.window) window = config.data.files.window;
-  } else if (!options.window) {
-    window = config.data.simulated.length;
-  }
-  if (format.empty()) format = "bed";
   if (!options.tiles.empty() && (options.fasta.empty() || !options.intervals.empty())) {
     throw ConfigError("--tile: takes --fasta (the genome to tile) and no --intervals");
   }
@@ -472,83 +427,261 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   if (!options.label_columns.empty() && options.intervals.empty()) {
     throw ConfigError("--label-columns: goes with --intervals");
   }
-  DataSplit split;
+}
+
+// The table's format: --out-format, else bedgraph for a .bedgraph or .bg file, else tsv.
+std::string output_format(const PredictOptions& options) {
+  if (!options.out_format.empty()) return options.out_format;
+  const std::string name = lower(options.out);
+  return name.ends_with(".bedgraph") || name.ends_with(".bg") ? "bedgraph" : "tsv";
+}
+
+// The samples: tiles, the records of --fasta alone, --intervals, or the simulated test split;
+// windows of --window, else the run's input length.
+DataSplit predict_split(const PredictOptions& options, const RunConfig& config) {
+  const bool files = config.data.source == "files";
+  const data::IntervalFormat format =
+      options.format.value_or(files ? config.data.files.loader.format : data::IntervalFormat::kBed);
+  const int64_t window = options.window.value_or(run_input_length(config));
   if (!options.tiles.empty()) {
     if (window == 0) {
       throw ConfigError("--window: tiles need the model's input length; the run gives none");
     }
-    split = tile_split(options, window, options.step.value_or(window));
-  } else if (!options.fasta.empty() && options.intervals.empty()) {
-    split = record_split(options, window);
-  } else if (!options.intervals.empty()) {
+    return tile_split(options, window, options.step.value_or(window));
+  }
+  if (!options.fasta.empty() && options.intervals.empty()) return record_split(options, window);
+  if (!options.intervals.empty()) {
     if (options.fasta.empty()) throw ConfigError("predict: --intervals needs --fasta");
-    if (format == "records") {
+    if (format == data::IntervalFormat::kRecords) {
       refuse_intervals_as_records(options.intervals);
     } else if (window == 0) {
-      throw ConfigError(fmt::format(
-          "--window: {} intervals need a window of at least 1 base (0 is for records)", format));
-    }
-    split = interval_file_split(options, config, format, window);
-  } else {
-    if (config.data.source != "simulated") {
       throw ConfigError(
-          "predict: give --fasta (with --intervals, --tile, or alone for its records); the run "
-          "did not use simulated data");
+          fmt::format("--window: {} intervals need a window of at least 1 base (0 is for records)",
+                      data::interval_format_name(format)));
     }
-    RunData data = build_run_data(config);
-    split = std::move(*data.test);
+    return interval_file_split(options, config, format, window);
   }
-  const int64_t length = split.source->length();
-  const TrainedModel trained = load_trained_model(files, config, length);
-  const DataDimensions& dimensions = trained.dimensions;
-  if (dimensions.length != length) {
-    throw ConfigError(fmt::format(
-        "predict: the model was trained on {} bp windows, the input has {} (give --window {})",
-        dimensions.length, length, dimensions.length));
+  if (config.data.source != "simulated") {
+    throw ConfigError(
+        "predict: give --fasta (with --intervals, --tile, or alone for its records); the run did "
+        "not use simulated data");
   }
-  const std::vector<std::string>& recorded_tasks = trained.task_names;
-  // A bedGraph's task is checked against the run's names before the (long) prediction.
-  if (out_format == "bedgraph" && !recorded_tasks.empty()) bedgraph_task(options, recorded_tasks);
-  Model* model = trained.model.get();
-  const size_t output = predicted_output(*model, dimensions, options.output);
-  // Which column of a reverse complement's scores goes with which: known before the work.
-  const int64_t columns = model->output_shapes(input_shapes(dimensions))[output][0];
+  RunData data = build_run_data(config);
+  return std::move(*data.test);
+}
+
+// The column each score column of a reverse complement's row is averaged into (itself, unless
+// --rc-average swaps stranded tracks): known before the work.
+std::vector<int64_t> reverse_map(const PredictOptions& options, const RunConfig& config,
+                                 const TrainedModel& trained, size_t output) {
+  const Model& model = *trained.model;
+  const int64_t columns = model.output_shapes(input_shapes(trained.dimensions))[output][0];
+  if (options.rc_average) return reverse_columns(config, model, output, columns);
   std::vector<int64_t> reverse(static_cast<size_t>(columns));
   for (int64_t t = 0; t < columns; ++t) reverse[static_cast<size_t>(t)] = t;
-  if (options.rc_average) reverse = reverse_columns(config, *model, output, columns);
-  log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
-                     trained.files.checkpoint.string(),
-                     options.rc_average ? " (averaged with the reverse complement)" : "");
+  return reverse;
+}
 
+// The scores of the model's output `output` for every sample of `split` (averaged over both
+// strands with --rc-average), checked finite.
+std::vector<float> predicted_scores(const PredictOptions& options, const TrainedModel& trained,
+                                    size_t output, const DataSplit& split,
+                                    const std::vector<int64_t>& reverse) {
+  Model& model = *trained.model;
   std::unique_ptr<data::DataLoader> loader =
       prediction_loader(split, options.batch_size, options.rc_average);
-  const train::Predictions predictions = train::predict(*model, *loader, output);
-  const int64_t n = split.source->size();
+  const train::Predictions predictions = train::predict(model, *loader, output);
   if (static_cast<int64_t>(reverse.size()) != predictions.num_targets) {
     throw Error(fmt::format("predict: output '{}' gave {} values per sample, its shape says {}",
-                            model->output_names()[output], predictions.num_targets,
-                            reverse.size()));
+                            model.output_names()[output], predictions.num_targets, reverse.size()));
   }
-  const std::vector<float> scores =
-      scores_per_sample(predictions, n, split, trained.files.checkpoint.string(), reverse);
-  std::vector<std::string> tasks = recorded_tasks;
-  if (static_cast<int64_t>(tasks.size()) != predictions.num_targets) {
-    // Not the labels' columns (another output, or names that cannot be read): numbered.
-    tasks = data::SequenceSource::default_task_names(predictions.num_targets);
-  }
-  const std::string text =
-      out_format == "bedgraph"
-          ? bedgraph_table(split, scores, predictions.num_targets, bedgraph_task(options, tasks),
-                           options.step.value_or(length))
-          : tsv_table(split, scores, tasks);
+  return scores_per_sample(predictions, split.source->size(), split,
+                           trained.files.checkpoint.string(), reverse);
+}
+
+// Writes `text` to --out (atomically) or standard output.
+void write_table(const PredictOptions& options, const std::string& text, int64_t rows,
+                 std::ostream& out, std::ostream& log) {
   if (options.out == "-") {
     out << text << std::flush;
     if (!out) throw Error("--out -: writing the table to standard output failed");
-    log << fmt::format("wrote {} rows to standard output\n", n);
+    log << fmt::format("wrote {} rows to standard output\n", rows);
   } else {
     io::write_file_atomically(options.out, text);
-    log << fmt::format("wrote {} ({} rows)\n", options.out, n);
+    log << fmt::format("wrote {} ({} rows)\n", options.out, rows);
   }
+}
+
+// --out-format: tsv or bedgraph (a ConfigError, as the other checks of predict's values).
+void refuse_other_output_formats(const std::string& name, const ConfigValue& value) {
+  const std::string& word = std::get<std::string>(value);
+  if (word != "tsv" && word != "bedgraph") {
+    throw ConfigError(fmt::format("{}: '{}' is not one of tsv, bedgraph", name, word));
+  }
+}
+
+// --window: >= 1, or 0 for records (their common length).
+void refuse_negative_windows(const std::string& name, const ConfigValue& value) {
+  if (std::get<int64_t>(value) < 0) {
+    throw ConfigError(fmt::format("{}: must be >= 1 (records: 0 for their common length), got {}",
+                                  name, std::get<int64_t>(value)));
+  }
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& predict_keys() {
+  const std::vector<std::string> predict = {"predict"};
+  static const std::vector<ConfigKey> keys = {
+      {.key = "model",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.model; }),
+       .flag = "--model",
+       .help = "Run directory or checkpoint file",
+       .commands = predict,
+       .required = true},
+      {.key = "config",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.config; }),
+       .flag = "--config",
+       .help = "Config to build the model from (default: the run's config.json)",
+       .commands = predict},
+      {.key = "fasta",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.fasta; }),
+       .flag = "--fasta",
+       .help = "FASTA: the genome of --intervals or --tile, or alone: score every record (omit: "
+               "the simulated test split)",
+       .commands = predict},
+      {.key = "intervals",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.intervals; }),
+       .flag = "--intervals",
+       .help = "Intervals (bed incl. BED3/BED6, narrowpeak, dream) or records label TSV",
+       .commands = predict},
+      {.key = "format",
+       .field = enum_field<PredictOptions>(
+           [](auto& o) -> auto& { return o.format; }, data::interval_format_names(),
+           data::parse_interval_format),
+       .flag = "--format",
+       .help = "Format of --intervals",
+       .commands = predict,
+       .unset = "the run's"},
+      {.key = "label-columns",
+       .field = columns_field<PredictOptions>(
+           [](auto& o) -> auto& { return o.label_columns; }, 4),
+       .flag = "--label-columns",
+       .help = "bed/narrowpeak label columns copied to the output, 4-167 or 4,6 (default: the "
+               "run's, else bed 4 / narrowpeak 7, when the first interval has labels there)",
+       .commands = predict},
+      {.key = "tile",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.tiles; }),
+       .flag = "--tile",
+       .help = "Score windows across REGION (chr1, chr1:1-1000000: 1-based inclusive as in "
+               "samtools); repeat for several regions",
+       .commands = predict},
+      {.key = "step",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.step; }),
+       .range = IntRange{1, kMaxSequenceLength},
+       .flag = "--step",
+       .help = "Bases between --tile windows, 1 to the window",
+       .commands = predict,
+       .unset = "the window"},
+      {.key = "center",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.center; }),
+       .flag = "--center",
+       .help = "--fasta alone: score the central window of records longer than the model's "
+               "input (default: such records are an error)",
+       .commands = predict},
+      {.key = "rc-average",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.rc_average; }),
+       .flag = "--rc-average",
+       .help = "Average each score with the reverse complement's (as DeepSEA)",
+       .commands = predict},
+      {.key = "out-format",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.out_format; }),
+       .flag = "--out-format",
+       .help = "tsv or bedgraph (--tile only: each window's score on its central --step bases)",
+       .commands = predict,
+       .unset = "bedgraph when --out ends in .bedgraph or .bg, else tsv",
+       .rule = refuse_other_output_formats},
+      {.key = "task",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.task; }),
+       .flag = "--task",
+       .help = "bedGraph of a multi-task model: the task to write, by name or index",
+       .commands = predict},
+      {.key = "output",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.output; }),
+       .flag = "--output",
+       .help = "A graph model's output to write (default: its first with one value per task, "
+               "e.g. BPNet's counts)",
+       .commands = predict},
+      {.key = "window",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.window; }),
+       .range = data::loader_ranges::kRecordsWindow,
+       .range_note = "records: 0 for their common length",
+       .flag = "--window",
+       .help = "Bases per sample, >= 1; records: 0 = their common length",
+       .commands = predict,
+       .unset = "the run's",
+       .rule = refuse_negative_windows},
+      {.key = "out",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.out; }),
+       .flag = "--out",
+       .help = "Output TSV or bedGraph, or - for standard output",
+       .commands = predict,
+       .required = true},
+      {.key = "batch-size",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.batch_size; }),
+       .range = data::loader_ranges::kBatchSize,
+       .flag = "--batch-size",
+       .help = "Batch size",
+       .commands = predict},
+      {.key = "threads",
+       .field = field<PredictOptions>([](auto& o) -> auto& { return o.threads; }),
+       .range = IntRange{.lo = 0, .up_to_thread_cap = true},
+       .range_note = "0: OMP_NUM_THREADS, else all cores",
+       .flag = "--threads",
+       .help = "CPU threads",
+       .commands = predict},
+  };
+  return keys;
+}
+
+int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
+  const std::string out_format = output_format(options);
+  check_predict_flags(options, out_format);
+  std::ostream& log = message_stream(options, out, err);
+  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  RunConfig config = load_config_file(files.config);
+  if (options.threads > 0) config.threads = options.threads;
+  omp_set_num_threads(resolved_threads(config));
+  const DataSplit split = predict_split(options, config);
+  const int64_t length = split.source->length();
+  const TrainedModel trained = load_trained_model(files, config, length);
+  if (trained.dimensions.length != length) {
+    throw ConfigError(fmt::format(
+        "predict: the model was trained on {} bp windows, the input has {} (give --window {})",
+        trained.dimensions.length, length, trained.dimensions.length));
+  }
+  // A bedGraph's task is checked against the run's names before the (long) prediction.
+  if (out_format == "bedgraph" && !trained.task_names.empty()) {
+    bedgraph_task(options, trained.task_names);
+  }
+  const size_t output = predicted_output(*trained.model, trained.dimensions, options.output);
+  const std::vector<int64_t> reverse = reverse_map(options, config, trained, output);
+  log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
+                     trained.files.checkpoint.string(),
+                     options.rc_average ? " (averaged with the reverse complement)" : "");
+  const std::vector<float> scores = predicted_scores(options, trained, output, split, reverse);
+  const auto columns = static_cast<int64_t>(reverse.size());
+  std::vector<std::string> tasks = trained.task_names;
+  if (static_cast<int64_t>(tasks.size()) != columns) {
+    // Not the labels' columns (another output, or names that cannot be read): numbered.
+    tasks = data::SequenceSource::default_task_names(columns);
+  }
+  const int64_t n = split.source->size();
+  const std::string text = out_format == "bedgraph" ? bedgraph_table(split, scores, columns,
+                                                                     bedgraph_task(options, tasks),
+                                                                     options.step.value_or(length))
+                                                    : tsv_table(split, scores, tasks);
+  write_table(options, text, n, out, log);
   return n;
 }
 

@@ -9,15 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_keys.h"
+#include "data/intervals/intervals.h"
+
 namespace strand::cli {
 
+/// The settings of `strand predict`, set by its flags (predict_keys()).
 struct PredictOptions {
   std::string model;   // a run directory or a checkpoint file
   std::string config;  // config.json to build the model from (default: the run's)
   std::string fasta;
-  std::string intervals;           // intervals or a records label TSV; empty: see run_predict
-  std::string format;              // default: the run's data format, else "bed"
-  std::string label_columns;       // bed/narrowpeak columns whose labels are copied to the output
+  std::string intervals;  // intervals or a records label TSV; empty: see run_predict
+  std::optional<data::IntervalFormat> format;  // default: the run's data format, else bed
+  std::vector<int> label_columns;  // bed/narrowpeak columns whose labels are copied to the output
   std::vector<std::string> tiles;  // regions to tile ("chr1:1-1000000"), samtools syntax
   std::optional<int64_t> step;     // bases between tiles; default: the window
   bool center = false;             // FASTA records longer than the window: score the centre
@@ -30,6 +34,9 @@ struct PredictOptions {
   int64_t batch_size = 256;
   int64_t threads = 0;  // 0: every core
 };
+
+/// The rows of PredictOptions: every flag of `strand predict`.
+const std::vector<ConfigKey>& predict_keys();
 
 /// Scores the samples and writes one line per sample: name, the window scored (chrom, start,
 /// end; for records the record's name and the window's place in it), the labels when the input

@@ -45,17 +45,23 @@ std::string fasta_entry(const std::string& name, const std::string& bases) {
   return text;
 }
 
-std::vector<std::string> name_list(const std::string& text, const char* what) {
-  try {
-    return data::parse_name_list(text, what);
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
+// The task names: --task-names, else the files' stems; one per file, none twice.
+std::vector<std::string> task_names(const PrepareOptions& options,
+                                    const std::vector<std::string>& files, const char* what) {
+  if (options.task_names.empty()) {
+    std::vector<std::string> stems;
+    for (const std::string& path : files) stems.push_back(fs::path(path).stem().string());
+    return stems;
   }
+  if (options.task_names.size() != files.size()) {
+    throw ConfigError(fmt::format("--task-names: {} names for {} {}", options.task_names.size(),
+                                  files.size(), what));
+  }
+  return options.task_names;
 }
 
-}  // namespace
-
-int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
+// --peaks: the flags that go with it, and its inputs.
+void check_peak_flags(const PrepareOptions& options) {
   if (options.fasta.empty()) throw ConfigError("--peaks: give the genome with --fasta");
   check_output_directory(options.out, "--out");
   if (!options.positives.empty() || !options.negatives.empty()) {
@@ -68,129 +74,58 @@ int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
         "--valid-fraction/--test-fraction: a peak dataset is split when training (strand train "
         "--valid-chroms/--test-chroms, or --valid-fraction/--test-fraction)");
   }
-  if (options.window < 1 || options.window > kMaxSequenceLength) {
-    throw ConfigError(
-        fmt::format("--window: must be in [1, {}], got {}", kMaxSequenceLength, options.window));
-  }
-  if (!(options.negatives_ratio >= 0 && options.negatives_ratio <= data::kMaxNegativesRatio)) {
-    throw ConfigError(fmt::format("--negatives-ratio: must be in [0, {}], got {}",
-                                  data::kMaxNegativesRatio, options.negatives_ratio));
-  }
-  if (!options.blacklist.empty() && options.negatives_ratio == 0) {
+  if (!options.blacklist.empty() && options.peak.negatives_ratio == 0) {
     throw ConfigError("--blacklist: keeps negatives away from regions; set --negatives-ratio too");
   }
-  const std::vector<std::string> files = name_list(options.peaks, "--peaks");
   std::vector<std::pair<std::string, std::string>> inputs = {{options.fasta, "--fasta"},
                                                              {options.blacklist, "--blacklist"}};
-  for (const std::string& file : files) inputs.emplace_back(file, "--peaks");
+  for (const std::string& file : options.peaks) inputs.emplace_back(file, "--peaks");
   for (const auto& [path, option] : inputs) check_input_file(path, option);
   refuse_overwriting_input((fs::path(options.out) / "tasks.bed").string(), "--out", inputs);
-  std::vector<std::string> tasks;
-  if (options.task_names.empty()) {
-    for (const std::string& path : files) tasks.push_back(fs::path(path).stem().string());
-  } else {
-    tasks = name_list(options.task_names, "--task-names");
-  }
-  if (tasks.size() != files.size()) {
-    throw ConfigError(
-        fmt::format("--task-names: {} names for {} peak files", tasks.size(), files.size()));
-  }
-  if (std::set<std::string>(tasks.begin(), tasks.end()).size() != tasks.size()) {
-    throw ConfigError(
-        fmt::format("--task-names: the task names {} repeat a name (name the files "
-                    "apart with --task-names)",
-                    fmt::join(tasks, ", ")));
-  }
-  try {
-    const data::FastaReader genome(options.fasta);
-    std::vector<data::IntervalSet> sets;
-    for (const std::string& path : files) {
-      data::IntervalReadOptions read;
-      const std::string format = !options.format.empty() ? options.format
-                                 : fs::path(path).extension() == ".narrowPeak" ||
-                                         fs::path(path).string().ends_with(".narrowPeak.gz")
-                                     ? "narrowpeak"
-                                     : "bed";
-      read.format = data::parse_interval_format(format);
-      read.labelled = false;
-      data::IntervalSet set = data::read_intervals(path, read);
-      data::refuse_non_peaks(path, read.format, "--peaks");
-      data::validate_intervals(set, genome.contigs(), genome.path(),
-                               data::BadIntervalPolicy::kError);
-      sets.push_back(std::move(set));
-    }
-    data::PeakTaskOptions peak_options;
-    peak_options.window = options.window;
-    peak_options.negatives_ratio = options.negatives_ratio;
-    peak_options.seed = options.seed;
-    if (!options.blacklist.empty()) {
-      peak_options.excluded =
-          data::read_blacklist(options.blacklist, genome.contigs(), genome.path());
-    }
-    const data::PeakTasks labelled = data::label_peak_tasks(genome, sets, tasks, peak_options);
-    const data::IntervalSet& windows = labelled.windows;
-    // The BED: a header naming the tasks, then one line per window.
-    std::string text = fmt::format("#chrom\tstart\tend\t{}\n", fmt::join(tasks, "\t"));
-    std::vector<int64_t> positives(tasks.size(), 0);
-    for (int64_t i = 0; i < windows.size(); ++i) {
-      const data::Interval& w = windows.intervals[static_cast<size_t>(i)];
-      text += fmt::format("{}\t{}\t{}", w.contig, w.start, w.end);
-      for (size_t t = 0; t < tasks.size(); ++t) {
-        const bool one = windows.labels[static_cast<size_t>(i) * tasks.size() + t] > 0.5F;
-        positives[t] += one ? 1 : 0;
-        text += one ? "\t1" : "\t0";
-      }
-      text += '\n';
-    }
-    const fs::path dir(options.out);
-    fs::create_directories(dir);
-    const fs::path bed = dir / "tasks.bed";
-    io::write_file_atomically(bed, text);
-    log << fmt::format(
-        "{} peaks of {} file(s) -> {} windows of {} bp ({} near-duplicates "
-        "merged, {} GC-matched negatives) in {}\n",
-        labelled.peaks, files.size(), windows.size(), options.window, labelled.merged,
-        labelled.negatives, bed.string());
-    for (size_t t = 0; t < tasks.size(); ++t) {
-      log << fmt::format("  {}: {} positive windows\n", tasks[t], positives[t]);
-    }
-    log << fmt::format(
-        "train on it with (hold out chromosomes with --valid-chroms/--test-chroms instead of the "
-        "fractions):\n  strand train --fasta {} --intervals {} --label-columns 4-{} --window {} "
-        "--valid-fraction 0.1 --test-fraction 0.1\n",
-        options.fasta, bed.string(), 3 + tasks.size(), options.window);
-    return windows.size();
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
-  }
 }
 
-int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
-  if (!options.peaks.empty()) return run_prepare_peaks(options, log);
-  if (options.positives.empty()) {
-    throw ConfigError(
-        "--positives: one FASTA of positives (or several, comma-separated, one task each) is "
-        "required, or --peaks with --fasta for peak files on a genome");
+// Each peak file, validated against the genome: bed or narrowpeak (by --format, else by name).
+std::vector<data::IntervalSet> read_peak_files(const PrepareOptions& options,
+                                               const data::FastaReader& genome) {
+  std::vector<data::IntervalSet> sets;
+  for (const std::string& path : options.peaks) {
+    const bool narrowpeak = fs::path(path).extension() == ".narrowPeak" ||
+                            fs::path(path).string().ends_with(".narrowPeak.gz");
+    data::IntervalReadOptions read;
+    read.format = options.format.value_or(narrowpeak ? data::IntervalFormat::kNarrowPeak
+                                                     : data::IntervalFormat::kBed);
+    read.labelled = false;
+    data::IntervalSet set = data::read_intervals(path, read);
+    data::refuse_non_peaks(path, read.format, "--peaks");
+    data::validate_intervals(set, genome.contigs(), genome.path(), data::BadIntervalPolicy::kError);
+    sets.push_back(std::move(set));
   }
-  check_output_directory(options.out, "--out");
-  const auto in_unit = [](double f) { return f >= 0 && f < 1; };
-  if (!in_unit(options.valid_fraction) || !in_unit(options.test_fraction) ||
-      options.valid_fraction + options.test_fraction >= 1) {
-    throw ConfigError(fmt::format(
-        "--valid-fraction {} and --test-fraction {}: each must be in [0, 1) and their sum below 1",
-        options.valid_fraction, options.test_fraction));
-  }
-  const std::vector<std::string> positives = name_list(options.positives, "--positives");
-  std::vector<std::string> tasks;
-  if (options.task_names.empty()) {
-    for (const std::string& path : positives) tasks.push_back(fs::path(path).stem().string());
-  } else {
-    tasks = name_list(options.task_names, "--task-names");
-    if (tasks.size() != positives.size()) {
-      throw ConfigError(fmt::format("--task-names: {} names for {} positives files", tasks.size(),
-                                    positives.size()));
+  return sets;
+}
+
+// The BED of labelled windows: a header naming the tasks, then one line per window; counts each
+// task's positive windows into `positives`.
+std::string tasks_bed(const data::IntervalSet& windows, const std::vector<std::string>& tasks,
+                      std::vector<int64_t>& positives) {
+  std::string text = fmt::format("#chrom\tstart\tend\t{}\n", fmt::join(tasks, "\t"));
+  positives.assign(tasks.size(), 0);
+  for (int64_t i = 0; i < windows.size(); ++i) {
+    const data::Interval& w = windows.intervals[static_cast<size_t>(i)];
+    text += fmt::format("{}\t{}\t{}", w.contig, w.start, w.end);
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      const bool one = windows.labels[static_cast<size_t>(i) * tasks.size() + t] > 0.5F;
+      positives[t] += one ? 1 : 0;
+      text += one ? "\t1" : "\t0";
     }
+    text += '\n';
   }
+  return text;
+}
+
+// Checks the tasks of the positives files: names that read as a label TSV's header, each given
+// once.
+void check_record_tasks(const std::vector<std::string>& tasks,
+                        const std::vector<std::string>& positives) {
   std::set<std::string> seen_tasks;
   for (size_t t = 0; t < tasks.size(); ++t) {
     // The label TSV's header must read as a header (docs/data_formats.md).
@@ -206,27 +141,17 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
           tasks[t]));
     }
   }
-  if (options.negatives.empty() && positives.size() == 1) {
-    throw ConfigError(
-        "--negatives: one task needs a FASTA of negatives (with several positives files, each "
-        "task's negatives are the other tasks' positives)");
-  }
-  std::vector<std::string> inputs = positives;
-  if (!options.negatives.empty()) inputs.push_back(options.negatives);
-  std::vector<std::pair<std::string, std::string>> input_options;
-  for (const std::string& path : positives) input_options.emplace_back(path, "--positives");
-  input_options.emplace_back(options.negatives, "--negatives");
-  for (const auto& [path, option] : input_options) check_input_file(path, option);
-  for (const char* written : {"sequences.fa", "labels.tsv", "train.fa", "train.tsv", "valid.fa",
-                              "valid.tsv", "test.fa", "test.tsv"}) {
-    refuse_overwriting_input((fs::path(options.out) / written).string(), "--out", input_options);
-  }
+}
 
-  // Every input is read (and its index checked) before anything is written.
-  std::vector<std::unique_ptr<data::FastaReader>> readers;
+// The records of every input FASTA with their labels (one task per positives file), named by
+// their FASTA names, or STEM:NAME for all when a name repeats across files (`names_clash`).
+std::vector<Record> read_records(const std::vector<std::string>& inputs, size_t positives,
+                                 size_t tasks,
+                                 std::vector<std::unique_ptr<data::FastaReader>>& readers,
+                                 bool& names_clash) {
   std::vector<Record> records;
   std::set<std::string> names;
-  bool names_clash = false;
+  names_clash = false;
   try {
     for (size_t f = 0; f < inputs.size(); ++f) {
       readers.push_back(std::make_unique<data::FastaReader>(inputs[f]));
@@ -234,8 +159,8 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
         Record record;
         record.file = f;
         record.name = contig.name;
-        record.labels.assign(tasks.size(), 0);
-        if (f < positives.size()) record.labels[f] = 1;
+        record.labels.assign(tasks, 0);
+        if (f < positives) record.labels[f] = 1;
         names_clash = !names.insert(contig.name).second || names_clash;
         records.push_back(std::move(record));
       }
@@ -254,81 +179,95 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
           inputs[record.file]));
     }
   }
+  return records;
+}
 
-  std::vector<data::SplitPart> parts(records.size(), data::SplitPart::kTrain);
-  const bool split = options.valid_fraction > 0 || options.test_fraction > 0;
-  if (split) {
-    std::vector<int> classes;
-    for (const Record& record : records) {
-      classes.push_back(
-          std::find(record.labels.begin(), record.labels.end(), 1) != record.labels.end() ? 1 : 0);
-    }
-    try {
-      parts = data::split_by_fraction(classes, options.valid_fraction, options.test_fraction,
-                                      options.seed);
-    } catch (const data::DataError& error) {
-      throw ConfigError(fmt::format("--valid-fraction/--test-fraction: {}", error.what()));
-    }
+// The part each record goes to: all train, or a stratified split by the fractions.
+std::vector<data::SplitPart> record_parts(const PrepareOptions& options,
+                                          const std::vector<Record>& records) {
+  if (options.valid_fraction == 0 && options.test_fraction == 0) {
+    return std::vector<data::SplitPart>(records.size(), data::SplitPart::kTrain);
   }
-
-  // One FASTA + TSV per part, in temporary files until every one is complete.
-  const fs::path dir(options.out);
-  const bool created = !fs::exists(dir);
-  fs::create_directories(dir);
-  struct Output {
-    data::SplitPart part = data::SplitPart::kTrain;
-    std::string stem;
-    int64_t count = 0;
-    std::unique_ptr<io::AtomicFileWriter> fasta;
-    std::unique_ptr<io::AtomicFileWriter> labels;
-  };
-  std::vector<Output> outputs;
-  int64_t min_length = -1;
-  int64_t max_length = 0;
+  std::vector<int> classes;
+  for (const Record& record : records) {
+    classes.push_back(
+        std::find(record.labels.begin(), record.labels.end(), 1) != record.labels.end() ? 1 : 0);
+  }
   try {
-    const std::pair<data::SplitPart, const char*> files[] = {
-        {data::SplitPart::kTrain, split ? "train" : "sequences"},
-        {data::SplitPart::kValidation, "valid"},
-        {data::SplitPart::kTest, "test"}};
-    for (const auto& [part, stem] : files) {
-      if (std::find(parts.begin(), parts.end(), part) == parts.end()) continue;
-      Output output;
-      output.part = part;
-      output.stem = stem;
-      output.fasta = std::make_unique<io::AtomicFileWriter>(dir / (std::string(stem) + ".fa"));
-      output.labels = std::make_unique<io::AtomicFileWriter>(
-          dir / (split ? std::string(stem) + ".tsv" : std::string("labels.tsv")));
-      output.labels->write(fmt::format("name\t{}\n", fmt::join(tasks, "\t")));
-      outputs.push_back(std::move(output));
-    }
-    for (size_t i = 0; i < records.size(); ++i) {
-      const Record& record = records[i];
-      Output& output = *std::find_if(outputs.begin(), outputs.end(),
-                                     [&](const Output& o) { return o.part == parts[i]; });
-      const data::FastaReader& reader = *readers[record.file];
-      const int64_t length =
-          reader.contigs()[static_cast<size_t>(reader.contig_id(record.name))].length;
-      min_length = min_length < 0 ? length : std::min(min_length, length);
-      max_length = std::max(max_length, length);
-      output.fasta->write(fasta_entry(record.output_name, reader.fetch(record.name, 0, length)));
-      output.labels->write(
-          fmt::format("{}\t{}\n", record.output_name, fmt::join(record.labels, "\t")));
-      ++output.count;
-    }
-    for (Output& output : outputs) {
-      output.fasta->commit();
-      output.labels->commit();
-    }
-  } catch (...) {
-    outputs.clear();  // removes the temporary files
-    std::error_code ignored;
-    if (created) fs::remove(dir, ignored);  // only when empty
-    throw;
+    return data::split_by_fraction(classes, options.valid_fraction, options.test_fraction,
+                                   options.seed);
+  } catch (const data::DataError& error) {
+    throw ConfigError(fmt::format("--valid-fraction/--test-fraction: {}", error.what()));
   }
+}
 
-  log << fmt::format("{} records ({} task{}: {}) from {} file{}", records.size(), tasks.size(),
-                     tasks.size() == 1 ? "" : "s", fmt::join(tasks, ", "), inputs.size(),
-                     inputs.size() == 1 ? "" : "s");
+// One part's FASTA and label TSV, in temporary files until every one is complete.
+struct Output {
+  data::SplitPart part = data::SplitPart::kTrain;
+  std::string stem;
+  int64_t count = 0;
+  std::unique_ptr<io::AtomicFileWriter> fasta;
+  std::unique_ptr<io::AtomicFileWriter> labels;
+};
+
+// The lengths of the records written, for the --window advice.
+struct LengthRange {
+  int64_t min = -1;
+  int64_t max = 0;
+};
+
+// Writes every part's FASTA + label TSV under `dir` (all or none); returns the outputs.
+std::vector<Output> write_records(const fs::path& dir, const std::vector<Record>& records,
+                                  const std::vector<data::SplitPart>& parts,
+                                  const std::vector<std::string>& tasks,
+                                  const std::vector<std::unique_ptr<data::FastaReader>>& readers,
+                                  bool split, LengthRange& lengths) {
+  std::vector<Output> outputs;
+  const std::pair<data::SplitPart, const char*> files[] = {
+      {data::SplitPart::kTrain, split ? "train" : "sequences"},
+      {data::SplitPart::kValidation, "valid"},
+      {data::SplitPart::kTest, "test"}};
+  for (const auto& [part, stem] : files) {
+    if (std::find(parts.begin(), parts.end(), part) == parts.end()) continue;
+    Output output;
+    output.part = part;
+    output.stem = stem;
+    output.fasta = std::make_unique<io::AtomicFileWriter>(dir / (std::string(stem) + ".fa"));
+    output.labels = std::make_unique<io::AtomicFileWriter>(
+        dir / (split ? std::string(stem) + ".tsv" : std::string("labels.tsv")));
+    output.labels->write(fmt::format("name\t{}\n", fmt::join(tasks, "\t")));
+    outputs.push_back(std::move(output));
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& record = records[i];
+    Output& output = *std::find_if(outputs.begin(), outputs.end(),
+                                   [&](const Output& o) { return o.part == parts[i]; });
+    const data::FastaReader& reader = *readers[record.file];
+    const int64_t length =
+        reader.contigs()[static_cast<size_t>(reader.contig_id(record.name))].length;
+    lengths.min = lengths.min < 0 ? length : std::min(lengths.min, length);
+    lengths.max = std::max(lengths.max, length);
+    output.fasta->write(fasta_entry(record.output_name, reader.fetch(record.name, 0, length)));
+    output.labels->write(
+        fmt::format("{}\t{}\n", record.output_name, fmt::join(record.labels, "\t")));
+    ++output.count;
+  }
+  for (Output& output : outputs) {
+    output.fasta->commit();
+    output.labels->commit();
+  }
+  return outputs;
+}
+
+// What was written, and the `strand train` command for it.
+void print_records_summary(const PrepareOptions& options, const std::vector<Output>& outputs,
+                           size_t records, const std::vector<std::string>& tasks, size_t inputs,
+                           bool names_clash, const LengthRange& lengths, std::ostream& log) {
+  const bool split = options.valid_fraction > 0 || options.test_fraction > 0;
+  const fs::path dir(options.out);
+  log << fmt::format("{} records ({} task{}: {}) from {} file{}", records, tasks.size(),
+                     tasks.size() == 1 ? "" : "s", fmt::join(tasks, ", "), inputs,
+                     inputs == 1 ? "" : "s");
   if (names_clash) log << "; names repeat across files, so every record is named FILE_STEM:NAME";
   log << "\n";
   for (const Output& output : outputs) {
@@ -337,7 +276,7 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
                        output.count);
   }
   const std::string window =
-      min_length == max_length ? "" : fmt::format(" --window {}", max_length);
+      lengths.min == lengths.max ? "" : fmt::format(" --window {}", lengths.max);
   const std::string d = dir.string();
   log << "train on it with:\n  strand train --format records";
   if (split) {
@@ -355,15 +294,205 @@ int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
         d);
   }
   log << window << "\n";
-  if (min_length != max_length) {
+  if (lengths.min != lengths.max) {
     log << fmt::format(
         "(records have {} to {} bases: --window {} pads shorter ones with N at the end)\n",
-        min_length, max_length, max_length);
+        lengths.min, lengths.max, lengths.max);
   }
   if (tasks.size() > 1) {
     log << fmt::format("(the model's last Dense layer needs units {}, one output per task)\n",
                        tasks.size());
   }
+}
+
+// --positives: the flags that go with them, and the inputs.
+void check_record_flags(const PrepareOptions& options) {
+  if (options.positives.empty()) {
+    throw ConfigError(
+        "--positives: one FASTA of positives (or several, comma-separated, one task each) is "
+        "required, or --peaks with --fasta for peak files on a genome");
+  }
+  check_output_directory(options.out, "--out");
+  if (options.valid_fraction + options.test_fraction >= 1) {
+    throw ConfigError(fmt::format(
+        "--valid-fraction {} and --test-fraction {}: each must be in [0, 1) and their sum below 1",
+        options.valid_fraction, options.test_fraction));
+  }
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& prepare_keys() {
+  const std::vector<std::string> prepare = {"prepare"};
+  static const std::vector<ConfigKey> keys = {
+      {.key = "positives",
+       .field = names_field<PrepareOptions>([](auto& o) -> auto& { return o.positives; }),
+       .flag = "--positives",
+       .help = "FASTA of positives; several, comma-separated, are several tasks named by their "
+               "file stems",
+       .commands = prepare},
+      {.key = "peaks",
+       .field = names_field<PrepareOptions>([](auto& o) -> auto& { return o.peaks; }),
+       .flag = "--peaks",
+       .help = "Peak files (narrowPeak or BED) on the --fasta genome, comma-separated: one task "
+               "each, named by their file stems; windows merged across files",
+       .commands = prepare},
+      {.key = "fasta",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.fasta; }),
+       .flag = "--fasta",
+       .help = "With --peaks: the genome FASTA",
+       .commands = prepare},
+      {.key = "format",
+       .field = enum_field<PrepareOptions>(
+           [](auto& o) -> auto& { return o.format; }, data::interval_format_names(),
+           data::parse_interval_format),
+       .flag = "--format",
+       .help = "With --peaks: the peaks' format, bed or narrowpeak",
+       .commands = prepare,
+       .unset = "narrowpeak for *.narrowPeak, else bed"},
+      {.key = "window",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.peak.window; }),
+       .range = data::loader_ranges::kWindow,
+       .flag = "--window",
+       .help = "With --peaks: bases of each window, centred on the summit",
+       .commands = prepare},
+      {.key = "negatives-ratio",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.peak.negatives_ratio; }),
+       .range = data::loader_ranges::kNegativesRatio,
+       .flag = "--negatives-ratio",
+       .help = "With --peaks: GC-matched background windows per window, labelled 0",
+       .commands = prepare},
+      {.key = "blacklist",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.blacklist; }),
+       .flag = "--blacklist",
+       .help = "With --peaks: BED of regions the negatives avoid",
+       .commands = prepare},
+      {.key = "negatives",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.negatives; }),
+       .flag = "--negatives",
+       .help = "FASTA of negatives (label 0 for every task)",
+       .commands = prepare},
+      {.key = "task-names",
+       .field = names_field<PrepareOptions>([](auto& o) -> auto& { return o.task_names; }),
+       .flag = "--task-names",
+       .help = "Task names instead of the file stems, comma-separated",
+       .commands = prepare},
+      {.key = "valid-fraction",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.valid_fraction; }),
+       .range = RealRange{0.0, 1.0, false, true},
+       .flag = "--valid-fraction",
+       .help = "Fraction of records for validation (stratified, seeded): writes train/valid/test "
+               "files instead of sequences.fa + labels.tsv",
+       .commands = prepare},
+      {.key = "test-fraction",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.test_fraction; }),
+       .range = RealRange{0.0, 1.0, false, true},
+       .flag = "--test-fraction",
+       .help = "Fraction of records for the test",
+       .commands = prepare},
+      {.key = "seed",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.seed; }),
+       .flag = "--seed",
+       .help = "Seed of the split and the negatives",
+       .commands = prepare},
+      {.key = "out",
+       .field = field<PrepareOptions>([](auto& o) -> auto& { return o.out; }),
+       .flag = "--out",
+       .help = "Output directory",
+       .commands = prepare,
+       .required = true},
+  };
+  return keys;
+}
+
+int64_t run_prepare_peaks(const PrepareOptions& options, std::ostream& log) {
+  check_peak_flags(options);
+  const std::vector<std::string> tasks = task_names(options, options.peaks, "peak files");
+  if (std::set<std::string>(tasks.begin(), tasks.end()).size() != tasks.size()) {
+    throw ConfigError(
+        fmt::format("--task-names: the task names {} repeat a name (name the files "
+                    "apart with --task-names)",
+                    fmt::join(tasks, ", ")));
+  }
+  try {
+    const data::FastaReader genome(options.fasta);
+    const std::vector<data::IntervalSet> sets = read_peak_files(options, genome);
+    data::PeakTaskOptions peak_options = options.peak;
+    peak_options.seed = options.seed;
+    if (!options.blacklist.empty()) {
+      peak_options.excluded =
+          data::read_blacklist(options.blacklist, genome.contigs(), genome.path());
+    }
+    const data::PeakTasks labelled = data::label_peak_tasks(genome, sets, tasks, peak_options);
+    const data::IntervalSet& windows = labelled.windows;
+    std::vector<int64_t> positives;
+    const std::string text = tasks_bed(windows, tasks, positives);
+    const fs::path dir(options.out);
+    fs::create_directories(dir);
+    const fs::path bed = dir / "tasks.bed";
+    io::write_file_atomically(bed, text);
+    const int64_t window = options.peak.window;
+    log << fmt::format(
+        "{} peaks of {} file(s) -> {} windows of {} bp ({} near-duplicates "
+        "merged, {} GC-matched negatives) in {}\n",
+        labelled.peaks, options.peaks.size(), windows.size(), window, labelled.merged,
+        labelled.negatives, bed.string());
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      log << fmt::format("  {}: {} positive windows\n", tasks[t], positives[t]);
+    }
+    log << fmt::format(
+        "train on it with (hold out chromosomes with --valid-chroms/--test-chroms instead of the "
+        "fractions):\n  strand train --fasta {} --intervals {} --label-columns 4-{} --window {} "
+        "--valid-fraction 0.1 --test-fraction 0.1\n",
+        options.fasta, bed.string(), 3 + tasks.size(), window);
+    return windows.size();
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
+  }
+}
+
+int64_t run_prepare(const PrepareOptions& options, std::ostream& log) {
+  if (!options.peaks.empty()) return run_prepare_peaks(options, log);
+  check_record_flags(options);
+  const std::vector<std::string>& positives = options.positives;
+  const std::vector<std::string> tasks = task_names(options, positives, "positives files");
+  check_record_tasks(tasks, positives);
+  if (options.negatives.empty() && positives.size() == 1) {
+    throw ConfigError(
+        "--negatives: one task needs a FASTA of negatives (with several positives files, each "
+        "task's negatives are the other tasks' positives)");
+  }
+  std::vector<std::string> inputs = positives;
+  if (!options.negatives.empty()) inputs.push_back(options.negatives);
+  std::vector<std::pair<std::string, std::string>> input_options;
+  for (const std::string& path : positives) input_options.emplace_back(path, "--positives");
+  input_options.emplace_back(options.negatives, "--negatives");
+  for (const auto& [path, option] : input_options) check_input_file(path, option);
+  for (const char* written : {"sequences.fa", "labels.tsv", "train.fa", "train.tsv", "valid.fa",
+                              "valid.tsv", "test.fa", "test.tsv"}) {
+    refuse_overwriting_input((fs::path(options.out) / written).string(), "--out", input_options);
+  }
+  // Every input is read (and its index checked) before anything is written.
+  std::vector<std::unique_ptr<data::FastaReader>> readers;
+  bool names_clash = false;
+  const std::vector<Record> records =
+      read_records(inputs, positives.size(), tasks.size(), readers, names_clash);
+  const std::vector<data::SplitPart> parts = record_parts(options, records);
+  const bool split = options.valid_fraction > 0 || options.test_fraction > 0;
+  const fs::path dir(options.out);
+  const bool created = !fs::exists(dir);
+  fs::create_directories(dir);
+  LengthRange lengths;
+  std::vector<Output> outputs;
+  try {
+    outputs = write_records(dir, records, parts, tasks, readers, split, lengths);
+  } catch (...) {
+    std::error_code ignored;
+    if (created) fs::remove(dir, ignored);  // only when empty
+    throw;
+  }
+  print_records_summary(options, outputs, records.size(), tasks, inputs.size(), names_clash,
+                        lengths, log);
   return static_cast<int64_t>(records.size());
 }
 

@@ -4,26 +4,36 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "cli/config_keys.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/peak_tasks.h"
 
 namespace strand::cli {
 
+/// The settings of `strand prepare`, set by its flags (prepare_keys()).
 struct PrepareOptions {
-  std::string positives;         // FASTAs, comma-separated: one task each, named by the file stem
-  std::string peaks;             // or: peak files on `fasta`, comma-separated, one task each
-  std::string fasta;             // the genome of the peaks
-  std::string format;            // the peaks' format: bed or narrowpeak (default: by extension)
-  int64_t window = 1000;         // the peaks' windows (the model's input length)
-  double negatives_ratio = 0.0;  // GC-matched negatives per window (peaks only)
-  std::string blacklist;         // regions negatives avoid (peaks only)
-  std::string negatives;         // FASTA of negatives for every task; optional with several tasks
-  std::string task_names;        // names for the tasks instead of the stems, comma-separated
-  std::string out;               // the output directory
+  std::vector<std::string> positives;          // FASTAs: one task each, named by the file stem
+  std::vector<std::string> peaks;              // or: peak files on `fasta`, one task each
+  std::string fasta;                           // the genome of the peaks
+  std::optional<data::IntervalFormat> format;  // the peaks' format (default: by extension)
+  /// The peaks' windows (the model's input length) and GC-matched negatives per window.
+  data::PeakTaskOptions peak;
+  std::string blacklist;                // regions negatives avoid (peaks only)
+  std::string negatives;                // FASTA of negatives for every task; optional with several
+  std::vector<std::string> task_names;  // names for the tasks instead of the stems
+  std::string out;                      // the output directory
   double valid_fraction = 0.0;
   double test_fraction = 0.0;
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // seeds the split of records and the peaks' negatives
 };
+
+/// The rows of PrepareOptions: every flag of `strand prepare`.
+const std::vector<ConfigKey>& prepare_keys();
 
 /// Writes DIR/sequences.fa + DIR/labels.tsv, or with fractions DIR/{train,valid,test}.{fa,tsv}
 /// (stratified by any positive task, seeded), every file atomically and only once every input

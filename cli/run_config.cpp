@@ -179,7 +179,7 @@ void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
     case ConfigKind::kWord: {
       std::string word = std::get<std::string>(key.field.get(config));
       reader.read_choice(name, word, key.choices);
-      key.field.set(config, std::move(word));
+      key.field.set(config, std::move(word), join_path(reader.path(), name));
       return;
     }
     default: {
@@ -189,32 +189,9 @@ void read_key(ObjectReader& reader, const ConfigKey& key, RunConfig& config) {
             if constexpr (requires { reader.read(name, v); }) reader.read(name, v);
           },
           value);
-      key.field.set(config, std::move(value));
+      key.field.set(config, std::move(value), join_path(reader.path(), name));
     }
   }
-}
-
-// An integer key within its range: "data.window: must be in [1, 10000000], got 1000000000".
-void require_in(const std::string& key, int64_t value, const IntRange& range,
-                const std::string& note) {
-  std::vector<std::string> notes;
-  if (!note.empty()) notes.push_back(note);
-  if (range.up_to_thread_cap) {
-    notes.push_back(fmt::format("the cap is the larger of {} and 4 x the {} hardware threads",
-                                kMinThreadCap, hardware_threads()));
-  }
-  const std::string why = notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; "));
-  require(value >= range.lo && value <= range.upper(), key,
-          fmt::format("must be in [{}, {}]{}, got {}", range.lo, range.upper(), why, value));
-}
-
-// A real key within its range; NaN and infinities are outside every range.
-void require_in(const std::string& key, double value, const RealRange& r, const std::string& note) {
-  const bool ok =
-      (r.lo_open ? value > r.lo : value >= r.lo) && (r.hi_open ? value < r.hi : value <= r.hi);
-  require(ok, key,
-          fmt::format("must be in {}{}, {}{}{}, got {}", r.lo_open ? "(" : "[", r.lo, r.hi,
-                      r.hi_open ? ")" : "]", note.empty() ? "" : " (" + note + ")", value));
 }
 
 // A path for an error message: whole when short, else its start and its length (a config
@@ -245,32 +222,20 @@ void require_file(const std::string& path, const std::string& key) {
   require(regular, key, fmt::format("{} is not a regular file", quoted_path(path)));
 }
 
-// The task, split and negatives keys of files data (issue 14): each list parses, and no two
-// keys ask for incompatible things. Errors name both keys.
+// The task, split and negatives keys of files data (issue 14): no two keys ask for
+// incompatible things (each list was parsed when it was read). Errors name both keys.
 void validate_tasks_and_splits(const FilesDataConfig& f) {
-  const auto parse = [](const auto& parser, const std::string& text, const char* key) {
-    if (text.empty()) return;
-    try {
-      parser(text, key);
-    } catch (const data::DataError& error) {
-      throw ConfigError(error.what());
-    }
-  };
-  parse([](const std::string& t, const char* k) { data::parse_column_list(t, k, 4); },
-        f.label_columns, "data.label_columns");
-  const auto names = [](const std::string& t, const char* k) { data::parse_name_list(t, k); };
-  parse(names, f.task_names, "data.task_names");
-  parse(names, f.valid_chroms, "data.valid_chroms");
-  parse(names, f.test_chroms, "data.test_chroms");
-  const bool records = f.format == "records";
+  const data::LoaderConfig& l = f.loader;
+  const data::SplitConfig& split = f.split;
+  const bool records = l.format == data::IntervalFormat::kRecords;
   // The way of splitting data.intervals that is set, by its keys, if any.
   std::vector<std::string> ways;
-  if (!f.valid_chroms.empty() || !f.test_chroms.empty()) {
-    ways.push_back(!f.valid_chroms.empty() ? "data.valid_chroms" : "data.test_chroms");
+  if (!split.valid_chroms.empty() || !split.test_chroms.empty()) {
+    ways.push_back(!split.valid_chroms.empty() ? "data.valid_chroms" : "data.test_chroms");
   }
-  if (!f.folds.empty()) ways.push_back("data.folds");
-  if (f.valid_fraction > 0 || f.test_fraction > 0) {
-    ways.push_back(f.valid_fraction > 0 ? "data.valid_fraction" : "data.test_fraction");
+  if (!split.folds.empty()) ways.push_back("data.folds");
+  if (split.valid_fraction > 0 || split.test_fraction > 0) {
+    ways.push_back(split.valid_fraction > 0 ? "data.valid_fraction" : "data.test_fraction");
   }
   require(ways.size() <= 1,
           fmt::format("{} and {}", ways.empty() ? "" : ways[0], ways.size() > 1 ? ways[1] : ""),
@@ -281,7 +246,7 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
     require(file->empty() || ways.empty(),
             fmt::format("{} and {}", key, ways.empty() ? "" : ways[0]),
             "give the validation and test sets as files or split data.intervals, not both");
-    require(file->empty() || f.negatives_ratio == 0,
+    require(file->empty() || l.negatives_ratio == 0,
             fmt::format("{} and data.negatives_ratio", key),
             "negatives are drawn for data.intervals alone; split it (data.valid_chroms, "
             "data.folds, data.valid_fraction) or write negatives for each file with "
@@ -293,32 +258,33 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
             fmt::format("{} and {}", key, ways.empty() ? "" : ways[0]),
             "the parts of a split of data.intervals all come from data.fasta");
   }
-  require(f.valid_fraction + f.test_fraction < 1, "data.valid_fraction and data.test_fraction",
+  require(split.valid_fraction + split.test_fraction < 1,
+          "data.valid_fraction and data.test_fraction",
           fmt::format("{} + {} leave nothing to train on (their sum must be below 1)",
-                      f.valid_fraction, f.test_fraction));
-  require(!records || (f.valid_chroms.empty() && f.test_chroms.empty() && f.folds.empty()),
-          ways.empty() ? "data.format" : ways[0] + " and data.format",
-          "records have no chromosomes: split them by data.valid_fraction and data.test_fraction");
-  require(!records || f.label_columns.empty(), "data.label_columns and data.format",
+                      split.valid_fraction, split.test_fraction));
+  require(
+      !records || (split.valid_chroms.empty() && split.test_chroms.empty() && split.folds.empty()),
+      ways.empty() ? "data.format" : ways[0] + " and data.format",
+      "records have no chromosomes: split them by data.valid_fraction and data.test_fraction");
+  require(!records || l.label_columns.empty(), "data.label_columns and data.format",
           "records files label every column after the name; data.label_columns is for bed, "
           "narrowpeak and dream files");
-  if (f.negatives_ratio > 0) {
-    require(f.format == "bed" || f.format == "narrowpeak", "data.negatives_ratio and data.format",
+  if (l.negatives_ratio > 0) {
+    require(l.format == data::IntervalFormat::kBed || l.format == data::IntervalFormat::kNarrowPeak,
+            "data.negatives_ratio and data.format",
             fmt::format("negatives are drawn around bed or narrowpeak peaks, not for {} files "
                         "(they label their own negatives)",
-                        f.format));
-    require(f.label_columns.empty(), "data.negatives_ratio and data.label_columns",
+                        data::interval_format_name(l.format)));
+    require(l.label_columns.empty(), "data.negatives_ratio and data.label_columns",
             "with negatives the peaks are labelled 1 and the negatives 0; the file's columns are "
             "not read");
-    if (!f.task_names.empty()) {
-      require(data::parse_name_list(f.task_names, "data.task_names").size() == 1,
-              "data.task_names and data.negatives_ratio",
-              "peaks and negatives make one task: give one name");
-    }
+    require(l.task_names.size() <= 1, "data.task_names and data.negatives_ratio",
+            "peaks and negatives make one task: give one name");
   }
-  require(f.blacklist.empty() || f.negatives_ratio > 0, "data.blacklist",
+  require(l.blacklist.empty() || l.negatives_ratio > 0, "data.blacklist",
           "a blacklist keeps negatives away from regions; set data.negatives_ratio too");
-  require(f.negatives_ratio == 0 || f.targets != "counts", "data.negatives_ratio and data.targets",
+  require(l.negatives_ratio == 0 || l.signals.targets != data::TargetSource::kCounts,
+          "data.negatives_ratio and data.targets",
           "negatives are labelled 0 and peaks 1; count targets label windows by their bigWig "
           "sums instead");
 }
@@ -326,7 +292,11 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
 // The bigWig keys: every entry a file or a pair of existing files, tracks only for interval
 // formats with a window they fit, and count targets with tracks to count.
 void validate_signal_tracks(const RunConfig& c) {
-  const FilesDataConfig& f = c.data.files;
+  const data::LoaderConfig& f = c.data.files.loader;
+  const data::SignalOptions& signals = f.signals;
+  const bool counts = signals.targets == data::TargetSource::kCounts;
+  const bool peaks =
+      f.format == data::IntervalFormat::kBed || f.format == data::IntervalFormat::kNarrowPeak;
   for (const ConfigKey& key : config_keys()) {
     if (key.kind() != ConfigKind::kTrackFiles || !key.applies_to(c)) continue;
     const auto entries = std::get<std::vector<std::string>>(key.field.get(c));
@@ -342,29 +312,33 @@ void validate_signal_tracks(const RunConfig& c) {
       }
     }
   }
-  const bool tracks =
-      !f.profile_bigwigs.empty() || !f.control_bigwigs.empty() || !f.count_bigwigs.empty();
-  require(!(tracks || f.targets == "counts") || f.format == "bed" || f.format == "narrowpeak",
-          "data.format",
+  const bool tracks = !signals.profile_bigwigs.empty() || !signals.control_bigwigs.empty() ||
+                      !signals.count_bigwigs.empty();
+  require(!(tracks || counts) || peaks, "data.format",
           fmt::format("bigWig tracks and count targets need bed or narrowpeak intervals, not {}",
-                      f.format));
-  require(f.targets == "counts" || f.count_bigwigs.empty(), "data.count_bigwigs",
+                      data::interval_format_name(f.format)));
+  require(counts || signals.count_bigwigs.empty(), "data.count_bigwigs",
           "is used only with data.targets \"counts\"");
-  require(f.targets != "counts" || !f.count_bigwigs.empty() || !f.profile_bigwigs.empty(),
+  require(!counts || !signals.count_bigwigs.empty() || !signals.profile_bigwigs.empty(),
           "data.targets", "\"counts\" needs data.count_bigwigs or data.profile_bigwigs to count");
-  require(f.profile_length == 0 ||
-              (f.profile_length <= f.window && (f.window - f.profile_length) % 2 == 0),
-          "data.profile_length",
-          fmt::format("{} does not fit the {}-base window: it must be at most the window, with an "
-                      "even difference so that the output window stays centred under reverse "
-                      "complement (0: the window)",
-                      f.profile_length, f.window));
+  const int64_t profile_length = signals.profile_length;
+  require(
+      profile_length == 0 || (profile_length <= f.window && (f.window - profile_length) % 2 == 0),
+      "data.profile_length",
+      fmt::format("{} does not fit the {}-base window: it must be at most the window, with an "
+                  "even difference so that the output window stays centred under reverse "
+                  "complement (0: the window)",
+                  profile_length, f.window));
 }
 
 }  // namespace
 
 RunConfig default_config() {
   RunConfig config;
+  // A run's defaults where they differ from the library's: no reverse complement unless asked
+  // for, and two loader threads.
+  config.data.files.loader.rc_probability = 0.0;
+  config.data.files.loader.loader_threads = 2;
   const auto layer = [](const std::string& type, LayerOptions options = {}) {
     return LayerSpec{type, find_layer_type(type)->complete(std::move(options))};
   };
@@ -495,36 +469,31 @@ void validate_numbers(const RunConfig& c) {
     if (!key.applies_to(c)) continue;
     const ConfigValue value = key.field.get(c);
     const auto [range, note] = key.range_for(c);
-    if (const auto* ints = std::get_if<IntRange>(&range)) {
-      require_in(key.key, std::get<int64_t>(value), *ints, note);
-    } else if (const auto* reals = std::get_if<RealRange>(&range)) {
-      require_in(key.key, std::get<double>(value), *reals, note);
-    } else if (key.kind() == ConfigKind::kModel) {
-      validate_model_spec(std::get<ModelSpec>(value), key.key);
-    }
+    check_range(key.key, value, range, note);
+    if (key.kind() == ConfigKind::kModel) validate_model_spec(std::get<ModelSpec>(value), key.key);
   }
   // What no single key's range says.
-  if (c.data.source == "files" && c.data.files.window > 0) {
+  if (c.data.source == "files" && c.data.files.loader.window > 0) {
     // A larger shift moves the interval out of its window: the labels (and profiles) would no
     // longer describe the sequence. Records of window 0 take their common length, unknown here.
-    const FilesDataConfig& f = c.data.files;
+    const data::LoaderConfig& f = c.data.files.loader;
     require(f.jitter <= f.window / 2, "data.jitter",
             fmt::format("{} is more than half the {}-base window ({}): a shifted window would no "
                         "longer hold its interval's centre",
                         f.jitter, f.window, f.window / 2));
   }
   if (c.data.source == "simulated") {
-    const SimulatedDataConfig& s = c.data.simulated;
-    require(s.n_pos + s.n_neg > 0, "data.n_pos/data.n_neg", "need at least one sequence");
-    require(s.validation + s.test < s.n_pos + s.n_neg, "data.validation/data.test",
-            fmt::format("{} + {} leave no training sequences out of {}", s.validation, s.test,
-                        s.n_pos + s.n_neg));
+    const data::MotifSimulationConfig& s = c.data.simulated.simulation;
+    require(s.num_pos + s.num_neg > 0, "data.n_pos/data.n_neg", "need at least one sequence");
+    require(s.validation_size + s.test_size < s.num_pos + s.num_neg, "data.validation/data.test",
+            fmt::format("{} + {} leave no training sequences out of {}", s.validation_size,
+                        s.test_size, s.num_pos + s.num_neg));
   }
 }
 
 void validate_config(const RunConfig& c) {
   validate_numbers(c);
-  const FilesDataConfig& f = c.data.files;
+  const data::LoaderConfig& f = c.data.files.loader;
   if (c.data.source == "files") {
     require(!f.fasta.empty(), "data.fasta", "a FASTA file is required for data.source 'files'");
     require(!f.intervals.empty(), "data.intervals",
@@ -536,9 +505,9 @@ void validate_config(const RunConfig& c) {
     }
   }
   if (c.data.source == "files") {
-    require(!(f.streaming && f.format == "records"), "data.streaming",
+    require(!(f.streaming && f.format == data::IntervalFormat::kRecords), "data.streaming",
             "records are always held in memory");
-    validate_tasks_and_splits(f);
+    validate_tasks_and_splits(c.data.files);
   }
   if (c.data.source == "files") validate_signal_tracks(c);
   require(!c.output_dir.empty(), "output_dir", "must not be empty");
@@ -563,13 +532,14 @@ void validate_config(const RunConfig& c) {
 }
 
 bool needs_validation(const RunConfig& c) {
-  return c.early_stopping.enabled && c.early_stopping.monitor.rfind("val_", 0) == 0;
+  return c.early_stopping.enabled && c.early_stopping.options.monitor.rfind("val_", 0) == 0;
 }
 
 void validate_training_config(const RunConfig& c) {
   validate_config(c);
   if (c.data.source == "files") {
     const FilesDataConfig& f = c.data.files;
+    const std::vector<std::string>& control_bigwigs = f.loader.signals.control_bigwigs;
     // Control tracks are model inputs: loaded and never read, they only cost time, and the user
     // believes the model corrects for them.
     const bool reads_control =
@@ -578,22 +548,22 @@ void validate_training_config(const RunConfig& c) {
           return std::find(node.inputs.begin(), node.inputs.end(), kControlInput) !=
                  node.inputs.end();
         });
-    require(f.control_bigwigs.empty() || reads_control, "data.control_bigwigs",
+    require(control_bigwigs.empty() || reads_control, "data.control_bigwigs",
             fmt::format("{} control track file(s) are given, but no input of the model reads "
                         "them: {}; add a graph node with \"inputs\": [\"control\"] "
                         "(docs/models.md), or leave the control tracks out",
-                        f.control_bigwigs.size(),
+                        control_bigwigs.size(),
                         c.model.graph() ? "no node of the graph takes \"control\""
                                         : "a layer list reads the sequence alone"));
     const bool split_validates =
-        !f.valid_chroms.empty() || !f.folds.empty() || f.valid_fraction > 0;
+        !f.split.valid_chroms.empty() || !f.split.folds.empty() || f.split.valid_fraction > 0;
     require(!f.valid_intervals.empty() || split_validates || !needs_validation(c),
             "data.valid_intervals",
             fmt::format("a validation file is required: early stopping monitors '{}' (split "
                         "data.intervals with data.valid_chroms, data.folds or "
                         "data.valid_fraction, train without validation with "
                         "--no-early-stopping, or monitor 'loss')",
-                        c.early_stopping.monitor));
+                        c.early_stopping.options.monitor));
   }
 }
 
@@ -775,12 +745,6 @@ RunConfig with_absolute_paths(RunConfig c) {
   }
   return c;
 }
-
-int hardware_threads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-int max_threads() { return std::max(kMinThreadCap, 4 * hardware_threads()); }
 
 int resolved_threads(const RunConfig& config) {
   if (config.threads > 0) return static_cast<int>(config.threads);

@@ -16,57 +16,40 @@
 #include "cli/config_error.h"
 #include "cli/model_spec.h"
 #include "core/error.h"
+#include "core/value_range.h"
+#include "data/loader/loader_config.h"
+#include "data/simulation/motif_simulation.h"
+#include "data/sources/split_sources.h"
 #include "layers/layer_catalog.h"
+#include "optim/adam.h"
+#include "optim/lr_schedule.h"
+#include "optim/rmsprop.h"
+#include "optim/sgd.h"
+#include "train/callbacks.h"
+#include "train/fit.h"
+#include "train/lr_callbacks.h"
 
 namespace strand::cli {
 
-/// The built-in DragoNN-style simulated dataset (data.source = "simulated").
+/// The built-in DragoNN-style simulated dataset (data.source = "simulated"): the motif, and
+/// the simulation's own settings (data/simulation/motif_simulation.h; its seed is the run's).
 struct SimulatedDataConfig {
   std::string motif = "TAL1_known4";
   std::string motif_file;  // empty: the motif file shipped with strand
-  int64_t n_pos = 10000;
-  int64_t n_neg = 10000;
-  int64_t length = 500;
-  double gc_fraction = 0.4;
-  int64_t validation = 3200;
-  int64_t test = 4000;
+  data::MotifSimulationConfig simulation;
 };
 
-/// Sequences from files (data.source = "files"), mapped onto data::LoaderConfig. For
-/// "records" the interval files are name+label TSVs and the FASTA records are the samples, so
-/// each split may need its own FASTA (valid_fasta / test_fasta; empty: `fasta`).
+/// Sequences from files (data.source = "files"): the loader's own settings
+/// (data/loader/loader_config.h), how one file is split (data/sources/split_sources.h), and the held-out
+/// files. For records the interval files are name+label TSVs and the FASTA records are the
+/// samples, so each split may need its own FASTA (valid_fasta / test_fasta; empty: `fasta`).
 struct FilesDataConfig {
-  std::string fasta;
-  std::string intervals;
-  std::string format = "bed";
+  data::LoaderConfig loader;
+  data::SplitConfig split;
   std::string valid_fasta;
   std::string valid_intervals;
   std::string test_fasta;
   std::string test_intervals;
-  // Tasks, one file split into train/validation/test, and background negatives (issue 14).
-  std::string label_columns;  // 1-based, "4-167" or "4,6,9-12"; empty: the format's default
-  std::string task_names;     // "CTCF,JUN", one per label column; empty: the file's names
-  std::string valid_chroms;   // "chr8,chr9": their intervals validate
-  std::string test_chroms;    // "chr1": their intervals test
-  std::string folds;          // a chrombpnet fold JSON: train/valid/test chromosome lists
-  double valid_fraction = 0.0;
-  double test_fraction = 0.0;
-  double negatives_ratio = 0.0;  // GC-matched negatives per peak; 0: none
-  std::string blacklist;         // BED of regions negatives avoid
-  int64_t window = 1000;
-  int64_t jitter = 0;
-  double rc_probability = 0.0;
-  bool balanced = false;
-  bool streaming = false;
-  int64_t loader_threads = 2;
-  int64_t prefetch = 2;
-  // bigWig signal tracks (data/signals/signal_tracks.h): entries "a.bw" (unstranded) or
-  // "plus.bw,minus.bw" (a stranded pair); bed and narrowpeak intervals only.
-  std::vector<std::string> profile_bigwigs;
-  std::vector<std::string> control_bigwigs;
-  std::vector<std::string> count_bigwigs;
-  int64_t profile_length = 0;      // 0: the window
-  std::string targets = "labels";  // or "counts": labels are sums of count (else profile) tracks
 };
 
 struct DataConfig {
@@ -75,39 +58,40 @@ struct DataConfig {
   FilesDataConfig files;
 };
 
+/// The optimizer by name, and each optimizer's own options (optim/): the keys of the chosen one
+/// bind to its struct, so each keeps its own defaults (SGD's learning rate 0.01, RMSprop's eps
+/// 1e-8). adamw is Adam with decoupled weight decay.
 struct OptimizerConfig {
-  std::string name = "adam";  // adam, adamw (decoupled weight decay), sgd, rmsprop
-  double learning_rate = 1e-3;
-  double beta1 = 0.9, beta2 = 0.999;  // adam
-  double eps = 1e-7;                  // adam, rmsprop (rmsprop's default is 1e-8)
-  double weight_decay = 0.0;
-  double momentum = 0.0;   // sgd, rmsprop
-  double dampening = 0.0;  // sgd
-  bool nesterov = false;   // sgd
-  double alpha = 0.99;     // rmsprop
-  bool centered = false;   // rmsprop
+  std::string name = "adam";  // adam, adamw, sgd, rmsprop
+  AdamOptions adam;
+  SGDOptions sgd;
+  RMSpropOptions rmsprop;
+
+  /// The chosen optimizer's learning rate.
+  double learning_rate() const {
+    return name == "sgd" ? sgd.learning_rate
+                         : (name == "rmsprop" ? rmsprop.learning_rate : adam.learning_rate);
+  }
 };
 
-/// A learning-rate schedule (optim/lr_schedule.h, train/lr_callbacks.h).
+/// A learning-rate schedule by name and each schedule's options (optim/lr_schedule.h,
+/// train/lr_callbacks.h; the plateau's monitor is early stopping's).
 struct LrScheduleConfig {
-  std::string name = "none";       // none, step, cosine, plateau
-  int64_t step_size = 1000;        // step: optimizer steps between decays
-  double gamma = 0.1;              // step: the factor of each decay
-  int64_t warmup_steps = 0;        // cosine: linear warm-up steps before the decay
-  double min_learning_rate = 0.0;  // cosine: the final rate; plateau: the lowest rate
-  double factor = 0.1;             // plateau: the factor of each reduction
-  int64_t patience = 10;           // plateau: epochs without improvement before reducing
+  std::string name = "none";  // none, step, cosine, plateau
+  StepDecayOptions step;
+  CosineWithWarmupOptions cosine;
+  train::ReduceLROnPlateauOptions plateau;
 };
 
+/// Early stopping (train/callbacks.h), which also tracks the best epoch; disabled, it never
+/// stops.
 struct EarlyStoppingConfig {
   bool enabled = true;
-  std::string monitor = "val_loss";
-  int64_t patience = 3;
-  double min_delta = 0.0;
-  bool restore_best_weights = true;
+  train::EarlyStoppingOptions options;
 };
 
-/// Data-parallel training under mpirun (ignored in a single process).
+/// Data-parallel training under mpirun (ignored in a single process). Its own struct because its
+/// units are a person's (MB, seconds), not dist::StrategyConfig's (bytes, milliseconds).
 struct DistributedConfig {
   std::string mode = "mirrored";  // or "averaging"
   double bucket_mb = 25.0;        // gradient bucket size for the mirrored all-reduce
@@ -116,6 +100,9 @@ struct DistributedConfig {
   double timeout_s = 300.0;  // a collective waiting longer aborts the job
 };
 
+/// A `strand train` run: the library's own option structs (the data loader's, fit()'s, each
+/// optimizer's and schedule's, early stopping's) and the model, with what only a run has (its
+/// seed, threads, device, output directory). The config keys bind to these fields.
 struct RunConfig {
   /// A preset (cli/presets.h) whose config is the base under this one's keys; empty: none.
   std::string preset;
@@ -123,15 +110,14 @@ struct RunConfig {
   ModelSpec model;
   std::string loss = "binary_crossentropy";  // or "mse"
   OptimizerConfig optimizer;
+  /// Samples per training step; every loader of the run (simulated or files) takes it.
   int64_t batch_size = 128;
-  int64_t epochs = 100;
-  /// > 0: gradients are clipped to this global L2 norm before every update.
-  double clip_grad_norm = 0.0;
-  /// > 0: after every update each weight matrix or filter bank has its output units' norms
-  /// capped at this (Basset's max-norm 7).
-  double max_weight_norm = 0.0;
+  /// fit()'s settings: epochs, clip_grad_norm, max_weight_norm, cuda_graph (the rest is set by
+  /// the run: its strategy, a resume's starting point, the stop signal).
+  train::FitOptions fit;
   LrScheduleConfig lr_schedule;
   EarlyStoppingConfig early_stopping;
+  /// Seeds the data (simulation, shuffling, augmentation, negatives, splits) and the weights.
   uint64_t seed = 0;
   int64_t threads = 0;  // 0: OMP_NUM_THREADS when set, else every hardware core
   std::string output_dir = "runs";
@@ -140,9 +126,6 @@ struct RunConfig {
   /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
   /// cuDNN algorithms only (tensor/determinism.h).
   bool deterministic = false;
-  /// Single-GPU training replays each step from a CUDA graph (train::FitOptions::cuda_graph);
-  /// false: every step runs eagerly.
-  bool cuda_graph = true;
   /// Float32 matrix math on a GPU: "fp32" (exact float32) or "tf32" (tensor cores, opt-in;
   /// tensor/precision.h).
   std::string precision = "fp32";
@@ -173,20 +156,13 @@ RunConfig load_config_file(const std::filesystem::path& path, const std::string&
 /// The fully resolved config: every key of the chosen data source and optimizer.
 nlohmann::json to_json(const RunConfig& config);
 
-/// Upper bounds of config numbers, used by the ranges of the config key table. Each number is
-/// checked against its range so that no value wraps, overflows a cast or asks for an
-/// impossible allocation.
-// window, jitter, length (layer options have their bounds in layers/layer_catalog.h)
-inline constexpr int64_t kMaxSequenceLength = 10'000'000;
-inline constexpr int64_t kMaxCount = 1'000'000'000;  // sequence counts, epochs, patience, steps
-inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
-inline constexpr int64_t kMaxPrefetch = 1024;
-inline constexpr int kMinThreadCap = 64;  // max_threads() is never below this
-
-/// std::thread::hardware_concurrency(), at least 1.
-int hardware_threads();
-/// Largest `threads` and `data.loader_threads`: 4 x hardware_threads(), at least kMinThreadCap.
-int max_threads();
+/// The upper bound of config counts (sequence counts, epochs, patience, steps), used by the
+/// ranges of the config key table. Each number is checked against its range so that no value
+/// wraps, overflows a cast or asks for an impossible allocation; the data loader's ranges are
+/// its own (data::loader_ranges), and layer options have theirs in layers/layer_catalog.h.
+inline constexpr int64_t kMaxCount = 1'000'000'000;
+using data::kMaxBatchSize;
+using data::kMaxSequenceLength;
 
 /// Range checks of every number of the config (no file access) from the config key table, and
 /// of the checks spanning keys, each failure naming the key, its allowed range and the value:

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 
@@ -132,29 +131,16 @@ std::vector<data::Motif> find_motifs(const std::string& names, const std::string
   return motifs;
 }
 
-// A count flag's value, or `fallback` when not given: an integer in [lo, kMaxCount].
-size_t count_of(const std::optional<int64_t>& value, int64_t fallback, int64_t lo,
-                const char* flag) {
-  const int64_t v = value.value_or(fallback);
-  if (v < lo || v > kMaxCount) {
-    throw ConfigError(fmt::format("{}: must be in [{}, {}], got {}", flag, lo, kMaxCount, v));
-  }
-  return static_cast<size_t>(v);
-}
-
-double rate_of(const std::optional<double>& value, double fallback, double hi, const char* flag) {
-  const double v = value.value_or(fallback);
-  if (!(v >= 0.0 && v <= hi)) {
-    throw ConfigError(fmt::format("{}: must be in [0, {}], got {}", flag, hi, v));
-  }
-  return v;
+// An optional count flag's value, or the simulation's default.
+size_t count_or(const std::optional<int64_t>& value, int64_t fallback) {
+  return static_cast<size_t>(value.value_or(fallback));
 }
 
 data::MotifCount motif_count(const SimulateOptions& o, int64_t min, int64_t max) {
   data::MotifCount count;
-  count.min = count_of(o.min_motifs, min, 0, "--min-motifs");
-  count.max = count_of(o.max_motifs, max, 0, "--max-motifs");
-  count.poisson_mean = rate_of(o.mean_motifs, 0.0, 1e6, "--mean-motifs");
+  count.min = count_or(o.min_motifs, min);
+  count.max = count_or(o.max_motifs, max);
+  count.poisson_mean = o.mean_motifs.value_or(0.0);
   if (count.min > count.max) {
     throw ConfigError(fmt::format("--min-motifs {} exceeds --max-motifs {}", count.min, count.max));
   }
@@ -182,44 +168,42 @@ std::string records_command(const std::filesystem::path& dir) {
       dir.string());
 }
 
-void run_single_motif(const SimulateOptions& options, std::ostream& log) {
-  RunConfig check;
-  check.data.simulated = options.data;
-  validate_config(check);
-  const data::SimulatedDataset dataset = simulate_dataset(options.data, options.seed);
+void run_single_motif(const SimulateOptions& options, const RunConfig& config, std::ostream& log) {
+  validate_config(config);
+  const SimulatedDataConfig& data = config.data.simulated;
+  const data::SimulatedDataset dataset = simulate_dataset(data, config.seed);
   data::write_fasta_dataset(options.out, dataset);
   const std::filesystem::path dir(options.out);
   log << fmt::format("simulated {} ({} bp, seed {}): train {}, valid {}, test {} -> {}\n",
-                     options.data.motif, options.data.length, options.seed, dataset.train.size(),
+                     data.motif, data.simulation.seq_length, config.seed, dataset.train.size(),
                      dataset.validation.size(), dataset.test.size(), dir.string());
   log << fmt::format("train on it with:\n  {}\n", records_command(dir));
 }
 
-data::SequenceDataset simulate_sequences(const SimulateOptions& o,
+data::SequenceDataset simulate_sequences(const SimulateOptions& o, const SimulatedDataConfig& d,
                                          const data::SequenceSimulationConfig& config) {
   const std::string& name = o.simulation;
-  const SimulatedDataConfig& d = o.data;
-  const auto n_pos = static_cast<size_t>(d.n_pos);
-  const auto n_neg = static_cast<size_t>(d.n_neg);
+  const size_t n_pos = d.simulation.num_pos;
+  const size_t n_neg = d.simulation.num_neg;
   if (name == "motif_counting") {
     const data::MotifCount positives = motif_count(o, 3, 5);
     data::MotifCount negatives;
-    negatives.min = count_of(o.neg_min_motifs, 1, 0, "--neg-min-motifs");
-    negatives.max = count_of(o.neg_max_motifs, 2, 0, "--neg-max-motifs");
+    negatives.min = count_or(o.neg_min_motifs, 1);
+    negatives.max = count_or(o.neg_max_motifs, 2);
     negatives.poisson_mean = positives.poisson_mean;
     return data::simulate_motif_counting(find_motif(d.motif, d.motif_file), positives, negatives,
                                          n_pos, n_neg, config);
   }
   if (name == "motif_density_localization") {
-    return data::simulate_motif_density_localization(
-        find_motif(d.motif, d.motif_file), count_of(o.center_size, 150, 1, "--center-size"),
-        motif_count(o, 2, 4), n_pos, n_neg, config);
+    return data::simulate_motif_density_localization(find_motif(d.motif, d.motif_file),
+                                                     count_or(o.center_size, 150),
+                                                     motif_count(o, 2, 4), n_pos, n_neg, config);
   }
   if (name == "multi_motif_embedding") {
     return data::simulate_multi_motif_embedding(
         find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2,SIX5_known1"), d.motif_file,
                     "--motifs"),
-        motif_count(o, 0, 3), count_of(o.n_seqs, 20000, 1, "--n-seqs"), config);
+        motif_count(o, 0, 3), count_or(o.n_seqs, 20000), config);
   }
   if (name == "heterodimer_grammar") {
     const std::vector<data::Motif> pair =
@@ -228,9 +212,8 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o,
       throw ConfigError(fmt::format(
           "--motifs: heterodimer_grammar needs exactly two motifs, got {}", pair.size()));
     }
-    return data::simulate_heterodimer_grammar(
-        pair[0], pair[1], count_of(o.min_spacing, 2, 0, "--min-spacing"),
-        count_of(o.max_spacing, 5, 0, "--max-spacing"), n_pos, n_neg, config);
+    return data::simulate_heterodimer_grammar(pair[0], pair[1], count_or(o.min_spacing, 2),
+                                              count_or(o.max_spacing, 5), n_pos, n_neg, config);
   }
   return data::simulate_differential_accessibility(
       find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2"), d.motif_file, "--motifs"),
@@ -238,32 +221,30 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o,
       motif_count(o, 1, 2), n_pos, n_neg, config);
 }
 
-void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
-  const size_t sequences = o.simulation == "multi_motif_embedding"
-                               ? count_of(o.n_seqs, 20000, 1, "--n-seqs")
-                               : static_cast<size_t>(o.data.n_pos + o.data.n_neg);
-  RunConfig check;
-  check.data.simulated = o.data;
+void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, std::ostream& log) {
+  const data::MotifSimulationConfig& sim = config.data.simulated.simulation;
+  const size_t sequences = o.simulation == "multi_motif_embedding" ? count_or(o.n_seqs, 20000)
+                                                                   : sim.num_pos + sim.num_neg;
+  RunConfig check = config;
   if (o.simulation == "multi_motif_embedding") {
-    check.data.simulated.n_pos = static_cast<int64_t>(sequences);  // the split checks its total
-    check.data.simulated.n_neg = 0;
+    check.data.simulated.simulation.num_pos = sequences;  // the split checks its total
+    check.data.simulated.simulation.num_neg = 0;
   }
   validate_numbers(check);  // lengths, counts, GC and split sizes in range
-  data::SequenceSimulationConfig config;
-  config.seq_length = static_cast<size_t>(o.data.length);
-  config.gc_fraction = o.data.gc_fraction;
-  config.seed = o.seed;
+  data::SequenceSimulationConfig sequence_config;
+  sequence_config.seq_length = sim.seq_length;
+  sequence_config.gc_fraction = sim.gc_fraction;
+  sequence_config.seed = config.seed;
   data::SequenceSplits splits;
   try {
     // The codes exist twice while the splits are cut from them.
     data::require_memory(
-        2.0 * static_cast<double>(sequences) * (static_cast<double>(o.data.length) + 64.0),
+        2.0 * static_cast<double>(sequences) * (static_cast<double>(sim.seq_length) + 64.0),
         fmt::format("the simulated dataset ({} sequences of {} bases) would", sequences,
-                    o.data.length),
+                    sim.seq_length),
         "lower the number of sequences or --length");
-    const data::SequenceDataset all = simulate_sequences(o, config);
-    splits = data::split_dataset(all, static_cast<size_t>(o.data.test),
-                                 static_cast<size_t>(o.data.validation), o.seed);
+    const data::SequenceDataset all = simulate_sequences(o, config.data.simulated, sequence_config);
+    splits = data::split_dataset(all, sim.test_size, sim.validation_size, config.seed);
   } catch (const std::invalid_argument& error) {
     throw ConfigError(fmt::format("{}: {}", o.simulation, error.what()));
   } catch (const data::DataError& error) {
@@ -275,7 +256,7 @@ void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
   log << fmt::format(
       "simulated {} ({} task{}: {}; {} bp, seed {}): train {}, valid {}, test {} -> {}\n",
       o.simulation, train.num_tasks(), train.num_tasks() == 1 ? "" : "s",
-      fmt::join(train.task_names, ", "), train.seq_length, o.seed, train.size(),
+      fmt::join(train.task_names, ", "), train.seq_length, config.seed, train.size(),
       splits.validation.size(), splits.test.size(), dir.string());
   log << fmt::format("train on it with:\n  {}\n", records_command(dir));
   if (train.num_tasks() > 1) {
@@ -293,28 +274,19 @@ size_t bpnet_profile_length(size_t window) {
   return length;
 }
 
-void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
-  data::ProfileSimulationConfig c;
-  c.contigs = count_of(o.contigs, 5, 3, "--contigs");
-  c.contig_length = count_of(o.contig_length, 200000, 1, "--contig-length");
-  c.peaks_per_contig = count_of(o.peaks, 100, 0, "--peaks");
-  c.reads_per_peak = rate_of(o.reads_per_peak, 200.0, 1e9, "--reads-per-peak");
-  c.background_rate = rate_of(o.background_rate, 0.01, 1e3, "--background-rate");
-  c.footprint_offset = count_of(o.footprint_offset, 15, 0, "--footprint-offset");
-  c.footprint_width = count_of(o.footprint_width, 10, 0, "--footprint-width");
-  c.control = !o.no_control;
-  c.control_rate = rate_of(o.control_rate, 0.05, 1e3, "--control-rate");
+void run_profile_simulation(const SimulateOptions& o, const RunConfig& config, std::ostream& log) {
+  data::ProfileSimulationConfig c = o.profile;
   // The printed command trains the bpnet preset, which needs 116 bases at least (a profile of
   // 2 after the 114 bases of context).
-  const size_t window = count_of(o.window, 1000, 116, "--window");
+  const auto window = static_cast<size_t>(o.window);
   c.flank = std::max(window / 2, c.footprint_offset + c.footprint_width);
-  c.gc_fraction = o.data.gc_fraction;
-  c.seed = o.seed;
+  c.gc_fraction = config.data.simulated.simulation.gc_fraction;
+  c.seed = config.seed;
   if (!(c.gc_fraction >= 0.0 && c.gc_fraction <= 1.0)) {
     throw ConfigError(fmt::format("--gc-fraction: must be in [0, 1], got {}", c.gc_fraction));
   }
-  const std::vector<data::Motif> motifs =
-      find_motifs(o.motifs.value_or("POU5F1_known1,SOX2_1"), o.data.motif_file, "--motifs");
+  const std::vector<data::Motif> motifs = find_motifs(o.motifs.value_or("POU5F1_known1,SOX2_1"),
+                                                      config.data.simulated.motif_file, "--motifs");
   data::ProfileSimulation sim;
   data::ProfileDatasetFiles files;
   try {
@@ -338,7 +310,7 @@ void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
       "simulated {} ({} task{}: {}; {} contigs of {} bp, {} peaks each, seed {}): train {} peaks "
       "(chr1..chr{}), valid {} (chr{}), test {} (chr{}) -> {}\n",
       o.simulation, sim.task_names.size(), sim.task_names.size() == 1 ? "" : "s",
-      fmt::join(sim.task_names, ", "), c.contigs, c.contig_length, c.peaks_per_contig, o.seed,
+      fmt::join(sim.task_names, ", "), c.contigs, c.contig_length, c.peaks_per_contig, c.seed,
       files.train_peaks, c.contigs - 2, files.validation_peaks, c.contigs - 1, files.test_peaks,
       c.contigs, dir.string());
   const std::string data_flags =
@@ -362,93 +334,156 @@ void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
   }
 }
 
-}  // namespace
-
-void add_simulate_flags(CLI::App* simulate, SimulateOptions& o) {
-  simulate
-      ->add_option("--list", o.list,
-                   "Print the simulations (--list, --list simulations) or the motifs of the "
-                   "motif file with their widths (--list motifs), and exit")
-      ->expected(0, 1)
-      ->default_str("simulations")
-      ->check(CLI::IsMember({"simulations", "motifs"}));
-  simulate->add_option("--simulation", o.simulation, "The simulation (--list describes them)")
-      ->capture_default_str();
-  simulate->add_option("--motif", o.data.motif, "Motif name (one-motif simulations)")
-      ->capture_default_str();
-  simulate->add_option("--motif-file", o.data.motif_file,
-                       "ENCODE-format motif file (default: the shipped one)");
-  simulate->add_option("--n-pos", o.data.n_pos, "Positive sequences")->capture_default_str();
-  simulate->add_option("--n-neg", o.data.n_neg, "Negative sequences")->capture_default_str();
-  simulate->add_option("--length", o.data.length, "Sequence length")->capture_default_str();
-  simulate->add_option("--gc-fraction", o.data.gc_fraction, "Background GC")->capture_default_str();
-  simulate->add_option("--validation", o.data.validation, "Validation sequences")
-      ->capture_default_str();
-  simulate->add_option("--test", o.data.test, "Test sequences")->capture_default_str();
-  simulate->add_option("--seed", o.seed, "Seed")->capture_default_str();
-  simulate->add_option("--out", o.out, "Output directory (required unless --list)");
-  const std::string group = "Other simulations (defaults depend on the simulation)";
-  const auto add = [&](const std::string& flag, auto& target, const std::string& help) {
-    simulate->add_option(flag, target, help)->group(group);
-  };
-  add("--motifs", o.motifs,
-      "Motif names, comma-separated (multi_motif_embedding: CTCF_known1,ZNF143_known2,SIX5_known1; "
-      "heterodimer_grammar: the pair SPI1_known4,IRF_known20; differential_accessibility: the "
-      "positive set CTCF_known1,ZNF143_known2; chip_nexus_profile: one task per motif, "
-      "POU5F1_known1,SOX2_1)");
-  add("--neg-motifs", o.neg_motifs,
-      "differential_accessibility: the negative set (SIX5_known1,TAL1_known4)");
-  add("--n-seqs", o.n_seqs, "multi_motif_embedding: sequences (20000)");
-  add("--min-motifs", o.min_motifs,
-      "Fewest motifs per sequence (counting: 3 for positives; localization: 2; multi-motif: 0; "
-      "differential: 1)");
-  add("--max-motifs", o.max_motifs,
-      "Most motifs per sequence (counting: 5 for positives; localization: 4; multi-motif: 3; "
-      "differential: 2)");
-  add("--mean-motifs", o.mean_motifs,
-      "> 0: motifs per sequence are Poisson with this mean, redrawn until in "
-      "[--min-motifs, --max-motifs] (0: uniform)");
-  add("--neg-min-motifs", o.neg_min_motifs, "motif_counting: fewest motifs of negatives (1)");
-  add("--neg-max-motifs", o.neg_max_motifs, "motif_counting: most motifs of negatives (2)");
-  add("--center-size", o.center_size,
-      "motif_density_localization: central bases holding the positives' motifs (150)");
-  add("--min-spacing", o.min_spacing, "heterodimer_grammar: least gap between the motifs (2)");
-  add("--max-spacing", o.max_spacing, "heterodimer_grammar: largest gap between the motifs (5)");
-  add("--contigs", o.contigs,
-      "chip_nexus_profile: contigs; the last is the test set, the one before it validation (5)");
-  add("--contig-length", o.contig_length, "chip_nexus_profile: bases per contig (200000)");
-  add("--peaks", o.peaks, "chip_nexus_profile: motif instances (peaks) per contig (100)");
-  add("--reads-per-peak", o.reads_per_peak,
-      "chip_nexus_profile: Poisson mean of a peak's reads, both strands (200)");
-  add("--background-rate", o.background_rate,
-      "chip_nexus_profile: Poisson reads per base and strand everywhere (0.01)");
-  add("--footprint-offset", o.footprint_offset,
-      "chip_nexus_profile: + reads centre this far left of the motif centre, - reads as far "
-      "right (15)");
-  add("--footprint-width", o.footprint_width,
-      "chip_nexus_profile: half-width of each strand's triangular read pile (10)");
-  add("--control-rate", o.control_rate,
-      "chip_nexus_profile: Poisson reads per base of control.bw (0.05)");
-  add("--window", o.window,
-      "chip_nexus_profile: the training window of the printed command; peaks stay half of it "
-      "from contig ends (1000)");
-  simulate->add_flag("--no-control", o.no_control, "chip_nexus_profile: write no control.bw")
-      ->group(group);
-  // Which flags were given, so that run_simulate can refuse those the simulation ignores.
-  simulate->final_callback([simulate, &o] {
-    o.given_flags.clear();
-    for (const CLI::Option* option : simulate->get_options()) {
-      if (option->count() > 0 && option->get_name() != "--help") {
-        o.given_flags.push_back(option->get_name());
-      }
-    }
-  });
+// A field of SimulateOptions: a count of the library's profile simulation (std::size_t) as an
+// integer key, else by its type.
+template <typename Select>
+ConfigField profile_field(Select select) {
+  using Value = field_detail::selected_t<SimulateOptions, Select>;
+  if constexpr (std::is_same_v<Value, size_t>) {
+    return count_field<SimulateOptions>(select);
+  } else {
+    return field<SimulateOptions>(select);
+  }
 }
 
-void run_simulate(const SimulateOptions& options, std::ostream& log) {
+}  // namespace
+
+const std::vector<ConfigKey>& simulate_keys() {
+  const std::vector<std::string> simulate = {"simulate"};
+  const std::string other = "Other simulations (defaults depend on the simulation)";
+  // A count of the other simulations, unset by default: [lo, kMaxCount].
+  const auto count = [&](std::string key, auto select, int64_t lo, std::string help) {
+    return ConfigKey{.key = key,
+                     .field = field<SimulateOptions>(select),
+                     .range = IntRange{lo, kMaxCount},
+                     .flag = "--" + key,
+                     .help = std::move(help),
+                     .commands = simulate,
+                     .unset = "the simulation's",
+                     .group = other};
+  };
+  // A setting of chip_nexus_profile (data::ProfileSimulationConfig), its default the library's.
+  const auto profile = [&](std::string key, auto select, ValueRange range, std::string help) {
+    return ConfigKey{.key = key,
+                     .field = profile_field(select),
+                     .range = range,
+                     .flag = "--" + key,
+                     .help = "chip_nexus_profile: " + help,
+                     .commands = simulate,
+                     .group = other};
+  };
+  static const std::vector<ConfigKey> keys = {
+      {.key = "list",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.list; }),
+       .choices = {"simulations", "motifs"},
+       .flag = "--list",
+       .help = "Print the simulations (--list, --list simulations) or the motifs of the motif "
+               "file with their widths (--list motifs), and exit",
+       .commands = simulate,
+       .implicit_value = "simulations"},
+      {.key = "simulation",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.simulation; }),
+       .flag = "--simulation",
+       .help = "The simulation (--list describes them)",
+       .commands = simulate},
+      {.key = "out",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.out; }),
+       .flag = "--out",
+       .help = "Output directory (required unless --list)",
+       .commands = simulate},
+      {.key = "motifs",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.motifs; }),
+       .flag = "--motifs",
+       .help = "Motif names, comma-separated (multi_motif_embedding: "
+               "CTCF_known1,ZNF143_known2,SIX5_known1; heterodimer_grammar: the pair "
+               "SPI1_known4,IRF_known20; differential_accessibility: the positive set "
+               "CTCF_known1,ZNF143_known2; chip_nexus_profile: one task per motif, "
+               "POU5F1_known1,SOX2_1)",
+       .commands = simulate,
+       .unset = "the simulation's",
+       .group = other},
+      {.key = "neg-motifs",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.neg_motifs; }),
+       .flag = "--neg-motifs",
+       .help = "differential_accessibility: the negative set (SIX5_known1,TAL1_known4)",
+       .commands = simulate,
+       .unset = "the simulation's",
+       .group = other},
+      count(
+          "n-seqs", [](auto& o) -> auto& { return o.n_seqs; }, 1,
+          "multi_motif_embedding: sequences (20000)"),
+      count(
+          "min-motifs", [](auto& o) -> auto& { return o.min_motifs; }, 0,
+          "Fewest motifs per sequence (counting: 3 for positives; localization: 2; "
+          "multi-motif: 0; differential: 1)"),
+      count(
+          "max-motifs", [](auto& o) -> auto& { return o.max_motifs; }, 0,
+          "Most motifs per sequence (counting: 5 for positives; localization: 4; multi-motif: "
+          "3; differential: 2)"),
+      {.key = "mean-motifs",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.mean_motifs; }),
+       .range = RealRange{0.0, 1e6},
+       .flag = "--mean-motifs",
+       .help = "> 0: motifs per sequence are Poisson with this mean, redrawn until in "
+               "[--min-motifs, --max-motifs] (0: uniform)",
+       .commands = simulate,
+       .unset = "0",
+       .group = other},
+      count(
+          "neg-min-motifs", [](auto& o) -> auto& { return o.neg_min_motifs; }, 0,
+          "motif_counting: fewest motifs of negatives (1)"),
+      count(
+          "neg-max-motifs", [](auto& o) -> auto& { return o.neg_max_motifs; }, 0,
+          "motif_counting: most motifs of negatives (2)"),
+      count(
+          "center-size", [](auto& o) -> auto& { return o.center_size; }, 1,
+          "motif_density_localization: central bases holding the positives' motifs (150)"),
+      count(
+          "min-spacing", [](auto& o) -> auto& { return o.min_spacing; }, 0,
+          "heterodimer_grammar: least gap between the motifs (2)"),
+      count(
+          "max-spacing", [](auto& o) -> auto& { return o.max_spacing; }, 0,
+          "heterodimer_grammar: largest gap between the motifs (5)"),
+      profile(
+          "contigs", [](auto& o) -> auto& { return o.profile.contigs; }, IntRange{3, kMaxCount},
+          "contigs; the last is the test set, the one before it validation"),
+      profile(
+          "contig-length", [](auto& o) -> auto& { return o.profile.contig_length; },
+          IntRange{1, kMaxCount}, "bases per contig"),
+      profile(
+          "peaks", [](auto& o) -> auto& { return o.profile.peaks_per_contig; },
+          IntRange{0, kMaxCount}, "motif instances (peaks) per contig"),
+      profile(
+          "reads-per-peak", [](auto& o) -> auto& { return o.profile.reads_per_peak; },
+          RealRange{0.0, 1e9}, "Poisson mean of a peak's reads, both strands"),
+      profile(
+          "background-rate", [](auto& o) -> auto& { return o.profile.background_rate; },
+          RealRange{0.0, 1e3}, "Poisson reads per base and strand everywhere"),
+      profile(
+          "footprint-offset", [](auto& o) -> auto& { return o.profile.footprint_offset; },
+          IntRange{0, kMaxCount},
+          "+ reads centre this far left of the motif centre, - reads as far right"),
+      profile(
+          "footprint-width", [](auto& o) -> auto& { return o.profile.footprint_width; },
+          IntRange{0, kMaxCount}, "half-width of each strand's triangular read pile"),
+      profile(
+          "no-control", [](auto& o) -> auto& { return o.profile.control; }, {},
+          "write no control.bw"),
+      profile(
+          "control-rate", [](auto& o) -> auto& { return o.profile.control_rate; },
+          RealRange{0.0, 1e3}, "Poisson reads per base of control.bw"),
+      profile(
+          "window", [](auto& o) -> auto& { return o.window; }, IntRange{116, kMaxCount},
+          "the training window of the printed command; peaks stay half of it from contig "
+          "ends"),
+  };
+  return keys;
+}
+
+void run_simulate(const SimulateOptions& options, const RunConfig& config, std::ostream& log) {
   if (!options.list.empty()) {
     if (options.list == "motifs") {
-      print_motifs(options.data.motif_file, log);
+      print_motifs(config.data.simulated.motif_file, log);
     } else {
       print_simulations(log);
     }
@@ -458,11 +493,11 @@ void run_simulate(const SimulateOptions& options, std::ostream& log) {
   check_flags(info, options.given_flags);
   check_output_directory(options.out, "--out");
   if (info.name == "single_motif_detection") {
-    run_single_motif(options, log);
+    run_single_motif(options, config, log);
   } else if (info.name == "chip_nexus_profile") {
-    run_profile_simulation(options, log);
+    run_profile_simulation(options, config, log);
   } else {
-    run_sequence_simulation(options, log);
+    run_sequence_simulation(options, config, log);
   }
 }
 

@@ -11,40 +11,39 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_keys.h"
 #include "cli/run_config.h"
-
-namespace CLI {
-class App;
-}
+#include "data/simulation/profile_simulation.h"
 
 namespace strand::cli {
 
+/// The settings of `strand simulate` of its own (simulate_keys()). The simulated data's common
+/// settings (motif, motif file, sizes, length, GC, validation and test sizes, seed) are the run
+/// config's keys, whose flags simulate takes too.
 struct SimulateOptions {
-  SimulatedDataConfig data;  // motif, motif file, sizes, length, GC, validation and test sizes
-  uint64_t seed = 0;
   std::string out;
   std::string list;  // "" (no listing), "simulations" or "motifs"
   std::string simulation = "single_motif_detection";
-  // The other simulations' settings; unset: the simulation's default.
+  // The sequence simulations' settings; unset: the simulation's default.
   std::optional<std::string> motifs;      // comma-separated motif names
   std::optional<std::string> neg_motifs;  // differential_accessibility's negative set
   std::optional<int64_t> n_seqs, min_motifs, max_motifs, neg_min_motifs, neg_max_motifs;
   std::optional<double> mean_motifs;
   std::optional<int64_t> center_size, min_spacing, max_spacing;
-  std::optional<int64_t> contigs, contig_length, peaks, footprint_offset, footprint_width, window;
-  std::optional<double> reads_per_peak, background_rate, control_rate;
-  bool no_control = false;
+  /// chip_nexus_profile's own settings (its GC fraction and seed are the config's).
+  data::ProfileSimulationConfig profile;
+  int64_t window = 1000;                 // chip_nexus_profile: the printed command's window
   std::vector<std::string> given_flags;  // the flags on the command line, e.g. "--n-pos"
 };
 
-/// Declares the flags of `strand simulate` on `command`, writing into `options` (which must
-/// outlive the parse); the flags given are recorded in options.given_flags.
-void add_simulate_flags(CLI::App* command, SimulateOptions& options);
+/// The rows of SimulateOptions.
+const std::vector<ConfigKey>& simulate_keys();
 
 /// Runs `strand simulate`: with options.list, prints the simulations or the motifs; otherwise
-/// writes the dataset of options.simulation under options.out and prints its sizes and the
-/// commands that inspect and train on it. Throws ConfigError for a flag the simulation does not
-/// use, a bad value or an unknown simulation or motif.
-void run_simulate(const SimulateOptions& options, std::ostream& log);
+/// writes the dataset of options.simulation under options.out from the simulated data of
+/// `config` (its motif, sizes, GC and seed) and prints its sizes and the commands that inspect
+/// and train on it. Throws ConfigError for a flag the simulation does not use, a bad value or an
+/// unknown simulation or motif.
+void run_simulate(const SimulateOptions& options, const RunConfig& config, std::ostream& log);
 
 }  // namespace strand::cli

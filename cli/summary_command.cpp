@@ -15,12 +15,12 @@ namespace {
 DataDimensions summary_dimensions(const RunConfig& config, std::string& source) {
   DataDimensions data;
   if (config.data.source == "simulated") {
-    data.length = config.data.simulated.length;
+    data.length = static_cast<int64_t>(config.data.simulated.simulation.seq_length);
     data.tasks = 1;
     source = "the simulated data";
     return data;
   }
-  if (!config.data.files.fasta.empty()) {
+  if (!config.data.files.loader.fasta.empty()) {
     source = "the data files";
     return data_dimensions(*build_run_data(config).train.source);
   }
@@ -30,9 +30,10 @@ DataDimensions summary_dimensions(const RunConfig& config, std::string& source) 
         "summary: give the data (--fasta and --intervals) or a preset (--model) to size the "
         "model for");
   }
+  const data::LoaderConfig& loader = config.data.files.loader;
   data = preset->published;
-  data.length = config.data.files.window > 0 ? config.data.files.window : data.length;
-  if (config.data.files.profile_length > 0) data.profile_length = config.data.files.profile_length;
+  if (loader.window > 0) data.length = loader.window;
+  if (loader.signals.profile_length > 0) data.profile_length = loader.signals.profile_length;
   source = fmt::format("the {} preset's published data", preset->name);
   return data;
 }

@@ -141,22 +141,19 @@ std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
                                                         const std::string& monitor,
                                                         int64_t steps_per_epoch) {
   const LrScheduleConfig& s = config.lr_schedule;
-  const double rate = config.optimizer.learning_rate;
+  const double rate = config.optimizer.learning_rate();
   try {
     if (s.name == "step") {
       return std::make_shared<train::LearningRateScheduler>(
-          std::make_shared<StepDecay>(rate, s.step_size, s.gamma));
+          std::make_shared<StepDecay>(rate, s.step));
     }
     if (s.name == "cosine") {
-      return std::make_shared<train::LearningRateScheduler>(std::make_shared<CosineWithWarmup>(
-          rate, s.warmup_steps, config.epochs * steps_per_epoch, s.min_learning_rate));
+      return std::make_shared<train::LearningRateScheduler>(
+          std::make_shared<CosineWithWarmup>(rate, config.fit.epochs * steps_per_epoch, s.cosine));
     }
     if (s.name == "plateau") {
-      train::ReduceLROnPlateauOptions options;
+      train::ReduceLROnPlateauOptions options = s.plateau;
       options.monitor = monitor;
-      options.factor = s.factor;
-      options.patience = s.patience;
-      options.min_lr = s.min_learning_rate;
       return std::make_shared<train::ReduceLROnPlateau>(options);
     }
   } catch (const ConfigError&) {
@@ -170,7 +167,10 @@ std::shared_ptr<train::Callback> learning_rate_schedule(const RunConfig& config,
 // Whether the objective scores the labels (a layer list always does; a graph when an output
 // trains on them). Count targets are sums of bigWigs, computed per window: not checked here.
 bool scores_labels(const RunConfig& config) {
-  if (config.data.source == "files" && config.data.files.targets == "counts") return false;
+  if (config.data.source == "files" &&
+      config.data.files.loader.signals.targets == data::TargetSource::kCounts) {
+    return false;
+  }
   if (!config.model.graph()) return true;
   return std::any_of(config.model.outputs.begin(), config.model.outputs.end(),
                      [](const OutputSpec& output) { return output.target == "labels"; });
@@ -214,223 +214,256 @@ struct Session {
   bool resuming = false;
 };
 
-TrainResult train_session(const Session& session, const dist::DistributedRun& run,
-                          const TrainOptions& options, std::ostream& chief_out) {
-  const auto wall_start = Clock::now();
-  const RunConfig& config = session.config;
-  const RunPaths& paths = session.paths;
-  const bool chief = run.is_chief();
-  NullBuffer null_buffer;
-  std::ostream null_out(&null_buffer);
-  std::ostream& out = chief ? chief_out : null_out;
+// What a session trains, built before the first step so that every config, data and model
+// error comes first.
+struct Training {
+  RunData data;
+  DataDimensions dimensions;
+  std::shared_ptr<Model> model;
+  std::optional<train::Objective> objective;
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<data::DataLoader> train_loader;
+  std::unique_ptr<data::DataLoader> valid_loader;
+  LoaderPlacement placement;
+  /// The validation and test splits' tasks that cannot be scored, by split (report.json).
+  std::map<std::string, std::map<std::string, std::string>> unscored;
+  std::vector<std::string> logged_metrics;  ///< metrics.csv's columns
+  std::string monitor;                      ///< the figure early stopping follows
+  std::shared_ptr<train::EarlyStopping> early_stopping;
+  train::FitOptions fit_options;
+  /// A resumed run whose early stopping had already stopped it: only evaluated.
+  bool already_stopped = false;
+};
+
+// The process's threads, determinism and precision for the run; prints them. Returns the
+// threads.
+int set_up_process(const RunConfig& config, const dist::DistributedRun& run, std::ostream& out) {
   const int threads = resolved_threads(config);
   omp_set_num_threads(threads);
-  // The rank's own device (under mpirun each rank drives its own GPU, as its NCCL
-  // communicator does).
-  const Device device = run.device;
   set_deterministic(config.deterministic || deterministic());
   set_float32_precision(config.precision == "tf32" ? Float32Precision::kTf32
                                                    : Float32Precision::kFp32);
-  out << "device: " << device.to_string() << "\n";
+  // The rank's own device (under mpirun each rank drives its own GPU, as its NCCL
+  // communicator does).
+  out << "device: " << run.device.to_string() << "\n";
   out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
   if (run.world_size > 1) {
     out << fmt::format("data-parallel: {} ranks ({}), per-rank batch {}, effective batch {}\n",
                        run.world_size, config.distributed.mode, config.batch_size,
                        config.batch_size * run.world_size);
   }
+  return threads;
+}
+
+// This rank's shard of the data, and where its batches land.
+LoaderPlacement loader_placement(const dist::DistributedRun& run) {
   LoaderPlacement placement;
   placement.rank = run.rank;
   placement.world_size = run.world_size;
   // Batches land in pinned host memory so their copies to the GPU run asynchronously.
   // The device is passed through: loader threads allocate for it, not for GPU 0.
+  const Device device = run.device;
   if (device.is_cuda()) {
     CudaRuntime& runtime = cuda_runtime();
     placement.allocator = {
         [&runtime, device](size_t bytes) { return runtime.pinned_allocate(bytes, device); },
         [&runtime](void* pointer, size_t bytes) { runtime.pinned_release(pointer, bytes); }};
   }
+  return placement;
+}
 
-  const RunData data = build_run_data(config);
-  out << "data: " << data.description << "\n";
-  out << fmt::format("      train {}, validation {}, test {}\n", data.train.source->size(),
-                     data.validation ? data.validation->source->size() : 0,
-                     data.test ? data.test->source->size() : 0);
-
-  const auto unscored = warn_unscorable_tasks(config, data, chief);
-
+// The data, the model with its objective and optimizer, and the loaders; prints the data and
+// the model table.
+Training build_training(const Session& session, const dist::DistributedRun& run,
+                        std::ostream& out) {
+  const RunConfig& config = session.config;
+  Training t;
+  t.placement = loader_placement(run);
+  t.data = build_run_data(config);
+  out << "data: " << t.data.description << "\n";
+  out << fmt::format("      train {}, validation {}, test {}\n", t.data.train.source->size(),
+                     t.data.validation ? t.data.validation->source->size() : 0,
+                     t.data.test ? t.data.test->source->size() : 0);
+  t.unscored = warn_unscorable_tasks(config, t.data, run.is_chief());
   manual_seed(config.seed);
-  const DataDimensions dimensions = data_dimensions(*data.train.source);
-  std::shared_ptr<Model> model = build_model(config.model, dimensions);
+  t.dimensions = data_dimensions(*t.data.train.source);
+  t.model = build_model(config.model, t.dimensions);
   // BPNet's counts weight: the median total counts of the training windows, / 10.
   double auto_weight = 1.0;
   if (needs_auto_weight(config.model)) {
-    const double median = median_total_counts(*data.train.source);
+    const double median = median_total_counts(*t.data.train.source);
     auto_weight = std::max(median / 10.0, 1e-3);
     out << fmt::format("counts loss weight \"auto\": median total counts {} / 10 = {}\n", median,
                        auto_weight);
   }
-  const train::Objective objective = build_objective(config, *model, dimensions, auto_weight);
+  t.objective = build_objective(config, *t.model, t.dimensions, auto_weight);
   if (!config.init_weights.empty() && !session.resuming) {
     try {
-      train::load_checkpoint(config.init_weights, *model);
+      train::load_checkpoint(config.init_weights, *t.model);
     } catch (const std::exception& error) {
       throw ConfigError(fmt::format("init_weights: {}", error.what()));
     }
   }
-  freeze_layers(*model, config.freeze);
+  freeze_layers(*t.model, config.freeze);
   // Parameters move before the optimizer exists, so its state is created on the same device.
-  if (device.is_cuda()) model->to(device);
-  std::unique_ptr<Optimizer> optimizer = build_optimizer(config.optimizer, *model);
-  out << "model:\n" << model->summary(input_shapes(dimensions));
-
-  std::unique_ptr<data::DataLoader> train_loader = make_train_loader(config, data, placement);
-  std::unique_ptr<data::DataLoader> valid_loader;
-  if (data.validation) {
-    valid_loader = make_eval_loader(*data.validation, config.batch_size, 1, placement);
+  if (run.device.is_cuda()) t.model->to(run.device);
+  t.optimizer = build_optimizer(config.optimizer, *t.model);
+  out << "model:\n" << t.model->summary(input_shapes(t.dimensions));
+  t.train_loader = make_train_loader(config, t.data, t.placement);
+  if (t.data.validation) {
+    t.valid_loader = make_eval_loader(*t.data.validation, config.batch_size, 1, t.placement);
   }
+  return t;
+}
 
-  // The figures the run logs, known before training: metrics.csv's columns and what early
-  // stopping may monitor (a misspelt monitor fails here, not after the first epoch).
-  const std::vector<std::string> training_metrics = train::training_metric_names(objective);
+// The figures the run logs, known before training: metrics.csv's columns and what early
+// stopping may monitor (a misspelt monitor fails here, not after the first epoch). Early
+// stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
+// validation data (allowed when early stopping is off) it tracks the training metric of the
+// same name: val_loss -> loss.
+void set_up_early_stopping(const RunConfig& config, Training& t, std::ostream& out) {
+  const std::vector<std::string> training_metrics = train::training_metric_names(*t.objective);
   const std::vector<std::string> evaluation_metrics =
-      train::evaluation_keys(*model, objective, data.train.source->task_names(),
-                             model->output_shapes(input_shapes(dimensions)));
-  const std::vector<std::string> logged_metrics = train::epoch_metric_names(
-      training_metrics, data.validation ? evaluation_metrics : std::vector<std::string>{});
-  // Early stopping doubles as the tracker of the best epoch; disabled, it never stops. Without
-  // validation data (allowed when early stopping is off) it tracks the training metric of the
-  // same name: val_loss -> loss.
-  const EarlyStoppingConfig& es = config.early_stopping;
-  const MonitorChoice monitor_choice =
-      choose_monitor(es.monitor, training_metrics, evaluation_metrics, data.validation.has_value());
-  const std::string& monitor = monitor_choice.key;
+      train::evaluation_keys(*t.model, *t.objective, t.data.train.source->task_names(),
+                             t.model->output_shapes(input_shapes(t.dimensions)));
+  t.logged_metrics = train::epoch_metric_names(
+      training_metrics, t.data.validation ? evaluation_metrics : std::vector<std::string>{});
+  const train::EarlyStoppingOptions& es = config.early_stopping.options;
+  const MonitorChoice monitor_choice = choose_monitor(
+      es.monitor, training_metrics, evaluation_metrics, t.data.validation.has_value());
+  t.monitor = monitor_choice.key;
   if (!monitor_choice.note.empty()) out << monitor_choice.note << "\n";
-  train::EarlyStoppingOptions es_options;
-  es_options.monitor = monitor;
-  es_options.patience = es.enabled ? es.patience : std::numeric_limits<int64_t>::max();
-  es_options.min_delta = es.min_delta;
-  es_options.restore_best_weights = es.restore_best_weights;
-  auto early_stopping = std::make_shared<train::EarlyStopping>(es_options);
+  train::EarlyStoppingOptions options = es;
+  options.monitor = t.monitor;
+  if (!config.early_stopping.enabled) options.patience = std::numeric_limits<int64_t>::max();
+  t.early_stopping = std::make_shared<train::EarlyStopping>(options);
+}
 
-  train::FitOptions fit_options;
-  fit_options.epochs = config.epochs;
-  fit_options.strategy = run.strategy.get();
-  fit_options.clip_grad_norm = config.clip_grad_norm;
-  fit_options.max_weight_norm = config.max_weight_norm;
-  fit_options.cuda_graph = config.cuda_graph;
-  bool already_stopped = false;
-  if (session.resuming) {
-    const std::filesystem::path last = paths.last_checkpoint();
-    if (!std::filesystem::exists(last)) {
-      throw ConfigError(
-          fmt::format("--resume: '{}' does not exist (the run saved no epoch yet)", last.string()));
-    }
-    const train::CheckpointMetadata metadata =
-        train::load_checkpoint(last, *model, optimizer.get());
-    fit_options.initial_epoch = metadata_int(metadata, "epochs_completed", last);
-    fit_options.initial_global_step = metadata_int(metadata, "global_step", last);
-    // A checkpoint written when a signal stopped the run part-way through an epoch.
-    try {
-      fit_options.partial_epoch = train::read_partial_epoch(metadata);
-    } catch (const Error& error) {
-      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
-    }
-    if (fit_options.partial_epoch &&
-        fit_options.partial_epoch->steps > train_loader->steps_per_epoch()) {
-      throw ConfigError(fmt::format(
-          "checkpoint '{}' stopped after {} steps of epoch {}, but an epoch has {} steps now: "
-          "the training data or batch size changed since",
-          last.string(), fit_options.partial_epoch->steps, fit_options.initial_epoch + 1,
-          train_loader->steps_per_epoch()));
-    }
-    std::vector<Tensor> best_weights;
-    if (es.restore_best_weights && std::filesystem::exists(paths.best_checkpoint())) {
-      std::shared_ptr<Model> best = build_model(config.model, dimensions);
-      train::load_checkpoint(paths.best_checkpoint(), *best);
-      for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
-    }
-    try {
-      early_stopping->restore(metadata, std::move(best_weights));
-    } catch (const Error& error) {
-      throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
-    }
-    already_stopped =
-        es.enabled && metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
-    // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
-    int64_t dropped_epochs = 0, dropped_steps = 0;
-    if (chief) {
-      // A process killed while writing leaves "<file>.tmp.XXXXXX" beside the file it wrote.
-      int64_t orphans = 0;
-      for (const std::filesystem::path& file : {paths.config(), paths.report(), paths.metrics(),
-                                                paths.steps(), last, paths.best_checkpoint()}) {
-        orphans += io::remove_orphan_temp_files(file);
-      }
-      if (orphans > 0) {
-        out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",
-                           orphans);
-      }
-      dropped_epochs = truncate_csv_rows(paths.metrics(), fit_options.initial_epoch);
-      dropped_steps =
-          truncate_csv_rows(paths.steps(), static_cast<double>(fit_options.initial_global_step));
-    }
-    const int64_t steps_done = fit_options.partial_epoch ? fit_options.partial_epoch->steps : 0;
-    const std::string position =
-        steps_done > 0 ? fmt::format("{} epochs and {} of {} steps of epoch {} done",
-                                     fit_options.initial_epoch, steps_done,
-                                     train_loader->steps_per_epoch(), fit_options.initial_epoch + 1)
-                       : fmt::format("{} epochs done", fit_options.initial_epoch);
-    out << fmt::format(
-        "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
-        "checkpoint\n",
-        position, fit_options.initial_global_step, dropped_epochs, dropped_steps);
-    if (already_stopped || fit_options.initial_epoch >= config.epochs) {
-      out << "resume: the run had already finished; evaluating it\n";
-      fit_options.epochs = fit_options.initial_epoch;  // no epoch runs; restores best weights
-      fit_options.partial_epoch.reset();
-    }
+// Resume: drops the rows the logs got after the checkpoint (they belong to the epoch being
+// redone) and the temporary files killed writes left; prints where the run resumes.
+void drop_rows_after_checkpoint(const RunPaths& paths, const Training& t, std::ostream& out) {
+  const train::FitOptions& fit = t.fit_options;
+  // A process killed while writing leaves "<file>.tmp.XXXXXX" beside the file it wrote.
+  int64_t orphans = 0;
+  for (const std::filesystem::path& file :
+       {paths.config(), paths.report(), paths.metrics(), paths.steps(), paths.last_checkpoint(),
+        paths.best_checkpoint()}) {
+    orphans += io::remove_orphan_temp_files(file);
   }
+  if (orphans > 0) {
+    out << fmt::format("resume: removed {} temporary file(s) left by interrupted writes\n",
+                       orphans);
+  }
+  const int64_t dropped_epochs = truncate_csv_rows(paths.metrics(), fit.initial_epoch);
+  const int64_t dropped_steps =
+      truncate_csv_rows(paths.steps(), static_cast<double>(fit.initial_global_step));
+  const int64_t steps_done = fit.partial_epoch ? fit.partial_epoch->steps : 0;
+  const std::string position =
+      steps_done > 0
+          ? fmt::format("{} epochs and {} of {} steps of epoch {} done", fit.initial_epoch,
+                        steps_done, t.train_loader->steps_per_epoch(), fit.initial_epoch + 1)
+          : fmt::format("{} epochs done", fit.initial_epoch);
+  out << fmt::format(
+      "resume: {} (step {}); dropped {} epoch row(s) and {} step row(s) logged after the "
+      "checkpoint\n",
+      position, fit.initial_global_step, dropped_epochs, dropped_steps);
+}
 
-  const uint64_t seed = config.seed;
+// Resume: the model, optimizer, early stopping and the position in training from the last
+// checkpoint (and the best weights from the best one).
+void restore_checkpoint(const Session& session, bool chief, Training& t, std::ostream& out) {
+  const RunConfig& config = session.config;
+  const std::filesystem::path last = session.paths.last_checkpoint();
+  if (!std::filesystem::exists(last)) {
+    throw ConfigError(
+        fmt::format("--resume: '{}' does not exist (the run saved no epoch yet)", last.string()));
+  }
+  train::FitOptions& fit = t.fit_options;
+  const train::CheckpointMetadata metadata =
+      train::load_checkpoint(last, *t.model, t.optimizer.get());
+  fit.initial_epoch = metadata_int(metadata, "epochs_completed", last);
+  fit.initial_global_step = metadata_int(metadata, "global_step", last);
+  // A checkpoint written when a signal stopped the run part-way through an epoch.
+  try {
+    fit.partial_epoch = train::read_partial_epoch(metadata);
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+  }
+  if (fit.partial_epoch && fit.partial_epoch->steps > t.train_loader->steps_per_epoch()) {
+    throw ConfigError(fmt::format(
+        "checkpoint '{}' stopped after {} steps of epoch {}, but an epoch has {} steps now: "
+        "the training data or batch size changed since",
+        last.string(), fit.partial_epoch->steps, fit.initial_epoch + 1,
+        t.train_loader->steps_per_epoch()));
+  }
+  const train::EarlyStoppingOptions& es = config.early_stopping.options;
+  std::vector<Tensor> best_weights;
+  if (es.restore_best_weights && std::filesystem::exists(session.paths.best_checkpoint())) {
+    std::shared_ptr<Model> best = build_model(config.model, t.dimensions);
+    train::load_checkpoint(session.paths.best_checkpoint(), *best);
+    for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
+  }
+  try {
+    t.early_stopping->restore(metadata, std::move(best_weights));
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("checkpoint '{}': {}", last.string(), error.what()));
+  }
+  t.already_stopped = config.early_stopping.enabled &&
+                      metadata_int(metadata, "early_stopping.wait", last) >= es.patience;
+  // Rows logged after the checkpoint belong to the epoch being redone (only the chief logs).
+  if (chief) drop_rows_after_checkpoint(session.paths, t, out);
+  if (t.already_stopped || fit.initial_epoch >= config.fit.epochs) {
+    out << "resume: the run had already finished; evaluating it\n";
+    fit.epochs = fit.initial_epoch;  // no epoch runs; restores best weights
+    fit.partial_epoch.reset();
+  }
+}
+
+// The callbacks of a session: early stopping and the schedule on every rank; logs, TensorBoard,
+// checkpoints and progress on the chief; the testing aids. `tensorboard` is the chief's logger.
+std::vector<std::shared_ptr<train::Callback>> session_callbacks(
+    const Session& session, bool chief, const Training& t, const TrainOptions& options,
+    std::ostream& out, std::shared_ptr<train::TensorBoardLogger>& tensorboard) {
+  const RunConfig& config = session.config;
+  const RunPaths& paths = session.paths;
   // The data sizes and task names the model was built for travel with its checkpoints, so that
-  // `strand predict` rebuilds it for any input (unlabelled files have no tasks to count).
+  // `strand predict` rebuilds it for any input (unlabelled files have no tasks to count). And
+  // the config and data files, which a resume checks (cli/run_fingerprint.h); only the chief
+  // writes checkpoints.
   train::CheckpointMetadata model_metadata =
-      model_checkpoint_metadata(dimensions, data.train.source->task_names());
-  // And the config and data files, which a resume checks (cli/run_fingerprint.h); only the
-  // chief writes checkpoints.
+      model_checkpoint_metadata(t.dimensions, t.data.train.source->task_names());
   if (chief) model_metadata.merge(run_fingerprint(config));
-  auto metadata = [early_stopping, seed, model_metadata] {
+  auto metadata = [early_stopping = t.early_stopping, seed = config.seed, model_metadata] {
     train::CheckpointMetadata m = early_stopping->state();
     m["seed"] = std::to_string(seed);
     m.insert(model_metadata.begin(), model_metadata.end());
     return m;
   };
   // Every rank runs early stopping (its decision rests on metrics reduced over ranks, so all
-  // ranks stop together); only the chief writes logs, events and checkpoints.
-  std::vector<std::shared_ptr<train::Callback>> callbacks = {early_stopping};
-  // The learning-rate schedule: every rank changes its rate alike.
+  // ranks stop together) and the learning-rate schedule; only the chief writes logs, events
+  // and checkpoints.
+  std::vector<std::shared_ptr<train::Callback>> callbacks = {t.early_stopping};
   if (std::shared_ptr<train::Callback> schedule =
-          learning_rate_schedule(config, monitor, train_loader->steps_per_epoch())) {
+          learning_rate_schedule(config, t.monitor, t.train_loader->steps_per_epoch())) {
     callbacks.push_back(schedule);
   }
-  // Kept for the test split's figures, logged after the final evaluation.
-  std::shared_ptr<train::TensorBoardLogger> tensorboard;
   if (chief) {
     // Logs come before checkpoints: a crash between them leaves rows past the checkpoint,
     // which resume drops, rather than a checkpointed epoch without its rows.
-    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), logged_metrics));
+    callbacks.push_back(std::make_shared<train::CsvEpochLogger>(paths.metrics(), t.logged_metrics));
     callbacks.push_back(std::make_shared<train::StepLossLogger>(paths.steps()));
     tensorboard = std::make_shared<train::TensorBoardLogger>(paths.tensorboard(),
                                                              config.tensorboard_every_steps);
     callbacks.push_back(tensorboard);
     // best.safetensors follows EarlyStopping's best, which survives resumes through its
     // restored state (a fresh tracker would overwrite the true best after a resume).
-    auto is_best = [early_stopping](const train::EpochLogs& logs) {
+    auto is_best = [early_stopping = t.early_stopping](const train::EpochLogs& logs) {
       return early_stopping->best_epoch() == logs.epoch;
     };
-    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), monitor, true,
-                                                                 true, metadata, is_best));
+    callbacks.push_back(std::make_shared<train::ModelCheckpoint>(paths.checkpoints(), t.monitor,
+                                                                 true, true, metadata, is_best));
     callbacks.push_back(std::make_shared<train::ProgressLogger>(
-        out, options.interactive, options.progress_every_steps, logged_metrics));
+        out, options.interactive, options.progress_every_steps, t.logged_metrics));
     callbacks.insert(callbacks.end(), options.callbacks.begin(), options.callbacks.end());
   }
   if (options.stop_after_epochs >= 0) {
@@ -439,84 +472,83 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   if (options.signal_after_steps >= 0) {
     callbacks.push_back(std::make_shared<RaiseSignalAfterSteps>(options.signal_after_steps));
   }
-  // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
-  fit_options.should_stop = [] { return train::stop_signal() != 0; };
+  return callbacks;
+}
 
-  out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
-                     config.epochs, config.batch_size, optimizer->name(),
-                     config.optimizer.learning_rate, paths.root.string());
-  TrainResult result;
-  result.paths = paths;
-  train::History history;
-  try {
-    history = train::fit(*model, objective, *optimizer, *train_loader, valid_loader.get(),
-                         fit_options, callbacks);
-  } catch (const RunInterrupted&) {
-    out << fmt::format(
-        "interrupted after {} epoch(s) (--stop-after-epochs); continue with: "
-        "strand train --resume {}\n",
-        options.stop_after_epochs, paths.root.string());
-    result.interrupted = true;
-    return result;
-  }
+// A run that a signal stopped (during fit(), or after its last step on any rank): report.json
+// says where, and the result carries 128 + the signal. nullopt when training was not stopped.
+std::optional<TrainResult> stopped_by_signal(const Session& session,
+                                             const dist::DistributedRun& run, const Training& t,
+                                             const train::History& history,
+                                             Clock::time_point wall_start, std::ostream& out) {
   // A signal after the last step (during validation) skips the final evaluation; with several
   // ranks, every rank takes the same decision.
   bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
   if (!history.interrupted && run.strategy != nullptr) {
     stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
   }
-  if (history.interrupted || stop_after_training) {
-    // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
-    const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
-    InterruptedReport stopped =
-        interrupted_report(paths, history, fit_options, train_loader->steps_per_epoch());
-    stopped.signal = train::signal_name(signal);
-    stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
-    if (chief) write_json_file(paths.report(), to_json(stopped));
-    out << fmt::format(
-        "interrupted by {} after {} epoch(s) and {} of {} steps (step {}){}; saved {}; continue "
-        "with: strand train --resume {}\n",
-        stopped.signal, stopped.epochs_completed, stopped.steps_in_epoch, stopped.steps_per_epoch,
-        stopped.global_step, stopped.evaluation_skipped ? ", before the final evaluation" : "",
-        paths.last_checkpoint().string(), paths.root.string());
-    result.interrupted = true;
-    result.exit_code = train::signal_exit_status(signal);
-    return result;
-  }
+  if (!history.interrupted && !stop_after_training) return std::nullopt;
+  const RunPaths& paths = session.paths;
+  // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
+  const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+  InterruptedReport stopped =
+      interrupted_report(paths, history, t.fit_options, t.train_loader->steps_per_epoch());
+  stopped.signal = train::signal_name(signal);
+  stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  if (run.is_chief()) write_json_file(paths.report(), to_json(stopped));
+  out << fmt::format(
+      "interrupted by {} after {} epoch(s) and {} of {} steps (step {}){}; saved {}; continue "
+      "with: strand train --resume {}\n",
+      stopped.signal, stopped.epochs_completed, stopped.steps_in_epoch, stopped.steps_per_epoch,
+      stopped.global_step, stopped.evaluation_skipped ? ", before the final evaluation" : "",
+      paths.last_checkpoint().string(), paths.root.string());
+  TrainResult result;
+  result.paths = paths;
+  result.interrupted = true;
+  result.exit_code = train::signal_exit_status(signal);
+  return result;
+}
 
-  RunReport& report = result.report;
-  report.run_dir = paths.root.string();
+// The final evaluation of validation and test and the run's report (report.json on the chief,
+// printed).
+RunReport final_report(const Session& session, const dist::DistributedRun& run, Training& t,
+                       const train::History& history, int threads,
+                       train::TensorBoardLogger* tensorboard) {
+  const RunConfig& config = session.config;
+  RunReport report;
+  report.run_dir = session.paths.root.string();
   report.device = config.device;
   report.threads = threads;
   report.seed = config.seed;
-  report.train_size = data.train.source->size();
-  report.task_names = data.train.source->task_names();
-  report.unscored_tasks = unscored;
-  if (objective.terms().size() > 1) {
-    const std::vector<std::string> output_names = model->output_names();
-    for (const size_t output : objective.bind(*model)) {
+  report.train_size = t.data.train.source->size();
+  report.task_names = t.data.train.source->task_names();
+  report.unscored_tasks = t.unscored;
+  if (t.objective->terms().size() > 1) {
+    const std::vector<std::string> output_names = t.model->output_names();
+    for (const size_t output : t.objective->bind(*t.model)) {
       report.term_outputs.push_back(output_names[output]);
     }
   }
-  if (data.validation) {
-    report.validation_size = data.validation->source->size();
-    report.validation = train::evaluate(*model, objective, *valid_loader, run.strategy.get());
+  if (t.data.validation) {
+    report.validation_size = t.data.validation->source->size();
+    report.validation =
+        train::evaluate(*t.model, *t.objective, *t.valid_loader, run.strategy.get());
   }
-  if (data.test) {
-    report.test_size = data.test->source->size();
+  if (t.data.test) {
+    report.test_size = t.data.test->source->size();
     std::unique_ptr<data::DataLoader> test_loader =
-        make_eval_loader(*data.test, config.batch_size, 1, placement);
-    report.test = train::evaluate(*model, objective, *test_loader, run.strategy.get());
+        make_eval_loader(*t.data.test, config.batch_size, 1, t.placement);
+    report.test = train::evaluate(*t.model, *t.objective, *test_loader, run.strategy.get());
   }
-  report.epochs_run = fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
+  report.epochs_run = t.fit_options.initial_epoch + static_cast<int64_t>(history.epochs.size());
   // TensorBoard's test run: the final figures at the last epoch's step, beside the curves.
-  if (tensorboard && report.test) {
+  if (tensorboard != nullptr && report.test) {
     tensorboard->log_evaluation("test", report.test->values, report.epochs_run);
   }
-  report.best_epoch = early_stopping->best_epoch() + 1;
-  report.monitor = monitor;
-  report.best_value = early_stopping->best_value();
-  report.stopped_early = history.stopped_early || already_stopped;
+  report.best_epoch = t.early_stopping->best_epoch() + 1;
+  report.monitor = t.monitor;
+  report.best_value = t.early_stopping->best_value();
+  report.stopped_early = history.stopped_early || t.already_stopped;
   report.train_seconds = history.seconds;
   double samples = 0.0, seconds = 0.0;
   for (const train::EpochLogs& logs : history.epochs) {
@@ -524,9 +556,53 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
     seconds += logs.get("epoch_seconds");
   }
   report.samples_per_second = seconds > 0 ? samples / seconds : 0.0;
-  report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
-  if (chief) write_json_file(paths.report(), to_json(report));
-  print_report(out, report);
+  return report;
+}
+
+TrainResult train_session(const Session& session, const dist::DistributedRun& run,
+                          const TrainOptions& options, std::ostream& chief_out) {
+  const auto wall_start = Clock::now();
+  const RunConfig& config = session.config;
+  const bool chief = run.is_chief();
+  NullBuffer null_buffer;
+  std::ostream null_out(&null_buffer);
+  std::ostream& out = chief ? chief_out : null_out;
+  const int threads = set_up_process(config, run, out);
+  Training t = build_training(session, run, out);
+  set_up_early_stopping(config, t, out);
+  t.fit_options = config.fit;
+  t.fit_options.strategy = run.strategy.get();
+  if (session.resuming) restore_checkpoint(session, chief, t, out);
+  std::shared_ptr<train::TensorBoardLogger> tensorboard;
+  const std::vector<std::shared_ptr<train::Callback>> callbacks =
+      session_callbacks(session, chief, t, options, out, tensorboard);
+  // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
+  t.fit_options.should_stop = [] { return train::stop_signal() != 0; };
+  out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
+                     config.fit.epochs, config.batch_size, t.optimizer->name(),
+                     config.optimizer.learning_rate(), session.paths.root.string());
+  TrainResult result;
+  result.paths = session.paths;
+  train::History history;
+  try {
+    history = train::fit(*t.model, *t.objective, *t.optimizer, *t.train_loader,
+                         t.valid_loader.get(), t.fit_options, callbacks);
+  } catch (const RunInterrupted&) {
+    out << fmt::format(
+        "interrupted after {} epoch(s) (--stop-after-epochs); continue with: "
+        "strand train --resume {}\n",
+        options.stop_after_epochs, session.paths.root.string());
+    result.interrupted = true;
+    return result;
+  }
+  if (std::optional<TrainResult> stopped =
+          stopped_by_signal(session, run, t, history, wall_start, out)) {
+    return *stopped;
+  }
+  result.report = final_report(session, run, t, history, threads, tensorboard.get());
+  result.report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  if (chief) write_json_file(session.paths.report(), to_json(result.report));
+  print_report(out, result.report);
   return result;
 }
 
@@ -614,7 +690,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
   // sizes are known; files are read in the run (a model that names a data size waits for them).
   if (config.data.source == "simulated") {
     DataDimensions simulated;
-    simulated.length = config.data.simulated.length;
+    simulated.length = static_cast<int64_t>(config.data.simulated.simulation.seq_length);
     simulated.tasks = 1;
     build_objective(config, *build_model(config.model, simulated), simulated);
   }
@@ -651,7 +727,7 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
   }
   session.config = load_config_file(session.paths.config());
   bool changed = false;
-  if (epochs) session.config.epochs = *epochs, changed = true;
+  if (epochs) session.config.fit.epochs = *epochs, changed = true;
   if (threads) session.config.threads = *threads, changed = true;
   validate_training_config(session.config);
   // Before anything trains: the config and data must be those the checkpoint was trained with.
@@ -671,6 +747,73 @@ TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int
       strategy_config(session.config.distributed, Device::parse(session.config.device)));
   if (changed && run.is_chief()) write_json_file(session.paths.config(), to_json(session.config));
   return train_or_record_failure(session, run, options, out, Created{.may_remove = false});
+}
+
+const std::vector<ConfigKey>& train_keys() {
+  const std::vector<std::string> train = {"train"};
+  static const std::vector<ConfigKey> keys = {
+      {.key = "run-name",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.run_name; }),
+       .flag = "--run-name",
+       .help = "Run directory name (default: date-time + seed)",
+       .commands = train},
+      {.key = "resume",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.resume; }),
+       .flag = "--resume",
+       .help = "Continue an interrupted run from RUN_DIR/checkpoints/last.safetensors with "
+               "RUN_DIR/config.json (only --epochs and --threads may change)",
+       .commands = train},
+      {.key = "stop-after-epochs",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.stop_after_epochs; }),
+       .range = IntRange{-kMaxCount, kMaxCount},
+       .range_note = "negative: off",
+       .flag = "--stop-after-epochs",
+       .help = "Testing aid: stop as if killed early in epoch N+1, after N epochs' checkpoints "
+               "(then --resume)",
+       .commands = train},
+      {.key = "signal-after-steps",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.run.signal_after_steps; }),
+       .range = IntRange{-kMaxCount, kMaxCount},
+       .range_note = "negative: off",
+       .flag = "--signal-after-steps",
+       .help = "Testing aid: raise SIGTERM in this process after global step N (at an epoch's "
+               "end: after its validation), as a preempting scheduler would (then --resume)",
+       .commands = train},
+      {.key = "print-config",
+       .field = field<TrainFlags>([](auto& f) -> auto& { return f.print_config; }),
+       .flag = "--print-config",
+       .help = "Print the resolved config as JSON and exit without training",
+       .commands = train},
+  };
+  return keys;
+}
+
+int run_train_command(const ConfigSource& source, const ConfigOverrides& overrides,
+                      const TrainFlags& flags, std::ostream& out) {
+  if (!flags.resume.empty()) {
+    for (const std::string& key : overrides.keys()) {
+      if (key != "epochs" && key != "threads") {
+        throw ConfigError(fmt::format(
+            "--resume continues the run's own config.json; {} cannot change (only --epochs and "
+            "--threads can)",
+            key));
+      }
+    }
+    if (!source.config.empty() || !flags.run.run_name.empty() || !source.preset.empty()) {
+      throw ConfigError("--resume takes neither --config, --model nor --run-name");
+    }
+    return resume_train(flags.resume, overrides.int_value("epochs"), overrides.int_value("threads"),
+                        flags.run, out)
+        .exit_code;
+  }
+  const RunConfig config = resolve_config(source, overrides);
+  if (flags.print_config) {
+    // Every number checked as train checks it: no null or out-of-range value is printed.
+    validate_numbers(config);
+    out << to_json(config).dump(2) << "\n";
+    return 0;
+  }
+  return run_train(config, flags.run, out).exit_code;
 }
 
 }  // namespace strand::cli

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_keys.h"
+#include "cli/config_source.h"
 #include "cli/report.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
@@ -43,6 +45,24 @@ struct TrainResult {
   int exit_code = 0;
   RunReport report;
 };
+
+/// The flags of `strand train` that are not config keys: this invocation's knobs, --resume and
+/// --print-config.
+struct TrainFlags {
+  TrainOptions run;
+  std::string resume;  ///< a run directory to continue; empty: a new run
+  bool print_config = false;
+};
+
+/// The rows of TrainFlags (--run-name, --resume, --stop-after-epochs, --signal-after-steps,
+/// --print-config).
+const std::vector<ConfigKey>& train_keys();
+
+/// `strand train`: the config of `source` and `overrides` printed (--print-config), trained
+/// (run_train) or, with flags.resume, continued (resume_train, which takes only --epochs and
+/// --threads). Returns the exit status.
+int run_train_command(const ConfigSource& source, const ConfigOverrides& overrides,
+                      const TrainFlags& flags, std::ostream& out);
 
 /// Trains `config` in a new run directory under config.output_dir; prints device, threads,
 /// data, model table, progress and the report to `out`. Every config, data and model error is

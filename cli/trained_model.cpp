@@ -48,7 +48,9 @@ TrainedModelFiles locate_trained_model(const std::string& model, const std::stri
 }
 
 int64_t run_input_length(const RunConfig& config) {
-  return config.data.source == "files" ? config.data.files.window : config.data.simulated.length;
+  return config.data.source == "files"
+             ? config.data.files.loader.window
+             : static_cast<int64_t>(config.data.simulated.simulation.seq_length);
 }
 
 TrainedModel load_trained_model(const TrainedModelFiles& files, RunConfig config,

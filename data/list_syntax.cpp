@@ -65,6 +65,22 @@ std::vector<int> parse_column_list(std::string_view text, std::string_view what,
   return columns;
 }
 
+std::string format_column_list(const std::vector<int>& columns) {
+  std::vector<std::string> entries;
+  for (size_t i = 0; i < columns.size();) {
+    size_t end = i + 1;
+    while (end < columns.size() && columns[end] == columns[end - 1] + 1) ++end;
+    entries.push_back(end - i >= 2 ? fmt::format("{}-{}", columns[i], columns[end - 1])
+                                   : std::to_string(columns[i]));
+    i = end;
+  }
+  return fmt::format("{}", fmt::join(entries, ","));
+}
+
+std::string format_name_list(const std::vector<std::string>& names) {
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
 std::vector<std::string> parse_name_list(std::string_view text, std::string_view what) {
   std::vector<std::string> names;
   size_t position = 0;

@@ -20,8 +20,15 @@ inline constexpr int kMaxColumn = 1 << 19;
 std::vector<int> parse_column_list(std::string_view text, std::string_view what,
                                    int first_allowed = 1);
 
+/// The list parse_column_list() reads back as `columns`: ascending runs of two or more columns
+/// as ranges ("4-167", "4,6,9-12"); "" for none.
+std::string format_column_list(const std::vector<int>& columns);
+
 /// Splits "a,b,c" on commas. Empty entries, entries with a tab, newline or carriage return,
 /// and entries given twice are errors naming `what`, the entry and its position.
 std::vector<std::string> parse_name_list(std::string_view text, std::string_view what);
+
+/// The list parse_name_list() reads back as `names`: "a,b,c"; "" for none.
+std::string format_name_list(const std::vector<std::string>& names);
 
 }  // namespace strand::data

@@ -30,9 +30,9 @@ ReduceLROnPlateau::ReduceLROnPlateau(ReduceLROnPlateauOptions options)
     : options_(std::move(options)) {
   STRAND_CHECK(options_.factor > 0.0 && options_.factor < 1.0,
                "ReduceLROnPlateau: factor must be in (0, 1), got {}", options_.factor);
-  STRAND_CHECK(options_.patience >= 0 && options_.min_lr >= 0.0,
-               "ReduceLROnPlateau: patience and min_lr must be >= 0, got {} and {}",
-               options_.patience, options_.min_lr);
+  STRAND_CHECK(options_.patience >= 0 && options_.min_learning_rate >= 0.0,
+               "ReduceLROnPlateau: patience and min_learning_rate must be >= 0, got {} and {}",
+               options_.patience, options_.min_learning_rate);
   maximize_ = monitor_maximizes(options_.monitor, options_.mode, "ReduceLROnPlateau");
   best_ = maximize_ ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
@@ -53,7 +53,7 @@ void ReduceLROnPlateau::on_epoch_end(FitContext& context, const EpochLogs& logs)
   }
   if (++wait_ < options_.patience) return;
   const double current = context.optimizer.learning_rate();
-  const double reduced = std::max(current * options_.factor, options_.min_lr);
+  const double reduced = std::max(current * options_.factor, options_.min_learning_rate);
   if (reduced < current) context.optimizer.set_learning_rate(reduced);
   wait_ = 0;
 }

@@ -26,21 +26,23 @@ class LearningRateScheduler : public Callback {
   std::shared_ptr<const LearningRateSchedule> schedule_;
 };
 
-/// Settings of ReduceLROnPlateau (Keras's names and defaults).
+/// Settings of ReduceLROnPlateau (Keras's defaults; min_learning_rate is Keras's min_lr).
 struct ReduceLROnPlateauOptions {
   std::string monitor = "val_loss";
-  double factor = 0.1;        ///< the rate is multiplied by this, in (0, 1)
-  int64_t patience = 10;      ///< epochs without improvement before a reduction
-  double min_delta = 1e-4;    ///< the smallest change that counts as an improvement
-  double min_lr = 0.0;        ///< the rate never goes below this
-  std::string mode = "auto";  ///< "min", "max" or "auto" (from the name)
+  double factor = 0.1;             ///< the rate is multiplied by this, in (0, 1)
+  int64_t patience = 10;           ///< epochs without improvement before a reduction
+  double min_delta = 1e-4;         ///< the smallest change that counts as an improvement
+  double min_learning_rate = 0.0;  ///< the rate never goes below this
+  std::string mode = "auto";       ///< "min", "max" or "auto" (from the name)
 };
 
 /// Multiplies the learning rate by `factor` after `patience` epochs in which `monitor` did not
-/// improve by more than min_delta, then waits `patience` epochs again; never below min_lr.
+/// improve by more than min_delta, then waits `patience` epochs again; never below
+/// min_learning_rate.
 class ReduceLROnPlateau : public Callback {
  public:
-  /// Throws Error on a factor outside (0, 1), a negative patience or min_lr, or a bad mode.
+  /// Throws Error on a factor outside (0, 1), a negative patience or min_learning_rate, or a bad
+  /// mode.
   explicit ReduceLROnPlateau(ReduceLROnPlateauOptions options = {});
   /// Throws Error naming the monitored value when the epoch did not log it.
   void on_epoch_end(FitContext& context, const EpochLogs& logs) override;

@@ -48,16 +48,33 @@ int64_t parse_coordinate(std::string_view field, const std::string& path, int64_
 
 }  // namespace
 
+const std::vector<std::string>& interval_format_names() {
+  static const std::vector<std::string> names = {"bed", "narrowpeak", "dream", "records"};
+  return names;
+}
+
+const std::string& interval_format_name(IntervalFormat format) {
+  return interval_format_names()[static_cast<size_t>(format)];
+}
+
 IntervalFormat parse_interval_format(const std::string& name) {
   const std::string l = lower(name);
-  if (l == "bed") return IntervalFormat::kBed;
-  if (l == "narrowpeak") return IntervalFormat::kNarrowPeak;
-  if (l == "dream" || l == "tsv") return IntervalFormat::kDreamTsv;
-  throw DataError(
-      fmt::format("unknown interval format '{}': expected bed, narrowpeak or dream", name));
+  if (l == "tsv") return IntervalFormat::kDreamTsv;
+  const std::vector<std::string>& names = interval_format_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (l == names[i]) return static_cast<IntervalFormat>(i);
+  }
+  throw DataError(fmt::format(
+      "unknown interval format '{}': expected bed, narrowpeak, dream or records", name));
 }
 
 IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options) {
+  if (options.format == IntervalFormat::kRecords) {
+    throw DataError(fmt::format(
+        "'{}': records are read as FASTA records with a label TSV (data/sources/record_source.h), not as "
+        "intervals",
+        path));
+  }
   IntervalSet set;
   set.path = path;
   LineReader reader(path);

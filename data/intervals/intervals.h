@@ -26,8 +26,10 @@
 
 namespace strand::data {
 
-/// Interval file formats (see the file comment).
-enum class IntervalFormat { kBed, kNarrowPeak, kDreamTsv };
+/// The formats of a dataset's interval file (see the file comment). kRecords is the one that
+/// lists no intervals: a label TSV of FASTA record names, every record a sample
+/// (data/sources/record_source.h); read_intervals() refuses it.
+enum class IntervalFormat { kBed, kNarrowPeak, kDreamTsv, kRecords };
 
 /// What to do with an interval that is invalid for the file or the genome.
 enum class BadIntervalPolicy {
@@ -113,7 +115,15 @@ void set_task_names(IntervalSet& set, std::vector<std::string> names);
 /// ("peak1", "."), of other numbers (scores, ids) or absent (BED3) is not a label column.
 void refuse_non_peaks(const std::string& path, IntervalFormat format, const std::string& use);
 
-/// Parses a format name: "bed", "narrowpeak", "dream" (case-insensitive).
+/// Every format by the name configs and flags give it, in enum order: bed, narrowpeak, dream,
+/// records.
+const std::vector<std::string>& interval_format_names();
+
+/// The name of `format` in interval_format_names().
+const std::string& interval_format_name(IntervalFormat format);
+
+/// Parses a format name: "bed", "narrowpeak", "dream" (or "tsv"), "records" (case-insensitive);
+/// throws DataError naming the word and the formats otherwise.
 IntervalFormat parse_interval_format(const std::string& name);
 
 }  // namespace strand::data

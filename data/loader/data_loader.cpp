@@ -15,8 +15,8 @@ SampleAugment draw_augment(const AugmentOptions& options, uint64_t seed, uint64_
   SampleAugment a;
   a.key = mix_key(seed, epoch, static_cast<uint64_t>(index));
   CounterRng rng(a.key);
-  const uint64_t span = static_cast<uint64_t>(2 * options.max_shift + 1);
-  a.shift = static_cast<int64_t>(rng.below(span)) - options.max_shift;
+  const uint64_t span = static_cast<uint64_t>(2 * options.jitter + 1);
+  a.shift = static_cast<int64_t>(rng.below(span)) - options.jitter;
   a.reverse = rng.uniform() < options.rc_probability;
   return a;
 }
@@ -66,17 +66,17 @@ void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t leng
 DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions options)
     : source_(std::move(source)), options_(std::move(options)) {
   if (!source_) throw DataError("DataLoader: source is null");
-  if (options_.threads < 1 || options_.prefetch_depth < 1) {
-    throw DataError(fmt::format("DataLoader: threads ({}) and prefetch_depth ({}) must be >= 1",
-                                options_.threads, options_.prefetch_depth));
+  if (options_.loader_threads < 1 || options_.prefetch < 1) {
+    throw DataError(fmt::format("DataLoader: loader_threads ({}) and prefetch ({}) must be >= 1",
+                                options_.loader_threads, options_.prefetch));
   }
   const AugmentOptions& a = options_.augment;
-  if (a.max_shift < 0 || a.rc_probability < 0 || a.rc_probability > 1 || a.substitution_rate < 0 ||
+  if (a.jitter < 0 || a.rc_probability < 0 || a.rc_probability > 1 || a.substitution_rate < 0 ||
       a.substitution_rate > 1) {
     throw DataError(
-        fmt::format("DataLoader: need max_shift >= 0 and probabilities in [0, 1], "
-                    "got max_shift {}, rc_probability {}, substitution_rate {}",
-                    a.max_shift, a.rc_probability, a.substitution_rate));
+        fmt::format("DataLoader: need jitter >= 0 and probabilities in [0, 1], "
+                    "got jitter {}, rc_probability {}, substitution_rate {}",
+                    a.jitter, a.rc_probability, a.substitution_rate));
   }
   if (options_.lower_mask && !source_->has_lower_mask()) {
     throw DataError(
@@ -108,11 +108,12 @@ DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions opt
   }
   // The plan size does not depend on the epoch, so epoch 0 gives the step count.
   steps_per_epoch_ = plan_epoch(source_->size(), classes_, options_.sampler, 0).steps;
-  window_ = std::max(options_.prefetch_depth, options_.threads);
-  source_->prepare_workers(options_.threads);
-  workers_.reserve(static_cast<size_t>(options_.threads));
+  window_ = std::max(options_.prefetch, options_.loader_threads);
+  source_->prepare_workers(options_.loader_threads);
+  workers_.reserve(static_cast<size_t>(options_.loader_threads));
   try {
-    for (int w = 0; w < options_.threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+    for (int w = 0; w < options_.loader_threads; ++w)
+      workers_.emplace_back([this, w] { worker_loop(w); });
   } catch (const std::exception& error) {
     // Out of threads or memory (e.g. under ulimit -v): the workers already running must be
     // joined, or destroying their std::thread objects would call std::terminate.
@@ -120,7 +121,7 @@ DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions opt
     stop_and_join();
     throw DataError(fmt::format(
         "DataLoader: could not start worker thread {} of {} ({}); use fewer loader threads",
-        started + 1, options_.threads, error.what()));
+        started + 1, options_.loader_threads, error.what()));
   }
 }
 

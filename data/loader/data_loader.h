@@ -23,7 +23,7 @@ namespace strand::data {
 /// a fixed order (shift, strand, substitutions), so a sample's augmentation depends only on
 /// (seed, epoch, sample index).
 struct AugmentOptions {
-  int64_t max_shift = 0;         ///< jitter J: shift uniform in [-J, J], kept inside the contig
+  int64_t jitter = 0;            ///< J: the shift is uniform in [-J, J], kept inside the contig
   double rc_probability = 0.0;   ///< probability of reverse complementing (labels unchanged)
   double substitution_rate = 0;  ///< per-base probability of replacing A/C/G/T by another base
 };
@@ -32,8 +32,8 @@ struct AugmentOptions {
 struct LoaderOptions {
   SamplerOptions sampler;    ///< which samples each batch holds, per epoch and rank
   AugmentOptions augment;    ///< per-sample augmentation
-  int threads = 1;           ///< worker threads (>= 1)
-  int prefetch_depth = 2;    ///< batches built ahead of the consumer: max(depth, threads)
+  int loader_threads = 1;    ///< worker threads (>= 1)
+  int prefetch = 2;          ///< batches built ahead of the consumer: max(prefetch, loader_threads)
   bool lower_mask = false;   ///< fill Batch::lower_mask (source must support it)
   BatchAllocator allocator;  ///< batch buffer allocation hook (pinned memory later)
 };
@@ -41,7 +41,7 @@ struct LoaderOptions {
 /// Applies AugmentOptions to one fetched sample: writes the shift to use before fetching and
 /// whether to reverse complement; substitutions are applied by apply_substitutions().
 struct SampleAugment {
-  int64_t shift = 0;     ///< window shift in [-max_shift, max_shift]
+  int64_t shift = 0;     ///< window shift in [-jitter, jitter]
   bool reverse = false;  ///< reverse complement the sample
   uint64_t key = 0;      ///< seeds the substitution stream (apply_substitutions)
 };
@@ -57,8 +57,8 @@ void apply_substitutions(double rate, uint64_t key, uint8_t* codes, int64_t leng
 /// joins the workers promptly, also mid-epoch.
 class DataLoader {
  public:
-  /// Starts the worker threads. Throws DataError for a null source, threads or
-  /// prefetch_depth < 1, max_shift < 0, probabilities outside [0, 1], a lower_mask request
+  /// Starts the worker threads. Throws DataError for a null source, loader_threads or
+  /// prefetch < 1, jitter < 0, probabilities outside [0, 1], a lower_mask request
   /// the source cannot serve, signal tracks the batch cannot hold (a profile window longer
   /// than the sample or off its centre, reverse track maps that are not involutions of the
   /// tracks), a sampler plan that cannot give every rank a batch, or a worker thread that cannot

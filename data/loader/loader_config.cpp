@@ -45,50 +45,55 @@ void warn_repeated_intervals(const IntervalSet& set) {
       set.path, repeats, line, first));
 }
 
+// A number of the config within its declared range (loader_ranges).
+template <typename T, typename Range>
+void require_in(const char* field, T value, const Range& range, const char* note = "") {
+  if (!range.contains(value)) {
+    require(false, field, value, fmt::format("must be in {}{}", range.text(), note).c_str());
+  }
+}
+
 }  // namespace
 
 void LoaderConfig::validate() const {
+  namespace ranges = loader_ranges;
+  const bool records = format == IntervalFormat::kRecords;
+  const bool peaks = format == IntervalFormat::kBed || format == IntervalFormat::kNarrowPeak;
   require(!fasta.empty(), "fasta", "''", "a FASTA path is required");
   require(!intervals.empty(), "intervals", "''", "an interval or label file path is required");
-  if (format != "records") parse_interval_format(format);
-  require(format == "records" ? window >= 0 : window > 0, "window", window,
-          "must be > 0 (>= 0 for records)");
-  require(jitter >= 0, "jitter", jitter, "must be >= 0");
-  require(rc_probability >= 0 && rc_probability <= 1, "rc_probability", rc_probability,
-          "must be in [0, 1]");
-  require(substitution_rate >= 0 && substitution_rate <= 1, "substitution_rate", substitution_rate,
-          "must be in [0, 1]");
-  require(batch_size > 0, "batch_size", batch_size, "must be > 0");
+  require_in("window", window, records ? ranges::kRecordsWindow : ranges::kWindow,
+             records ? " (0: the records' common length)" : "");
+  require_in("jitter", jitter, ranges::kJitter);
+  require_in("rc_probability", rc_probability, ranges::kProbability);
+  require_in("substitution_rate", substitution_rate, ranges::kProbability);
+  require_in("batch_size", batch_size, ranges::kBatchSize);
   require(!balanced || batch_size % 2 == 0, "batch_size", batch_size, "must be even when balanced");
   require(shard_count >= 1, "shard_count", shard_count, "must be >= 1");
   require(shard_rank >= 0 && shard_rank < shard_count, "shard_rank", shard_rank,
           "must be in [0, shard_count)");
-  require(prefetch_depth >= 1, "prefetch_depth", prefetch_depth, "must be >= 1");
-  require(threads >= 1, "threads", threads, "must be >= 1");
+  require_in("prefetch", prefetch, ranges::kPrefetch);
+  require_in("loader_threads", loader_threads, ranges::kLoaderThreads);
   for (const int c : label_columns) {
     require(c >= 4, "label_columns", c, "entries are 1-based columns >= 4");
   }
-  require(!(format == "records" && streaming), "streaming", "true",
-          "records are always held in memory");
-  require(!(format == "records" && lower_mask), "lower_mask", "true", "not available for records");
-  require(!(format == "records" && !labelled), "labelled", "false",
-          "records are labelled by their label TSV");
-  require(negatives_ratio >= 0 && negatives_ratio <= kMaxNegativesRatio, "negatives_ratio",
-          negatives_ratio, "must be in [0, 1000]");
-  require(!(negatives_ratio > 0 && format == "records"), "negatives_ratio", negatives_ratio,
+  require(!(records && streaming), "streaming", "true", "records are always held in memory");
+  require(!(records && lower_mask), "lower_mask", "true", "not available for records");
+  require(!(records && !labelled), "labelled", "false", "records are labelled by their label TSV");
+  require_in("negatives_ratio", negatives_ratio, ranges::kNegativesRatio);
+  require(!(negatives_ratio > 0 && records), "negatives_ratio", negatives_ratio,
           "negatives are drawn from a genome around interval peaks, not for records");
-  require(!(negatives_ratio > 0 && format == "dream"), "negatives_ratio", negatives_ratio,
-          "DREAM files label their own negatives (U)");
+  require(!(negatives_ratio > 0 && format == IntervalFormat::kDreamTsv), "negatives_ratio",
+          negatives_ratio, "DREAM files label their own negatives (U)");
   require(!(negatives_ratio > 0 && !label_columns.empty()), "negatives_ratio", negatives_ratio,
           "peaks are labelled 1 and negatives 0; label_columns must stay empty");
   require(!(negatives_ratio > 0 && !labelled), "negatives_ratio", negatives_ratio,
           "negatives give labels; labelled must be true");
   require(blacklist.empty() || negatives_ratio > 0, "blacklist", blacklist,
           "a blacklist only applies to negatives (negatives_ratio > 0)");
-  require(!signals.any() || format == "bed" || format == "narrowpeak", "format", format,
+  require(!signals.any() || peaks, "format", interval_format_name(format),
           "bigWig tracks (signals) need bed or narrowpeak intervals");
-  require(signals.profile_length >= 0, "signals.profile_length", signals.profile_length,
-          "must be >= 0 (0: the window)");
+  require_in("signals.profile_length", signals.profile_length, ranges::kProfileLength,
+             " (0: the window)");
   require(!(negatives_ratio > 0 && signals.targets == TargetSource::kCounts), "negatives_ratio",
           negatives_ratio,
           "negatives are labelled 0 and peaks 1; count targets label windows by "
@@ -109,7 +114,7 @@ FastaReader open_fasta(const LoaderConfig& config) {
 
 IntervalSet read_interval_set(const LoaderConfig& config, const FastaReader& reader) {
   IntervalReadOptions read_options;
-  read_options.format = parse_interval_format(config.format);
+  read_options.format = config.format;
   read_options.label_columns = config.label_columns;
   read_options.policy = config.bad_intervals;
   read_options.labels = config.labels;
@@ -149,7 +154,7 @@ std::vector<std::string> read_task_names(const LoaderConfig& config) {
   if (config.negatives_ratio > 0) {
     return {std::filesystem::path(config.intervals).stem().string()};
   }
-  if (config.format == "records") {
+  if (config.format == IntervalFormat::kRecords) {
     const FastaReader reader = open_fasta(config);
     LineReader in(config.intervals);
     std::string line;
@@ -162,7 +167,7 @@ std::vector<std::string> read_task_names(const LoaderConfig& config) {
     return {};
   }
   IntervalReadOptions options;
-  options.format = parse_interval_format(config.format);
+  options.format = config.format;
   options.label_columns = config.label_columns;
   options.labelled = config.labelled;
   options.names_only = true;
@@ -172,7 +177,7 @@ std::vector<std::string> read_task_names(const LoaderConfig& config) {
 std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   config.validate();
   FastaReader reader = open_fasta(config);
-  if (config.format == "records") {
+  if (config.format == IntervalFormat::kRecords) {
     auto source =
         std::make_shared<RecordSource>(reader, config.intervals, config.window, config.labels);
     if (!config.task_names.empty()) source->set_task_names(config.task_names);
@@ -181,7 +186,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   IntervalSet set = read_interval_set(config, reader);
   IntervalSourceOptions source_options;
   source_options.window = config.window;
-  source_options.max_shift = config.jitter;
+  source_options.jitter = config.jitter;
   source_options.use_summit = config.use_summit;
   source_options.streaming = config.streaming;
   source_options.lower_mask = config.lower_mask;
@@ -191,7 +196,7 @@ std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config) {
   return std::make_shared<IntervalSource>(std::move(reader), std::move(set), source_options);
 }
 
-std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator) {
+LoaderOptions loader_options(const LoaderConfig& config, BatchAllocator allocator) {
   LoaderOptions options;
   options.sampler.batch_size = config.batch_size;
   options.sampler.seed = config.seed;
@@ -201,14 +206,19 @@ std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocat
   options.sampler.world = config.shard_count;
   options.sampler.drop_last = config.drop_last;
   options.sampler.both_strands = config.both_strands;
-  options.augment.max_shift = config.jitter;
+  options.augment.jitter = config.jitter;
   options.augment.rc_probability = config.both_strands ? 0.0 : config.rc_probability;
   options.augment.substitution_rate = config.substitution_rate;
-  options.threads = config.threads;
-  options.prefetch_depth = config.prefetch_depth;
+  options.loader_threads = static_cast<int>(config.loader_threads);
+  options.prefetch = static_cast<int>(config.prefetch);
   options.lower_mask = config.lower_mask;
   options.allocator = std::move(allocator);
-  return std::make_unique<DataLoader>(make_source(config), std::move(options));
+  return options;
+}
+
+std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator) {
+  return std::make_unique<DataLoader>(make_source(config),
+                                      loader_options(config, std::move(allocator)));
 }
 
 }  // namespace strand::data

@@ -7,22 +7,52 @@
 #include <string>
 #include <vector>
 
-#include "data/intervals/intervals.h"
-#include "data/labels.h"
+#include "core/value_range.h"
 #include "data/loader/batch.h"
 #include "data/loader/data_loader.h"
-#include "data/signals/signal_tracks.h"
+#include "data/intervals/intervals.h"
+#include "data/labels.h"
+#include "data/intervals/negatives.h"
 #include "data/sources/sequence_source.h"
+#include "data/signals/signal_tracks.h"
 
 namespace strand::data {
 
-/// Every setting of a genomic data loader (see make_source() and make_loader()).
+/// The largest window, jitter, profile length and simulated sequence length: far beyond any
+/// model's input, and small enough that no size computed from them overflows.
+inline constexpr int64_t kMaxSequenceLength = 10'000'000;
+/// The largest batch.
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
+/// The most batches a loader prepares ahead.
+inline constexpr int64_t kMaxPrefetch = 1024;
+
+/// The values LoaderConfig's numbers accept, declared once: LoaderConfig::validate() checks
+/// them, and the CLI's config key table (cli/config_keys.cpp) checks config files and flags
+/// against the same declarations.
+namespace loader_ranges {
+inline constexpr IntRange kWindow{1, kMaxSequenceLength};
+/// Records: 0 means the records' common length.
+inline constexpr IntRange kRecordsWindow{0, kMaxSequenceLength};
+inline constexpr IntRange kJitter{0, kMaxSequenceLength};
+/// rc_probability and substitution_rate.
+inline constexpr RealRange kProbability{0.0, 1.0};
+inline constexpr IntRange kBatchSize{1, kMaxBatchSize};
+inline constexpr IntRange kPrefetch{1, kMaxPrefetch};
+inline constexpr IntRange kLoaderThreads{.lo = 1, .up_to_thread_cap = true};
+inline constexpr RealRange kNegativesRatio{0.0, kMaxNegativesRatio};
+/// 0: the window.
+inline constexpr IntRange kProfileLength{0, kMaxSequenceLength};
+}  // namespace loader_ranges
+
+/// Every setting of a genomic data loader (see make_source() and make_loader()). Its field
+/// names are the names of the settings everywhere: the config keys data.jitter,
+/// data.loader_threads, data.prefetch, ... bind to these fields (cli/config_keys.cpp).
 struct LoaderConfig {
-  std::string fasta;               ///< reference FASTA, plain or BGZF
-  std::string fasta_index;         ///< .fai location if not next to the FASTA (e.g. read-only dir)
-  std::string intervals;           ///< BED / narrowPeak / DREAM TSV, or the label TSV for "records"
-  std::string format = "bed";      ///< bed, narrowpeak, dream, records
-  std::vector<int> label_columns;  ///< 1-based; empty: the format's default
+  std::string fasta;        ///< reference FASTA, plain or BGZF
+  std::string fasta_index;  ///< .fai location if not next to the FASTA (e.g. read-only dir)
+  std::string intervals;    ///< BED / narrowPeak / DREAM TSV, or the label TSV for kRecords
+  IntervalFormat format = IntervalFormat::kBed;  ///< the format of `intervals`
+  std::vector<int> label_columns;                ///< 1-based; empty: the format's default
   /// Replace the file's task names, one per label column (checked); empty: the file's (a
   /// header's) names, else task_0, task_1, ...
   std::vector<std::string> task_names;
@@ -37,27 +67,28 @@ struct LoaderConfig {
   /// label is missing is an error; checked line by line when the file is read.
   LabelOptions labels;
   BadIntervalPolicy bad_intervals = BadIntervalPolicy::kError;  ///< invalid intervals
-  int64_t window = 1000;           ///< L; for "records" 0 means the common record length
+  int64_t window = 1000;           ///< L; for kRecords 0 means the common record length
   bool use_summit = true;          ///< narrowPeak: centre on the summit
-  int64_t jitter = 0;              ///< J
+  int64_t jitter = 0;              ///< J, the largest random shift of a training window
   double rc_probability = 0.5;     ///< in [0, 1]; ignored (0) with both_strands
   bool both_strands = false;       ///< evaluation: every sample forward and reverse complemented
   double substitution_rate = 0.0;  ///< per-base substitution probability, in [0, 1]
-  int64_t batch_size = 64;         ///< B (> 0; even when balanced)
+  int64_t batch_size = 64;         ///< B (even when balanced)
   bool balanced = false;           ///< SamplerOptions::balanced
   bool shuffle = true;             ///< shuffle the order every epoch
   uint64_t seed = 0;               ///< seeds shuffling and augmentation
   int shard_rank = 0;              ///< this rank, in [0, shard_count)
   int shard_count = 1;             ///< number of ranks sharing the data
   bool drop_last = false;          ///< SamplerOptions::drop_last
-  int prefetch_depth = 2;          ///< LoaderOptions::prefetch_depth (>= 1)
-  int threads = 1;                 ///< worker threads (>= 1)
+  int64_t prefetch = 2;            ///< LoaderOptions::prefetch
+  int64_t loader_threads = 1;      ///< LoaderOptions::loader_threads
   bool streaming = false;          ///< IntervalSourceOptions::streaming (not for records)
   bool lower_mask = false;         ///< fill Batch::lower_mask (not for records)
   /// bigWig tracks (profile targets, control inputs, count labels); bed and narrowpeak only.
   SignalOptions signals;
 
-  /// Throws DataError naming the first offending field, its value and what is allowed.
+  /// Throws DataError naming the first offending field, its value and what is allowed (the
+  /// ranges of loader_ranges).
   void validate() const;
 };
 
@@ -74,6 +105,10 @@ std::vector<std::string> read_task_names(const LoaderConfig& config);
 
 /// Opens config.fasta with its index options (fasta_index).
 FastaReader open_fasta(const LoaderConfig& config);
+
+/// The loader settings of `config` (sampler, augmentation, workers): what make_loader() gives the
+/// DataLoader; `allocator` is the batch buffer hook.
+LoaderOptions loader_options(const LoaderConfig& config, BatchAllocator allocator = {});
 
 /// Builds source and loader; the allocator is the batch buffer hook.
 std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator = {});

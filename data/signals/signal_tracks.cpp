@@ -10,9 +10,16 @@
 
 namespace strand::data {
 
+const std::vector<std::string>& target_source_names() {
+  static const std::vector<std::string> names = {"labels", "counts"};
+  return names;
+}
+
 TargetSource parse_target_source(std::string_view word) {
-  if (word == "labels") return TargetSource::kLabels;
-  if (word == "counts") return TargetSource::kCounts;
+  const std::vector<std::string>& names = target_source_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (word == names[i]) return static_cast<TargetSource>(i);
+  }
   throw DataError(
       fmt::format("unknown target source '{}': expected labels (the interval file's label "
                   "columns) or counts (sums of bigWig tracks)",
@@ -20,7 +27,7 @@ TargetSource parse_target_source(std::string_view word) {
 }
 
 const char* target_source_name(TargetSource source) {
-  return source == TargetSource::kCounts ? "counts" : "labels";
+  return target_source_names()[static_cast<size_t>(source)].c_str();
 }
 
 bool SignalOptions::any() const {

@@ -18,6 +18,8 @@ enum class TargetSource {
   kCounts,  ///< one task per count track: the sum of its bigWig(s) over the output window
 };
 
+/// Every target source by its name, in enum order: labels, counts.
+const std::vector<std::string>& target_source_names();
 /// Parses "labels" or "counts"; throws DataError naming the word otherwise.
 TargetSource parse_target_source(std::string_view word);
 /// "labels" or "counts".

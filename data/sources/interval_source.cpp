@@ -18,16 +18,16 @@ constexpr uint8_t kLowerBit = 0x08;  // in-memory codes: code | kLowerBit for so
 IntervalSource::IntervalSource(FastaReader reader, IntervalSet intervals,
                                const IntervalSourceOptions& options)
     : reader_(std::move(reader)), intervals_(std::move(intervals)), options_(options) {
-  if (options_.window <= 0 || options_.max_shift < 0) {
-    throw DataError(fmt::format("IntervalSource: window {} must be > 0 and max_shift {} >= 0",
-                                options_.window, options_.max_shift));
+  if (options_.window <= 0 || options_.jitter < 0) {
+    throw DataError(fmt::format("IntervalSource: window {} must be > 0 and jitter {} >= 0",
+                                options_.window, options_.jitter));
   }
   // Count labels replace the file's: the file was read without labels, so none can be valid.
   LabelOptions labels = options_.labels;
   if (options_.signals.targets == TargetSource::kCounts) labels.require_valid = false;
   validate_intervals(intervals_, reader_.contigs(), reader_.path(), options_.policy, labels);
   const int64_t l = options_.window;
-  const int64_t j = options_.max_shift;
+  const int64_t j = options_.jitter;
   samples_.reserve(intervals_.intervals.size());
   for (const Interval& iv : intervals_.intervals) {
     Sample s;
@@ -91,9 +91,9 @@ void IntervalSource::fetch(int64_t index, int64_t shift, uint8_t* codes, uint8_t
                            int worker) const {
   const Sample& s = samples_[static_cast<size_t>(index)];
   const int64_t l = options_.window;
-  if (shift < -options_.max_shift || shift > options_.max_shift) {
+  if (shift < -options_.jitter || shift > options_.jitter) {
     throw DataError(
-        fmt::format("IntervalSource: shift {} exceeds max_shift {}", shift, options_.max_shift));
+        fmt::format("IntervalSource: shift {} exceeds the jitter {}", shift, options_.jitter));
   }
   const int64_t start = window_start(s.centre, l, shift, s.contig_length);
   if (options_.streaming) {
@@ -171,9 +171,9 @@ int64_t IntervalSource::control_tracks() const { return signals_ ? signals_->con
 
 void IntervalSource::signals(int64_t index, int64_t shift, float* profile, float* control,
                              int worker) const {
-  if (shift < -options_.max_shift || shift > options_.max_shift) {
+  if (shift < -options_.jitter || shift > options_.jitter) {
     throw DataError(
-        fmt::format("IntervalSource: shift {} exceeds max_shift {}", shift, options_.max_shift));
+        fmt::format("IntervalSource: shift {} exceeds the jitter {}", shift, options_.jitter));
   }
   if (signals_) signals_->signals(index, shift, profile, control, worker);
 }

@@ -17,7 +17,7 @@ namespace strand::data {
 /// Settings of an IntervalSource.
 struct IntervalSourceOptions {
   int64_t window = 1000;    ///< L: bases per sample, centred on the interval
-  int64_t max_shift = 0;    ///< largest |shift| fetch() will be asked for (jitter J)
+  int64_t jitter = 0;       ///< J, the largest |shift| fetch() will be asked for
   bool use_summit = true;   ///< centre on the narrowPeak summit when present
   bool streaming = false;   ///< fetch from the file per sample instead of holding codes
   bool lower_mask = false;  ///< keep soft-mask information for fetch(lower_mask)

@@ -15,7 +15,7 @@ bool SplitConfig::enabled() const {
          test_fraction > 0;
 }
 
-void SplitConfig::validate(const std::string& format) const {
+void SplitConfig::validate(IntervalFormat format) const {
   const bool chroms = !valid_chroms.empty() || !test_chroms.empty();
   const bool fractions = valid_fraction > 0 || test_fraction > 0;
   const int ways = (chroms ? 1 : 0) + (folds.empty() ? 0 : 1) + (fractions ? 1 : 0);
@@ -30,7 +30,7 @@ void SplitConfig::validate(const std::string& format) const {
         "valid_fraction {} and test_fraction {} must each be in [0, 1) and sum to less than 1",
         valid_fraction, test_fraction));
   }
-  if (format == "records" && (chroms || !folds.empty())) {
+  if (format == IntervalFormat::kRecords && (chroms || !folds.empty())) {
     throw DataError(
         "records have no chromosomes: split them by fractions (valid_fraction, test_fraction)");
   }
@@ -40,7 +40,7 @@ SplitSources make_split_sources(const LoaderConfig& config, const SplitConfig& s
   config.validate();
   split.validate(config.format);
   SplitSources out;
-  if (config.format == "records") {
+  if (config.format == IntervalFormat::kRecords) {
     const std::shared_ptr<SequenceSource> all = make_source(config);
     std::vector<int> classes(static_cast<size_t>(all->size()));
     for (int64_t i = 0; i < all->size(); ++i)
@@ -73,12 +73,12 @@ SplitSources make_split_sources(const LoaderConfig& config, const SplitConfig& s
                               split.valid_fraction, split.test_fraction, split.seed);
   }
   out.unassigned = static_cast<int64_t>(indices_in(parts, SplitPart::kUnassigned).size());
-  const auto source = [&](SplitPart part, int64_t max_shift) -> std::shared_ptr<SequenceSource> {
+  const auto source = [&](SplitPart part, int64_t jitter) -> std::shared_ptr<SequenceSource> {
     IntervalSet selected = select_intervals(set, parts, part);
     if (selected.intervals.empty()) return nullptr;
     IntervalSourceOptions options;
     options.window = config.window;
-    options.max_shift = max_shift;
+    options.jitter = jitter;
     options.use_summit = config.use_summit;
     options.streaming = config.streaming;
     options.lower_mask = config.lower_mask;

@@ -25,7 +25,7 @@ struct SplitConfig {
   bool enabled() const;
   /// Throws DataError when two ways are combined, a fraction is out of range, or chromosome
   /// splits are asked of records (which have no chromosomes).
-  void validate(const std::string& format) const;
+  void validate(IntervalFormat format) const;
 };
 
 /// The parts of a split. validation and test are null when the split gives them nothing to

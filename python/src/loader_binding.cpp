@@ -142,7 +142,7 @@ PythonLoader* make_loader(
   config.fasta = fasta.string();
   config.fasta_index = fasta_index ? fasta_index->string() : "";
   config.intervals = intervals.string();
-  config.format = format;
+  config.format = data::parse_interval_format(format);
   config.label_columns = label_columns(columns);
   config.task_names = std::move(task_names);
   config.labelled = labelled;
@@ -157,8 +157,8 @@ PythonLoader* make_loader(
   config.shuffle = shuffle;
   config.seed = seed;
   config.drop_last = drop_last;
-  config.prefetch_depth = prefetch;
-  config.threads = threads;
+  config.prefetch = prefetch;
+  config.loader_threads = threads;
   config.signals.profile_bigwigs = std::move(profile_bigwigs);
   config.signals.control_bigwigs = std::move(control_bigwigs);
   config.signals.count_bigwigs = std::move(count_bigwigs);

@@ -117,6 +117,7 @@ cli::ConfigValue config_value(const std::string& path, const nlohmann::json& jso
     case cli::ConfigKind::kModel:
       return cli::parse_model_spec(json, path);
     case cli::ConfigKind::kTrackFiles:
+    case cli::ConfigKind::kTextList:
       if (json.is_string()) return std::vector<std::string>{json.get<std::string>()};
       if (!json.is_array()) throw fail("a list of bigWig files");
       for (const auto& item : json) {

@@ -29,6 +29,7 @@ ConfigValue other_value(const ConfigKey& key, const ConfigValue& value) {
         if constexpr (std::is_same_v<Value, bool>) {
           return !v;
         } else if constexpr (std::is_same_v<Value, std::string>) {
+          if (key.key == "data.label_columns") return v.empty() ? "4-5" : "";
           if (key.choices.empty()) return v + "x";
           const auto word = std::find(key.choices.begin(), key.choices.end(), v);
           return *word == key.choices.back() ? key.choices.front() : *(word + 1);

@@ -136,12 +136,12 @@ TEST_CASE("presets: every preset parses, builds for its published data and train
   }
   const RunConfig basset = parse_config(json{{"preset", "basset"}});
   CHECK(basset.optimizer.name == "rmsprop");
-  CHECK(basset.optimizer.momentum == 0.98);
-  CHECK(basset.max_weight_norm == 7.0);
+  CHECK(basset.optimizer.rmsprop.momentum == 0.98);
+  CHECK(basset.fit.max_weight_norm == 7.0);
   CHECK(build_model(basset.model, {.length = 600, .tasks = 164})->parameter_count() == 4140469);
   const RunConfig bpnet = parse_config(json{{"preset", "bpnet"}});
   CHECK(bpnet.model.graph());
-  CHECK(bpnet.data.files.window == 2114);
+  CHECK(bpnet.data.files.loader.window == 2114);
   CHECK(build_model(bpnet.model, find_preset("bpnet")->published)->parameter_count() == 113923);
 }
 
@@ -150,15 +150,15 @@ TEST_CASE("presets: a config's keys win over its preset's, sections merge") {
       "preset": "basset", "epochs": 3,
       "optimizer": {"name": "rmsprop", "learning_rate": 0.01},
       "data": {"source": "files", "window": 300, "fasta": "g.fa", "intervals": "i.bed"}})"));
-  CHECK(config.epochs == 3);
-  CHECK(config.optimizer.learning_rate == 0.01);
-  CHECK(config.optimizer.momentum == 0.98);  // the preset's, merged
-  CHECK(config.data.files.window == 300);
-  CHECK(config.max_weight_norm == 7.0);
+  CHECK(config.fit.epochs == 3);
+  CHECK(config.optimizer.learning_rate() == 0.01);
+  CHECK(config.optimizer.rmsprop.momentum == 0.98);  // the preset's, merged
+  CHECK(config.data.files.loader.window == 300);
+  CHECK(config.fit.max_weight_norm == 7.0);
   // Another optimizer or data source replaces the preset's section whole.
   const RunConfig sgd = parse_config(json::parse(R"({"preset": "basset",
       "optimizer": {"name": "sgd"}, "data": {"source": "simulated"}})"));
-  CHECK(sgd.optimizer.momentum == 0.0);
+  CHECK(sgd.optimizer.sgd.momentum == 0.0);
   CHECK(sgd.data.source == "simulated");
   CHECK_THROWS_WITH_AS(parse_config(json{{"preset", "enformer"}}),
                        "preset: 'enformer' is not a preset; the presets are reference, basset, "

@@ -41,9 +41,9 @@ TEST_CASE("DataLoader: an epoch started at step k delivers the full epoch's batc
     options.sampler.batch_size = 16;
     options.sampler.shuffle = true;
     options.sampler.seed = 11;
-    options.augment.max_shift = 5;
+    options.augment.jitter = 5;
     options.augment.rc_probability = 0.5;
-    options.threads = threads;
+    options.loader_threads = threads;
     DataLoader loader(make_source(), options);
     REQUIRE(loader.steps_per_epoch() == 7);
     loader.start_epoch(3);

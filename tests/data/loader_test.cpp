@@ -59,8 +59,8 @@ LoaderOptions augmenting_options(int threads) {
   LoaderOptions o;
   o.sampler.batch_size = 16;
   o.sampler.seed = 7;
-  o.threads = threads;
-  o.augment.max_shift = 8;
+  o.loader_threads = threads;
+  o.augment.jitter = 8;
   o.augment.rc_probability = 0.5;
   o.augment.substitution_rate = 0.05;
   return o;
@@ -232,7 +232,7 @@ TEST_CASE("a worker's exception reaches next() for its batch earlier batches sti
   LoaderOptions o;
   o.sampler.batch_size = 8;
   o.sampler.shuffle = false;
-  o.threads = 3;
+  o.loader_threads = 3;
   DataLoader loader(std::make_shared<FailingSource>(*base, 20), o);  // batch 2 fails
   CHECK(loader.next().has_value());
   CHECK(loader.next().has_value());
@@ -242,7 +242,7 @@ TEST_CASE("a worker's exception reaches next() for its batch earlier batches sti
 TEST_CASE("destroying the loader mid-epoch joins the workers promptly") {
   const auto source = make_array(5000);
   LoaderOptions o = augmenting_options(4);
-  o.prefetch_depth = 8;
+  o.prefetch = 8;
   const auto t0 = std::chrono::steady_clock::now();
   {
     DataLoader loader(source, o);
@@ -293,8 +293,9 @@ TEST_CASE("LoaderConfig.validate names the offending field") {
   c.batch_size = 5;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("must be even"), DataError);
   c.batch_size = 4;
-  c.format = "gff";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("unknown interval format 'gff'"), DataError);
+  c.window = kMaxSequenceLength + 1;
+  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("LoaderConfig.window = 10000001"),
+                       DataError);
 }
 
 TEST_CASE("make_loader: FASTA + BED streaming and in-memory give the same batches") {
@@ -309,7 +310,7 @@ TEST_CASE("make_loader: FASTA + BED streaming and in-memory give the same batche
   c.window = 500;
   c.jitter = 20;
   c.batch_size = 8;
-  c.threads = 2;
+  c.loader_threads = 2;
   c.seed = 11;
   const auto memory = make_loader(c);
   c.streaming = true;

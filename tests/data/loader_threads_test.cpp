@@ -32,7 +32,7 @@ TEST_CASE("loader threads that cannot start under a memory limit fail cleanly") 
     if (::setrlimit(RLIMIT_AS, &limit) != 0) return std::string("setrlimit failed");
     LoaderOptions options;
     options.sampler.batch_size = 4;
-    options.threads = 1000;
+    options.loader_threads = 1000;
     try {
       DataLoader loader(source, options);
     } catch (const DataError& error) {

@@ -85,7 +85,7 @@ TEST_CASE("interval signals: profile, control and counts come from the shifted w
   const std::string bed = f.dir.write("peaks.bed", "chr1\t1400\t1600\t1\nchr2\t0\t40\t0\n");
   IntervalSourceOptions options;
   options.window = 400;
-  options.max_shift = 30;
+  options.jitter = 30;
   options.signals.profile_bigwigs = {f.plus + "," + f.minus};
   options.signals.control_bigwigs = {f.control};
   options.signals.count_bigwigs = {f.plus + "," + f.minus, f.control};
@@ -271,7 +271,7 @@ TEST_CASE("loader: jittered tracks follow the codes, streamed or in memory, bala
   config.rc_probability = 0.5;
   config.batch_size = 4;
   config.balanced = true;
-  config.threads = 2;
+  config.loader_threads = 2;
   config.seed = 7;
   config.signals.profile_bigwigs = {f.plus + "," + f.minus};
   config.signals.control_bigwigs = {f.control};
@@ -337,7 +337,7 @@ TEST_CASE("loader: count targets from bigWigs read BED3 intervals without label 
   config.signals.targets = TargetSource::kLabels;
   CHECK(error_of([&] { make_loader(config); }).find("missing label column 4") != std::string::npos);
   // Records cannot carry tracks.
-  config.format = "records";
+  config.format = IntervalFormat::kRecords;
   CHECK(error_of([&] { config.validate(); }).find("need bed or narrowpeak") != std::string::npos);
 }
 

@@ -41,7 +41,7 @@ TEST_CASE("interval windows: in-memory and streaming give the same bases as the 
   IntervalReadOptions read;
   IntervalSourceOptions options;
   options.window = 200;
-  options.max_shift = 25;
+  options.jitter = 25;
   options.lower_mask = true;
   FastaReader reader(fa);
   const FastaReader oracle = reader.clone();

@@ -194,7 +194,7 @@ TEST_CASE("make_split_sources: intervals by chromosome, records by fraction") {
   config.streaming = false;
   std::string labels;
   for (int i = 0; i < 20; ++i) labels += fmt::format("r{}\t{}\n", i, i % 2);
-  config.format = "records";
+  config.format = IntervalFormat::kRecords;
   config.window = 0;
   config.jitter = 0;
   config.intervals = dir.write("r.tsv", labels);
@@ -220,5 +220,6 @@ TEST_CASE("make_split_sources: intervals by chromosome, records by fraction") {
         std::string::npos);
   SplitConfig both = fractions;
   both.folds = "f.json";
-  CHECK(error_of([&] { both.validate("bed"); }).find("only one of them") != std::string::npos);
+  CHECK(error_of([&] { both.validate(IntervalFormat::kBed); }).find("only one of them") !=
+        std::string::npos);
 }

@@ -120,9 +120,9 @@ TEST_CASE("every source names its tasks: DREAM cells, records header, default ta
   config.fasta = fa;
   config.window = 20;
   config.intervals = dir.write("d.tsv", "chrom\tstart\tend\tHepG2\tK562\nchr1\t0\t40\tB\tA\n");
-  config.format = "dream";
+  config.format = IntervalFormat::kDreamTsv;
   CHECK(make_source(config)->task_names() == std::vector<std::string>{"HepG2", "K562"});
-  config.format = "records";
+  config.format = IntervalFormat::kRecords;
   config.window = 0;
   config.intervals = dir.write("r.tsv", "name\tCTCF\tJUN\nr1\t1\t0\nr2\t0\tNA\n");
   CHECK(make_source(config)->task_names() == std::vector<std::string>{"CTCF", "JUN"});
@@ -133,7 +133,7 @@ TEST_CASE("every source names its tasks: DREAM cells, records header, default ta
   config.task_names = {"a"};
   CHECK(error_of([&] { make_source(config); }).find("1 task names given (a)") != std::string::npos);
   config.task_names = {};
-  config.format = "bed";
+  config.format = IntervalFormat::kBed;
   config.window = 20;
   config.intervals = dir.write("b.bed", "chr1\t0\t40\t1\n");
   CHECK(make_source(config)->task_names() == std::vector<std::string>{"task_0"});

@@ -60,7 +60,7 @@ inline std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<data::Array
   options.sampler.shuffle = shuffle;
   options.sampler.rank = rank;
   options.sampler.world = world;
-  options.threads = 1;
+  options.loader_threads = 1;
   return std::make_unique<data::DataLoader>(std::move(source), options);
 }
 

@@ -46,7 +46,7 @@ std::unique_ptr<data::DataLoader> make_loader() {
   options.sampler.batch_size = 32;
   options.sampler.shuffle = true;
   options.sampler.seed = 4;
-  options.threads = 2;
+  options.loader_threads = 2;
   return std::make_unique<data::DataLoader>(source, options);
 }
 

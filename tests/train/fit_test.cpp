@@ -49,7 +49,7 @@ std::unique_ptr<data::DataLoader> loader_for(const data::SimulatedSplit& split, 
   options.sampler.batch_size = 32;
   options.sampler.shuffle = shuffle;
   options.sampler.seed = seed;
-  options.threads = 2;
+  options.loader_threads = 2;
   return std::make_unique<data::DataLoader>(source, options);
 }
 

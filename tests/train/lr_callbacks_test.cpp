@@ -15,7 +15,7 @@ TEST_CASE("ReduceLROnPlateau cuts the rate after patience epochs without improve
   Var p(Tensor::zeros({1}, DType::kFloat64), true);
   SGD optimizer({p}, {.learning_rate = 0.1});
   FitContext context{model, optimizer};
-  ReduceLROnPlateau callback({.factor = 0.5, .patience = 2, .min_lr = 0.03});
+  ReduceLROnPlateau callback({.factor = 0.5, .patience = 2, .min_learning_rate = 0.03});
   const std::vector<double> val_losses = {1.0, 0.9, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0};
   std::vector<double> rates;
   for (size_t epoch = 0; epoch < val_losses.size(); ++epoch) {
@@ -26,7 +26,7 @@ TEST_CASE("ReduceLROnPlateau cuts the rate after patience epochs without improve
     rates.push_back(optimizer.learning_rate());
   }
   // Improvements at epochs 0 and 1; two bad epochs (2, 3) halve it; two more (4, 5) halve it
-  // again but no lower than min_lr; then it stays.
+  // again but no lower than min_learning_rate; then it stays.
   const std::vector<double> expected = {0.1, 0.1, 0.1, 0.05, 0.05, 0.03, 0.03, 0.03};
   for (size_t i = 0; i < rates.size(); ++i) CHECK(rates[i] == doctest::Approx(expected[i]));
   EpochLogs missing;
