@@ -2,6 +2,7 @@
 // registration, and the differentiable functions with their gradient rules.
 #include "ops/elementwise.h"
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/reduction.h"
@@ -245,7 +246,67 @@ STRAND_REGISTER_KERNELS(elementwise_cuda) {
 }
 #endif  // STRAND_WITH_CUDA
 
+// ---- DeepLIFT multipliers (on tensors, composed from the ops above) ------------------------
+namespace ops {
+
+Tensor rescale_multiplier(const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                          const Tensor& y_ref, const Tensor& derivative) {
+  const Tensor dx = sub(x, x_ref);
+  // close: 1 where |dx| < 1e-6 (dx^2 < 1e-12), else 0.
+  const Tensor threshold = Tensor::full({}, 1e-12, dx.dtype(), dx.device());
+  const Tensor close = greater(threshold, square(dx));
+  // dx + close never divides by zero; the secant is replaced where close is 1.
+  const Tensor secant = div(sub(y, y_ref), add(dx, close));
+  return add(secant, mul(close, sub(derivative, secant)));
+}
+
+Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback) {
+  const Tensor zero = Tensor::zeros({}, dx.dtype(), dx.device());
+  const Tensor changed = greater(square(dx), zero);  // 1 where dx != 0
+  const Tensor unchanged = affine(changed, -1.0, 1.0);
+  return add(mul(changed, div(routed, add(dx, unchanged))), mul(unchanged, fallback));
+}
+
+}  // namespace ops
+
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+namespace {
+
+// An elementwise function's result y = f(x) with its gradient rule, or in an attribution pass
+// (autograd/attribution.h) its rescale rule: the references' pass saves x and y, the inputs'
+// pass multiplies the output's multiplier by the secant.
+Var elementwise_result(const char* name, const Var& x, Tensor y, BackwardFn gradient) {
+  if (AttributionPass* pass = attribution_pass()) {
+    if (pass->phase() == AttributionPhase::kReferences) {
+      pass->save(name, {x.value(), y});
+    } else {
+      const std::vector<Tensor> reference = pass->take(name);
+      STRAND_CHECK(reference[0].shape() == x.shape(),
+                   "DeepLIFT: '{}' saw {} on the references and {} on the inputs", name,
+                   reference[0].describe(), x.value().describe());
+      if (!x.requires_grad()) return Var(std::move(y));
+      const Tensor derivative = gradient(Tensor::ones(x.shape(), x.dtype(), x.device()))[0];
+      const Tensor multiplier =
+          ops::rescale_multiplier(x.value(), reference[0], y, reference[1], derivative);
+      return make_result(std::move(y), name, {x}, [multiplier](const Tensor& g) {
+        return std::vector<Tensor>{ops::mul(g, multiplier)};
+      });
+    }
+  }
+  return make_result(std::move(y), name, {x}, std::move(gradient));
+}
+
+// A product or quotient is linear in a factor that does not depend on the input; with both
+// factors input-dependent it has no DeepLIFT rule.
+void refuse_bilinear(const char* name, const Var& a, const Var& b) {
+  const AttributionPass* pass = attribution_pass();
+  STRAND_CHECK(pass == nullptr || pass->phase() != AttributionPhase::kInputs ||
+                   !(a.requires_grad() && b.requires_grad()),
+               "DeepLIFT has no rule for '{}' of two values that both depend on the input", name);
+}
+
+}  // namespace
 
 Var add(const Var& a, const Var& b) {
   const Shape a_shape = a.shape(), b_shape = b.shape();
@@ -263,6 +324,7 @@ Var sub(const Var& a, const Var& b) {
 }
 
 Var mul(const Var& a, const Var& b) {
+  refuse_bilinear("mul", a, b);
   const Tensor av = a.value(), bv = b.value();
   const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
   return make_result(ops::mul(av, bv), "mul", {a, b}, [=](const Tensor& g) {
@@ -272,6 +334,7 @@ Var mul(const Var& a, const Var& b) {
 }
 
 Var div(const Var& a, const Var& b) {
+  refuse_bilinear("div", a, b);
   const Tensor av = a.value(), bv = b.value();
   const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
   return make_result(ops::div(av, bv), "div", {a, b}, [=](const Tensor& g) {
@@ -295,33 +358,33 @@ Var neg(const Var& x) { return affine(x, -1.0, 0.0); }
 
 Var exp(const Var& x) {
   Tensor y = ops::exp(x.value());
-  return make_result(y, "exp", {x},
-                     [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
+  return elementwise_result("exp", x, y,
+                            [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
 }
 
 Var log(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::log(xv), "log", {x},
-                     [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
+  return elementwise_result("log", x, ops::log(xv),
+                            [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
 }
 
 Var sigmoid(const Var& x) {
   Tensor y = ops::sigmoid(x.value());
-  return make_result(y, "sigmoid", {x}, [y](const Tensor& g) {
+  return elementwise_result("sigmoid", x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::sigmoid_backward(g, y)};
   });
 }
 
 Var relu(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::relu(xv), "relu", {x}, [xv](const Tensor& g) {
+  return elementwise_result("relu", x, ops::relu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::relu_backward(g, xv)};
   });
 }
 
 Var tanh(const Var& x) {
   Tensor y = ops::tanh(x.value());
-  return make_result(y, "tanh", {x}, [y](const Tensor& g) {
+  return elementwise_result("tanh", x, y, [y](const Tensor& g) {
     // 1 - y^2
     return std::vector<Tensor>{ops::mul(g, ops::affine(ops::square(y), -1.0, 1.0))};
   });
@@ -329,28 +392,28 @@ Var tanh(const Var& x) {
 
 Var sqrt(const Var& x) {
   Tensor y = ops::sqrt(x.value());
-  return make_result(y, "sqrt", {x}, [y](const Tensor& g) {
+  return elementwise_result("sqrt", x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::div(g, ops::affine(y, 2.0, 0.0))};
   });
 }
 
 Var square(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::square(xv), "square", {x}, [xv](const Tensor& g) {
+  return elementwise_result("square", x, ops::square(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
   });
 }
 
 Var softplus(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::softplus(xv), "softplus", {x}, [xv](const Tensor& g) {
+  return elementwise_result("softplus", x, ops::softplus(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))};
   });
 }
 
 Var gelu(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::gelu(xv), "gelu", {x}, [xv](const Tensor& g) {
+  return elementwise_result("gelu", x, ops::gelu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::unary(UnaryOpKind::kGeluDerivative, xv))};
   });
 }

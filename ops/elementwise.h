@@ -64,9 +64,21 @@ Tensor greater(const Tensor& a, const Tensor& b);
 Tensor affine(const Tensor& x, double scale, double shift);
 Tensor relu_backward(const Tensor& grad_out, const Tensor& x);
 Tensor sigmoid_backward(const Tensor& grad_out, const Tensor& y);
+/// DeepLIFT's rescale multiplier of an elementwise f (autograd/attribution.h): the secant
+/// (y - y_ref) / (x - x_ref), or `derivative` (f'(x)) where |x - x_ref| < 1e-6, the threshold of
+/// tangermeme and captum.
+Tensor rescale_multiplier(const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                          const Tensor& y_ref, const Tensor& derivative);
+/// routed / dx where dx != 0, else `fallback`: the multiplier of max pooling's DeepLIFT rule,
+/// which routes the change of each output to the inputs that were chosen.
+Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback);
 }  // namespace ops
 
 // ---- Differentiable (broadcasting) ------------------------------------------------------
+// The unary functions (exp, log, sigmoid, relu, tanh, sqrt, square, softplus, gelu) also carry
+// DeepLIFT's rescale rule, used in an attribution pass (autograd/attribution.h); add, sub,
+// affine and neg are linear, and mul and div are linear in a factor that does not depend on the
+// input (a product of two input-dependent values has no DeepLIFT rule and throws in that pass).
 Var add(const Var& a, const Var& b);
 Var sub(const Var& a, const Var& b);
 Var mul(const Var& a, const Var& b);
