@@ -16,6 +16,7 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
+#include "cli/scoring_inputs.h"
 #include "cli/trained_model.h"
 #include "data/data_error.h"
 #include "data/interval_source.h"
@@ -33,215 +34,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// How many lines refuse_intervals_as_records() looks at: enough to see contigs repeat.
-constexpr int64_t kSniffLines = 1000;
-
-// `--format records` reads NAME<TAB>LABEL... lines, one per whole FASTA record. A BED file read
-// that way scores whole contigs and takes start and end as labels, so a file that looks like
-// intervals is refused: a `track`/`browser` line, or every line CONTIG<TAB>START<TAB>END with
-// integers 0 <= START < END, where contigs repeat or an interval spans more than one base (a
-// records file with two 0/1 label columns has neither).
-void refuse_intervals_as_records(const std::string& path) {
-  data::LineReader in(path);
-  std::string line;
-  std::set<std::string, std::less<>> contigs;
-  bool all_intervals = true, interval_evidence = false;
-  int64_t lines = 0;
-  std::string example;
-  int64_t example_line = 0;
-  while (lines < kSniffLines && in.next(line)) {
-    if (data::is_blank(line)) continue;
-    ++lines;
-    const auto keyword = [&line](std::string_view word) {
-      return line.starts_with(word) &&
-             (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '\t');
-    };
-    if (keyword("track") || keyword("browser")) {
-      interval_evidence = true;
-      continue;
-    }
-    const std::vector<std::string_view> fields = data::split_tabs(line);
-    const std::string_view first = fields[0];
-    std::optional<int64_t> start, end;
-    if (fields.size() >= 3) {
-      start = data::parse_int(fields[1]);
-      end = data::parse_int(fields[2]);
-    }
-    if (!start || !end || *start < 0 || *start >= *end) {
-      all_intervals = false;
-      break;
-    }
-    if (!contigs.emplace(first).second || *end - *start > 1) interval_evidence = true;
-    if (example.empty()) {
-      example = line.substr(0, 80);
-      example_line = in.line_number();
-    }
-  }
-  if (lines == 0 || !all_intervals || !interval_evidence) return;
-  throw ConfigError(fmt::format(
-      "--format records: '{}' looks like an interval file (BED), not a NAME<TAB>LABEL table: "
-      "line {} '{}' reads as contig, start, end; records would score whole contigs and take the "
-      "coordinates as labels. Pass --format bed (or narrowpeak, dream) for interval files",
-      path, example_line, example));
-}
-
 // The TSV goes to standard output with `--out -`; messages then go to the error stream.
 std::ostream& message_stream(const PredictOptions& options, std::ostream& out, std::ostream& err) {
   return options.out == "-" ? err : out;
 }
 
+// predict's input flags as the shared scoring inputs.
+ScoringInputs scoring_inputs(const PredictOptions& options) {
+  ScoringInputs inputs;
+  inputs.fasta = options.fasta;
+  inputs.intervals = options.intervals;
+  inputs.format = options.format;
+  inputs.label_columns = options.label_columns;
+  inputs.tiles = options.tiles;
+  inputs.step = options.step;
+  inputs.center = options.center;
+  inputs.window = options.window;
+  return inputs;
+}
+
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-// Whether the first interval line of a BED/narrowPeak file holds a label (a number or a
-// missing marker) in every one of `columns`: a labelled file, whose labels go to the output.
-bool first_interval_has_labels(const std::string& path, const std::vector<int>& columns) {
-  data::LineReader in(path);
-  std::string line;
-  const auto keyword = [&line](std::string_view word) {
-    return line.starts_with(word) &&
-           (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '\t');
-  };
-  while (in.next(line)) {
-    if (data::is_blank(line) || line.starts_with('#') || keyword("track") || keyword("browser")) {
-      continue;
-    }
-    const std::vector<std::string_view> fields = data::split_tabs(line);
-    return std::all_of(columns.begin(), columns.end(), [&fields](int c) {
-      if (static_cast<size_t>(c) > fields.size()) return false;
-      const std::string_view field = fields[static_cast<size_t>(c - 1)];
-      return data::is_missing_label(field) || data::parse_float(field).has_value();
-    });
-  }
-  return false;
-}
-
-std::vector<int> column_list(const std::string& text, const char* what) {
-  try {
-    return data::parse_column_list(text, what, 4);
-  } catch (const data::DataError& error) {
-    throw ConfigError(error.what());
-  }
-}
-
-// --fasta + --intervals: labels are copied when the file has them (see the --help).
-DataSplit interval_file_split(const PredictOptions& options, const RunConfig& config,
-                              const std::string& format, int64_t window) {
-  data::LoaderConfig loader;
-  loader.fasta = options.fasta;
-  loader.intervals = options.intervals;
-  loader.format = format;
-  loader.window = window;
-  loader.labels = {data::LabelKind::kReal, false};
-  if (format == "bed" || format == "narrowpeak") {
-    if (!options.label_columns.empty()) {
-      loader.label_columns = column_list(options.label_columns, "--label-columns");
-    } else {
-      // The run's columns when it read this format, else the format's default column.
-      const FilesDataConfig& f = config.data.files;
-      std::vector<int> columns = {format == "bed" ? 4 : 7};
-      if (config.data.source == "files" && f.format == format && !f.label_columns.empty()) {
-        columns = column_list(f.label_columns, "data.label_columns (the run's)");
-      }
-      loader.labelled = first_interval_has_labels(options.intervals, columns);
-      if (loader.labelled) loader.label_columns = columns;
-    }
-  } else if (!options.label_columns.empty()) {
-    throw ConfigError(fmt::format(
-        "--label-columns: {} files label their own columns; it is for bed and narrowpeak", format));
-  }
-  return build_files_split("predict", loader);
-}
-
-// An unlabelled split of windows that are exactly the intervals of `set`.
-DataSplit window_split(data::FastaReader reader, data::IntervalSet set, int64_t window) {
-  data::IntervalSourceOptions source_options;
-  source_options.window = window;
-  source_options.use_summit = false;
-  source_options.labels = {data::LabelKind::kReal, false};
-  return describe_split("predict", std::make_shared<data::IntervalSource>(
-                                       std::move(reader), std::move(set), source_options));
-}
-
-// --tile REGION...: windows every `step` bases; regions sorted and not overlapping, so a
-// bedGraph of the windows' central bases is sorted and non-overlapping too.
-DataSplit tile_split(const PredictOptions& options, int64_t window, int64_t step) {
-  data::FastaReader reader(options.fasta);
-  std::vector<data::Region> regions;
-  for (const std::string& text : options.tiles) {
-    try {
-      regions.push_back(data::parse_region(text, reader.contigs()));
-    } catch (const data::DataError& error) {
-      throw ConfigError(fmt::format("--tile: {} (FASTA '{}')", error.what(), options.fasta));
-    }
-  }
-  std::sort(regions.begin(), regions.end(), [&reader](const auto& a, const auto& b) {
-    const int ia = reader.contig_id(a.contig);
-    const int ib = reader.contig_id(b.contig);
-    return ia != ib ? ia < ib : a.start < b.start;
-  });
-  data::IntervalSet set;
-  set.path = "--tile";
-  for (size_t i = 0; i < regions.size(); ++i) {
-    const data::Region& r = regions[i];
-    if (i > 0 && regions[i - 1].contig == r.contig && regions[i - 1].end > r.start) {
-      throw ConfigError(fmt::format("--tile: regions {}:{}-{} and {}:{}-{} overlap",
-                                    regions[i - 1].contig, regions[i - 1].start + 1,
-                                    regions[i - 1].end, r.contig, r.start + 1, r.end));
-    }
-    try {
-      data::tile_region(r, window, step, set);
-    } catch (const data::DataError& error) {
-      throw ConfigError(fmt::format("--tile: {}", error.what()));
-    }
-  }
-  return window_split(std::move(reader), std::move(set), window);
-}
-
-// --fasta alone: every record is a sample, of the model's length (or centred with --center).
-DataSplit record_split(const PredictOptions& options, int64_t window) {
-  data::FastaReader reader(options.fasta);
-  if (window == 0) {
-    // A records run of window 0 takes the records' common length.
-    window = reader.contigs().front().length;
-    for (const data::Contig& record : reader.contigs()) {
-      if (record.length != window) {
-        throw ConfigError(fmt::format(
-            "--fasta: records '{}' ({} bases) and '{}' ({} bases) differ in length and the run "
-            "gives no window; pass --window",
-            reader.contigs().front().name, window, record.name, record.length));
-      }
-    }
-  }
-  data::IntervalSet set;
-  try {
-    set = data::record_windows(reader, window, options.center);
-  } catch (const data::DataError& error) {
-    throw ConfigError(fmt::format("--fasta: {}", error.what()));
-  }
-  DataSplit split = window_split(std::move(reader), std::move(set), window);
-  // Named by the record; the window's place in it is in the start and end columns.
-  const auto& intervals =
-      dynamic_cast<const data::IntervalSource&>(*split.source).intervals().intervals;
-  for (size_t i = 0; i < intervals.size(); ++i) split.sample_names[i] = intervals[i].contig;
-  return split;
-}
-
-// The bases each sample's scored window covers: an interval source knows; a record or a
-// simulated sequence is named by itself and its window is centred in it.
-data::Interval scored_window(const DataSplit& split, int64_t index) {
-  if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
-    return source->window(index);
-  }
-  const int64_t length = split.source->length();
-  const int64_t raw = split.raw_lengths[static_cast<size_t>(index)];
-  data::Interval window;
-  window.contig = split.sample_names[static_cast<size_t>(index)];
-  window.start = data::window_start(raw / 2, length, 0, raw);
-  window.end = std::min(window.start + length, raw);
-  return window;
 }
 
 // The loader predictions read: plan order, both strands with --rc-average.
@@ -409,52 +223,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));
 
-  // The model's input length: the run's, unless a window is given for the new files.
-  std::string format = options.format;
-  int64_t window = options.window.value_or(0);
-  if (config.data.source == "files") {
-    if (format.empty()) format = config.data.files.format;
-    if (!options.window) window = config.data.files.window;
-  } else if (!options.window) {
-    window = config.data.simulated.length;
-  }
-  if (format.empty()) format = "bed";
-  if (!options.tiles.empty() && (options.fasta.empty() || !options.intervals.empty())) {
-    throw ConfigError("--tile: takes --fasta (the genome to tile) and no --intervals");
-  }
-  if (options.center &&
-      (options.fasta.empty() || !options.intervals.empty() || !options.tiles.empty())) {
-    throw ConfigError("--center: applies to the records of --fasta alone (no --intervals, --tile)");
-  }
-  if (!options.label_columns.empty() && options.intervals.empty()) {
-    throw ConfigError("--label-columns: goes with --intervals");
-  }
-  DataSplit split;
-  if (!options.tiles.empty()) {
-    if (window == 0) {
-      throw ConfigError("--window: tiles need the model's input length; the run gives none");
-    }
-    split = tile_split(options, window, options.step.value_or(window));
-  } else if (!options.fasta.empty() && options.intervals.empty()) {
-    split = record_split(options, window);
-  } else if (!options.intervals.empty()) {
-    if (options.fasta.empty()) throw ConfigError("predict: --intervals needs --fasta");
-    if (format == "records") {
-      refuse_intervals_as_records(options.intervals);
-    } else if (window == 0) {
-      throw ConfigError(fmt::format(
-          "--window: {} intervals need a window of at least 1 base (0 is for records)", format));
-    }
-    split = interval_file_split(options, config, format, window);
-  } else {
-    if (config.data.source != "simulated") {
-      throw ConfigError(
-          "predict: give --fasta (with --intervals, --tile, or alone for its records); the run "
-          "did not use simulated data");
-    }
-    RunData data = build_run_data(config);
-    split = std::move(*data.test);
-  }
+  const DataSplit split = build_scoring_split(scoring_inputs(options), config);
   const int64_t length = split.source->length();
   const TrainedModel trained = load_trained_model(files, config, length);
   const DataDimensions& dimensions = trained.dimensions;
