@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/config_keys.h"
+#include "cli/explain_command.h"
 #include "cli/inspect_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
@@ -216,6 +217,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--threads", predict_options.threads,
                       "CPU threads, 0 = OMP_NUM_THREADS or all cores");
 
+  // ---- explain ----
+  CLI::App* explain = app.add_subcommand(
+      "explain",
+      "Explain a trained model's predictions: in-silico saturation mutagenesis (ism), "
+      "DeepLIFT/SHAP, gradient or input x gradient for the sequences predict scores, written as "
+      ".npz (TF-MoDISco's layout), .tsv or .bw; --plot draws a logo");
+  ExplainOptions explain_options;
+  add_explain_flags(explain, explain_options);
+
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(
       "simulate",
@@ -381,6 +391,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return run_train(config, train_options, out).exit_code;
     } else if (*predict) {
       run_predict(predict_options, out, err);
+    } else if (*explain) {
+      run_explain(explain_options, out);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*negatives) {
