@@ -39,8 +39,8 @@ uint64_t seed_of(std::string_view name) {
 }
 
 struct Row {
-  Fn fn;
-  Shape shape;
+  Fn fn{};
+  Shape shape{};
   bool elementwise = false;
   bool positive = false;                     // inputs in [0.5, 1.5) (log, sqrt)
   std::function<double(double)> derivative;  // elementwise rows: f'
