@@ -43,7 +43,7 @@ struct Row {
   Shape shape{};
   bool elementwise = false;
   bool positive = false;                     // inputs in [0.5, 1.5) (log, sqrt)
-  std::function<double(double)> derivative;  // elementwise rows: f'
+  std::function<double(double)> derivative{};  // elementwise rows: f'
 };
 
 Tensor draw(const Shape& shape, uint64_t seed, bool positive) {
