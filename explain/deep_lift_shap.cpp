@@ -12,6 +12,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
+#include "explain/parallel_units.h"
 #include "ops/conv1d.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
@@ -111,67 +112,76 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   std::vector<double> attribution_sum(static_cast<size_t>(n), 0.0);   // sum over pairs of (x-r).m
   std::vector<double> difference_scale(static_cast<size_t>(n), 0.0);  // sum of |f(x) - f(r)|
   float* hypothetical = result.hypothetical.data<float>();
-  const int64_t pairs = n * r;
-  std::vector<uint8_t> x_batch, r_batch;
-  for (int64_t first = 0; first < pairs; first += options.batch_size) {
-    const int64_t count = std::min(pairs - first, options.batch_size);
-    x_batch.resize(static_cast<size_t>(count * length));
-    r_batch.resize(static_cast<size_t>(count * length));
-    for (int64_t q = 0; q < count; ++q) {
-      const int64_t pair = first + q, i = pair / r;
-      std::copy_n(x_codes + i * length, length, x_batch.data() + q * length);
-      std::copy_n(r_codes + pair * length, length, r_batch.data() + q * length);
-    }
-    const Tensor x_onehot =
-        ops::one_hot(Tensor::from_blob(x_batch.data(), {count, length}, DType::kUInt8).clone());
-    const Tensor r_onehot =
-        ops::one_hot(Tensor::from_blob(r_batch.data(), {count, length}, DType::kUInt8).clone());
-
-    AttributionPass pass;
-    ModelInputs references_in;
-    references_in.sequence = Var(r_onehot.to(device));
-    const Var z_r = model.forward_outputs(references_in)[options.target.output];
-    // The references' task values run inside the pass too: a final activation saves its values.
-    const Tensor task_r = output_task_values(z_r, activation, options.target).value();
-    pass.begin_inputs();
-    Var x(x_onehot.to(device), /*requires_grad=*/true);
-    ModelInputs inputs_in;
-    inputs_in.sequence = x;
-    const Var z_x = model.forward_outputs(inputs_in)[options.target.output];
-    const Var f_x =
-        select_target(output_task_values(z_x, activation, options.target), options.target);
-    f_x.backward(Tensor::ones(f_x.shape(), f_x.dtype(), f_x.device()));
-    pass.finish();
-    const Tensor f_r =
-        reference_values(z_r.value(), task_r, z_x.value(), activation, options.target);
-    const Tensor fx = f_x.value().to(Device::cpu()).to(DType::kFloat64).contiguous();
-    const Tensor multipliers = x.grad().to(Device::cpu()).to(DType::kFloat32).contiguous();
-    const float* m = multipliers.data<float>();
-    const double* fxv = fx.data<double>();
-    const double* frv = f_r.data<double>();
-    for (int64_t q = 0; q < count; ++q) {
-      const int64_t pair = first + q, i = pair / r;
-      const uint8_t* xb = x_batch.data() + q * length;
-      const uint8_t* rb = r_batch.data() + q * length;
-      const float* mq = m + q * 4 * length;
-      float* h = hypothetical + i * 4 * length;
-      double dot = 0.0;  // the pair's actual contributions: (x - r) . m where x has a letter
-      for (int64_t l = 0; l < length; ++l) {
-        // sum_c r[c, l] m[c, l]: the multiplier of the reference's letter (0 for N).
-        const float at_reference = rb[l] < data::kNumBases ? mq[rb[l] * length + l] : 0.0F;
-        if (xb[l] < data::kNumBases) {
-          dot += static_cast<double>(mq[xb[l] * length + l]) - static_cast<double>(at_reference);
-        }
-        for (int64_t c = 0; c < 4; ++c) {
-          h[c * length + l] += (mq[c * length + l] - at_reference) / static_cast<float>(r);
-        }
+  // Units of work (explain/parallel_units.h): groups of sequences with all their references,
+  // about one batch of pairs each, so that every sequence's sums are made in one thread, in
+  // order (the results do not depend on the thread count).
+  const int64_t group = std::max<int64_t>(1, options.batch_size / r);
+  model.output_activation(options.target.output);  // a Graph's plan, made before the threads
+  for_each_unit((n + group - 1) / group, [&](int64_t unit) {
+    GradModeOn unit_grad_on;  // grad mode is per thread
+    const int64_t pairs_begin = unit * group * r;
+    const int64_t pairs_end = std::min(n, (unit + 1) * group) * r;
+    std::vector<uint8_t> x_batch, r_batch;
+    for (int64_t first = pairs_begin; first < pairs_end; first += options.batch_size) {
+      const int64_t count = std::min(pairs_end - first, options.batch_size);
+      x_batch.resize(static_cast<size_t>(count * length));
+      r_batch.resize(static_cast<size_t>(count * length));
+      for (int64_t q = 0; q < count; ++q) {
+        const int64_t pair = first + q, i = pair / r;
+        std::copy_n(x_codes + i * length, length, x_batch.data() + q * length);
+        std::copy_n(r_codes + pair * length, length, r_batch.data() + q * length);
       }
-      prediction[static_cast<size_t>(i)] = fxv[q];
-      reference_sum[static_cast<size_t>(i)] += frv[q];
-      attribution_sum[static_cast<size_t>(i)] += dot;
-      difference_scale[static_cast<size_t>(i)] += std::abs(fxv[q] - frv[q]);
+      const Tensor x_onehot =
+          ops::one_hot(Tensor::from_blob(x_batch.data(), {count, length}, DType::kUInt8).clone());
+      const Tensor r_onehot =
+          ops::one_hot(Tensor::from_blob(r_batch.data(), {count, length}, DType::kUInt8).clone());
+
+      AttributionPass pass;
+      ModelInputs references_in;
+      references_in.sequence = Var(r_onehot.to(device));
+      const Var z_r = model.forward_outputs(references_in)[options.target.output];
+      // The references' task values run inside the pass too: a final activation saves its values.
+      const Tensor task_r = output_task_values(z_r, activation, options.target).value();
+      pass.begin_inputs();
+      Var x(x_onehot.to(device), /*requires_grad=*/true);
+      ModelInputs inputs_in;
+      inputs_in.sequence = x;
+      const Var z_x = model.forward_outputs(inputs_in)[options.target.output];
+      const Var f_x =
+          select_target(output_task_values(z_x, activation, options.target), options.target);
+      f_x.backward(Tensor::ones(f_x.shape(), f_x.dtype(), f_x.device()));
+      pass.finish();
+      const Tensor f_r =
+          reference_values(z_r.value(), task_r, z_x.value(), activation, options.target);
+      const Tensor fx = f_x.value().to(Device::cpu()).to(DType::kFloat64).contiguous();
+      const Tensor multipliers = x.grad().to(Device::cpu()).to(DType::kFloat32).contiguous();
+      const float* m = multipliers.data<float>();
+      const double* fxv = fx.data<double>();
+      const double* frv = f_r.data<double>();
+      for (int64_t q = 0; q < count; ++q) {
+        const int64_t pair = first + q, i = pair / r;
+        const uint8_t* xb = x_batch.data() + q * length;
+        const uint8_t* rb = r_batch.data() + q * length;
+        const float* mq = m + q * 4 * length;
+        float* h = hypothetical + i * 4 * length;
+        double dot = 0.0;  // the pair's actual contributions: (x - r) . m where x has a letter
+        for (int64_t l = 0; l < length; ++l) {
+          // sum_c r[c, l] m[c, l]: the multiplier of the reference's letter (0 for N).
+          const float at_reference = rb[l] < data::kNumBases ? mq[rb[l] * length + l] : 0.0F;
+          if (xb[l] < data::kNumBases) {
+            dot += static_cast<double>(mq[xb[l] * length + l]) - static_cast<double>(at_reference);
+          }
+          for (int64_t c = 0; c < 4; ++c) {
+            h[c * length + l] += (mq[c * length + l] - at_reference) / static_cast<float>(r);
+          }
+        }
+        prediction[static_cast<size_t>(i)] = fxv[q];
+        reference_sum[static_cast<size_t>(i)] += frv[q];
+        attribution_sum[static_cast<size_t>(i)] += dot;
+        difference_scale[static_cast<size_t>(i)] += std::abs(fxv[q] - frv[q]);
+      }
     }
-  }
+  });
   result.prediction = Tensor::empty({n}, DType::kFloat32);
   result.reference_mean = Tensor::empty({n}, DType::kFloat32);
   result.deviation = Tensor::empty({n}, DType::kFloat32);

@@ -21,6 +21,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
+#include "explain/parallel_units.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/graph.h"
@@ -428,8 +429,13 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
           }
         }
       }
-      for (size_t b0 = 0; b0 < mutants.size(); b0 += static_cast<size_t>(options.batch_size)) {
-        const size_t b1 = std::min(mutants.size(), b0 + static_cast<size_t>(options.batch_size));
+      // Each batch of mutants is a unit of work of its own (explain/parallel_units.h).
+      const auto batch = static_cast<size_t>(options.batch_size);
+      const auto batches = static_cast<int64_t>((mutants.size() + batch - 1) / batch);
+      for_each_unit(batches, [&](int64_t unit) {
+        NoGradGuard unit_no_grad;  // grad mode is per thread
+        const size_t b0 = static_cast<size_t>(unit) * batch;
+        const size_t b1 = std::min(mutants.size(), b0 + batch);
         const auto m_count = static_cast<int64_t>(b1 - b0);
         std::vector<int64_t> slots(static_cast<size_t>(m_count));
         std::vector<Value> values(steps_.size());
@@ -550,8 +556,8 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
               out.width = v.width;
               out.starts = v.starts;
               const int64_t channels = v.window.size(0);
-              const Var batch(v.window.reshape({1, channels, m_count * v.width}));
-              out.window = step.layer->forward(batch)
+              const Var flat_window(v.window.reshape({1, channels, m_count * v.width}));
+              out.window = step.layer->forward(flat_window)
                                .value()
                                .reshape({channels, m_count, v.width})
                                .contiguous();
@@ -704,7 +710,7 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
           effects[((first + mutant.slot) * 4 + mutant.letter) * positions + mutant.position -
                   start] = f.data<float>()[m] - f_ref.data<float>()[mutant.slot];
         }
-      }
+      });
     }
   } catch (...) {
     model.train(was_training);

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
 #include "explain/fast_ism.h"
+#include "explain/parallel_units.h"
 
 namespace strand::explain {
 namespace {
@@ -39,42 +41,55 @@ IsmResult ism_brute_force(Model& model, const Tensor& codes_in, const IsmOptions
   const uint8_t* x = codes.data<uint8_t>();
   const float* reference = result.prediction.data<float>();
   float* effects = result.effects.data<float>();
-  // Mutants in batches across sequences: (sequence, position, letter) in order.
+  // Every mutant, (sequence, position, letter) in order; each batch a unit of work
+  // (explain/parallel_units.h) through the whole model.
   struct Mutant {
     int64_t sequence, position;
     uint8_t letter;
   };
-  std::vector<Mutant> batch;
-  std::vector<uint8_t> batch_codes;
-  const auto flush = [&]() {
-    if (batch.empty()) return;
-    const auto count = static_cast<int64_t>(batch.size());
-    const Tensor mutants =
-        Tensor::from_blob(batch_codes.data(), {count, length}, DType::kUInt8).clone();
-    const Tensor values = predict_target(model, mutants, options.target, count);
-    const float* f = values.data<float>();
-    for (int64_t q = 0; q < count; ++q) {
-      const Mutant& mutant = batch[static_cast<size_t>(q)];
-      effects[(mutant.sequence * 4 + mutant.letter) * positions + mutant.position - start] =
-          f[q] - reference[mutant.sequence];
-    }
-    batch.clear();
-    batch_codes.clear();
-  };
+  std::vector<Mutant> mutants;
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t* sequence = x + i * length;
     for (int64_t p = start; p < end; ++p) {
       if (sequence[p] >= data::kNumBases) continue;
       for (uint8_t c = 0; c < data::kNumBases; ++c) {
-        if (c == sequence[p]) continue;
-        batch.push_back({i, p, c});
-        batch_codes.insert(batch_codes.end(), sequence, sequence + length);
-        batch_codes[batch_codes.size() - static_cast<size_t>(length - p)] = c;
-        if (static_cast<int64_t>(batch.size()) == options.batch_size) flush();
+        if (c != sequence[p]) mutants.push_back({i, p, c});
       }
     }
   }
-  flush();
+  const int64_t batch = options.batch_size;
+  const auto total = static_cast<int64_t>(mutants.size());
+  const bool was_training = model.is_training();
+  model.eval();
+  model.output_activation(options.target.output);  // a Graph's plan, made before the threads
+  try {
+    for_each_unit((total + batch - 1) / batch, [&](int64_t unit) {
+      NoGradGuard no_grad;  // grad mode is per thread
+      const int64_t first = unit * batch;
+      const int64_t count = std::min(batch, total - first);
+      Tensor codes_batch = Tensor::empty({count, length}, DType::kUInt8);
+      uint8_t* c = codes_batch.data<uint8_t>();
+      for (int64_t q = 0; q < count; ++q) {
+        const Mutant& mutant = mutants[static_cast<size_t>(first + q)];
+        std::copy_n(x + mutant.sequence * length, length, c + q * length);
+        c[q * length + mutant.position] = mutant.letter;
+      }
+      const Tensor values = target_values(model, Var(codes_batch), options.target)
+                                .value()
+                                .to(Device::cpu())
+                                .contiguous();
+      const float* f = values.data<float>();
+      for (int64_t q = 0; q < count; ++q) {
+        const Mutant& mutant = mutants[static_cast<size_t>(first + q)];
+        effects[(mutant.sequence * 4 + mutant.letter) * positions + mutant.position - start] =
+            f[q] - reference[mutant.sequence];
+      }
+    });
+  } catch (...) {
+    model.train(was_training);
+    throw;
+  }
+  model.train(was_training);
   result.fast = false;
   return result;
 }

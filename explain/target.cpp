@@ -7,6 +7,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "explain/parallel_units.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
@@ -82,16 +83,21 @@ Tensor predict_target(Model& model, const Tensor& codes, const Target& target, i
   STRAND_CHECK(batch_size >= 1, "explain: batch size must be >= 1, got {}", batch_size);
   const bool was_training = model.is_training();
   model.eval();
-  NoGradGuard no_grad;
+  // A Graph makes its plan on first use: here, before the threads share it.
+  model.output_activation(target.output);
   const int64_t n = codes.size(0);
-  std::vector<Tensor> parts;
+  const int64_t batches = (n + batch_size - 1) / batch_size;
+  std::vector<Tensor> parts(static_cast<size_t>(batches));
   try {
-    for (int64_t start = 0; start < n; start += batch_size) {
+    for_each_unit(batches, [&](int64_t unit) {
+      NoGradGuard no_grad;  // grad mode is per thread
+      const int64_t start = unit * batch_size;
       const int64_t end = std::min(n, start + batch_size);
       const Var batch(codes.slice(0, start, end).contiguous());
-      parts.push_back(each_task && target.task < 0 ? task_values(model, batch, target).value()
-                                                   : target_values(model, batch, target).value());
-    }
+      const Var values = each_task && target.task < 0 ? task_values(model, batch, target)
+                                                      : target_values(model, batch, target);
+      parts[static_cast<size_t>(unit)] = values.value().to(Device::cpu()).contiguous();
+    });
   } catch (...) {
     model.train(was_training);
     throw;
@@ -100,7 +106,7 @@ Tensor predict_target(Model& model, const Tensor& codes, const Target& target, i
   if (parts.empty()) {
     return Tensor::zeros(each_task && target.task < 0 ? Shape{0, 0} : Shape{0});
   }
-  return ops::concat(parts, 0).to(Device::cpu()).contiguous();
+  return parts.size() == 1 ? parts[0] : ops::concat(parts, 0);
 }
 
 ExplainScope::ExplainScope(Model& model) : model_(model), was_training_(model.is_training()) {
