@@ -148,6 +148,36 @@ void affine_cpu(const Tensor& x, double scale, double shift, Tensor& out) {
   });
 }
 
+void rescale_cpu(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                 const Tensor& y_ref, Tensor& m) {
+  dispatch_floating(x.dtype(), "rescale", [&]<typename T>() {
+    kernels::visit_unary(kind, [&](auto k) {
+      constexpr UnaryOpKind K = decltype(k)::value;
+      const T* xv = x.data<T>();
+      const T* xr = x_ref.data<T>();
+      const T* yv = y.data<T>();
+      const T* yr = y_ref.data<T>();
+      T* out = m.data<T>();
+      const int64_t n = x.numel();
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+      for (int64_t i = 0; i < n; ++i) out[i] = kernels::rescale_of<K>(xv[i], xr[i], yv[i], yr[i]);
+    });
+  });
+}
+
+void divide_where_changed_cpu(const Tensor& routed, const Tensor& dx, const Tensor& fallback,
+                              Tensor& out) {
+  dispatch_floating(dx.dtype(), "divide_where_changed", [&]<typename T>() {
+    const T* r = routed.data<T>();
+    const T* d = dx.data<T>();
+    const T* f = fallback.data<T>();
+    T* o = out.data<T>();
+    const int64_t n = dx.numel();
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+    for (int64_t i = 0; i < n; ++i) o[i] = d[i] != T(0) ? r[i] / d[i] : f[i];
+  });
+}
+
 void relu_backward_cpu(const Tensor& grad_out, const Tensor& x, Tensor& grad_in) {
   dispatch_floating(x.dtype(), "relu_backward", [&]<typename T>() {
     map_binary(static_cast<int>(x.dim()), x.shape().data(), grad_out.data<T>(),
@@ -170,6 +200,8 @@ STRAND_REGISTER_KERNELS(elementwise_cpu) {
   OpKernels<UnaryOp>::register_kernel(DeviceType::kCPU, unary_cpu);
   OpKernels<BinaryOp>::register_kernel(DeviceType::kCPU, binary_cpu);
   OpKernels<AffineOp>::register_kernel(DeviceType::kCPU, affine_cpu);
+  OpKernels<RescaleOp>::register_kernel(DeviceType::kCPU, rescale_cpu);
+  OpKernels<DivideWhereChangedOp>::register_kernel(DeviceType::kCPU, divide_where_changed_cpu);
   OpKernels<ReluBackwardOp>::register_kernel(DeviceType::kCPU, relu_backward_cpu);
   OpKernels<SigmoidBackwardOp>::register_kernel(DeviceType::kCPU, sigmoid_backward_cpu);
 }
@@ -249,8 +281,43 @@ STRAND_REGISTER_KERNELS(elementwise_cuda) {
 // ---- DeepLIFT multipliers (on tensors, composed from the ops above) ------------------------
 namespace ops {
 
-Tensor rescale_multiplier(const Tensor& x, const Tensor& x_ref, const Tensor& y,
-                          const Tensor& y_ref, const Tensor& derivative) {
+Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                          const Tensor& y_ref) {
+  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y.shape() && x.shape() == y_ref.shape(),
+               "rescale_multiplier: x {}, x_ref {}, y {} and y_ref {} differ in shape",
+               x.describe(), x_ref.describe(), y.describe(), y_ref.describe());
+  if (x.device().type == DeviceType::kCPU) {
+    Tensor m = Tensor::empty(x.shape(), x.dtype(), x.device());
+    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(), y.contiguous(),
+                        y_ref.contiguous(), m);
+    return m;
+  }
+  // Other devices: the same rule composed from ops they have.
+  const Tensor derivative = [&]() {
+    const Tensor one = Tensor::ones(x.shape(), x.dtype(), x.device());
+    switch (kind) {
+      case UnaryOpKind::kExp:
+        return y;
+      case UnaryOpKind::kLog:
+        return div(one, x);
+      case UnaryOpKind::kSigmoid:
+        return sigmoid_backward(one, y);
+      case UnaryOpKind::kRelu:
+        return relu_backward(one, x);
+      case UnaryOpKind::kTanh:
+        return affine(square(y), -1.0, 1.0);
+      case UnaryOpKind::kSqrt:
+        return div(one, affine(y, 2.0, 0.0));
+      case UnaryOpKind::kSquare:
+        return affine(x, 2.0, 0.0);
+      case UnaryOpKind::kSoftplus:
+        return sigmoid(x);
+      case UnaryOpKind::kGelu:
+        return unary(UnaryOpKind::kGeluDerivative, x);
+      default:
+        return affine(one, 0.0, 0.0);
+    }
+  }();
   const Tensor dx = sub(x, x_ref);
   // close: 1 where |dx| < 1e-6 (dx^2 < 1e-12), else 0.
   const Tensor threshold = Tensor::full({}, 1e-12, dx.dtype(), dx.device());
@@ -261,6 +328,15 @@ Tensor rescale_multiplier(const Tensor& x, const Tensor& x_ref, const Tensor& y,
 }
 
 Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback) {
+  STRAND_CHECK(routed.shape() == dx.shape() && dx.shape() == fallback.shape(),
+               "divide_where_changed: routed {}, dx {} and fallback {} differ in shape",
+               routed.describe(), dx.describe(), fallback.describe());
+  if (dx.device().type == DeviceType::kCPU) {
+    Tensor out = Tensor::empty(dx.shape(), dx.dtype(), dx.device());
+    dispatch<DivideWhereChangedOp>(dx.device(), routed.contiguous(), dx.contiguous(),
+                                   fallback.contiguous(), out);
+    return out;
+  }
   const Tensor zero = Tensor::zeros({}, dx.dtype(), dx.device());
   const Tensor changed = greater(square(dx), zero);  // 1 where dx != 0
   const Tensor unchanged = affine(changed, -1.0, 1.0);
@@ -276,7 +352,8 @@ namespace {
 // An elementwise function's result y = f(x) with its gradient rule, or in an attribution pass
 // (autograd/attribution.h) its rescale rule: the references' pass saves x and y, the inputs'
 // pass multiplies the output's multiplier by the secant.
-Var elementwise_result(const char* name, const Var& x, Tensor y, BackwardFn gradient) {
+Var elementwise_result(const char* name, UnaryOpKind kind, const Var& x, Tensor y,
+                       BackwardFn gradient) {
   if (AttributionPass* pass = attribution_pass()) {
     if (pass->phase() == AttributionPhase::kReferences) {
       pass->save(name, {x.value(), y});
@@ -286,9 +363,8 @@ Var elementwise_result(const char* name, const Var& x, Tensor y, BackwardFn grad
                    "DeepLIFT: '{}' saw {} on the references and {} on the inputs", name,
                    reference[0].describe(), x.value().describe());
       if (!x.requires_grad()) return Var(std::move(y));
-      const Tensor derivative = gradient(Tensor::ones(x.shape(), x.dtype(), x.device()))[0];
       const Tensor multiplier =
-          ops::rescale_multiplier(x.value(), reference[0], y, reference[1], derivative);
+          ops::rescale_multiplier(kind, x.value(), reference[0], y, reference[1]);
       return make_result(std::move(y), name, {x}, [multiplier](const Tensor& g) {
         return std::vector<Tensor>{ops::mul(g, multiplier)};
       });
@@ -358,33 +434,33 @@ Var neg(const Var& x) { return affine(x, -1.0, 0.0); }
 
 Var exp(const Var& x) {
   Tensor y = ops::exp(x.value());
-  return elementwise_result("exp", x, y,
+  return elementwise_result("exp", UnaryOpKind::kExp, x, y,
                             [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
 }
 
 Var log(const Var& x) {
   const Tensor xv = x.value();
-  return elementwise_result("log", x, ops::log(xv),
+  return elementwise_result("log", UnaryOpKind::kLog, x, ops::log(xv),
                             [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
 }
 
 Var sigmoid(const Var& x) {
   Tensor y = ops::sigmoid(x.value());
-  return elementwise_result("sigmoid", x, y, [y](const Tensor& g) {
+  return elementwise_result("sigmoid", UnaryOpKind::kSigmoid, x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::sigmoid_backward(g, y)};
   });
 }
 
 Var relu(const Var& x) {
   const Tensor xv = x.value();
-  return elementwise_result("relu", x, ops::relu(xv), [xv](const Tensor& g) {
+  return elementwise_result("relu", UnaryOpKind::kRelu, x, ops::relu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::relu_backward(g, xv)};
   });
 }
 
 Var tanh(const Var& x) {
   Tensor y = ops::tanh(x.value());
-  return elementwise_result("tanh", x, y, [y](const Tensor& g) {
+  return elementwise_result("tanh", UnaryOpKind::kTanh, x, y, [y](const Tensor& g) {
     // 1 - y^2
     return std::vector<Tensor>{ops::mul(g, ops::affine(ops::square(y), -1.0, 1.0))};
   });
@@ -392,28 +468,29 @@ Var tanh(const Var& x) {
 
 Var sqrt(const Var& x) {
   Tensor y = ops::sqrt(x.value());
-  return elementwise_result("sqrt", x, y, [y](const Tensor& g) {
+  return elementwise_result("sqrt", UnaryOpKind::kSqrt, x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::div(g, ops::affine(y, 2.0, 0.0))};
   });
 }
 
 Var square(const Var& x) {
   const Tensor xv = x.value();
-  return elementwise_result("square", x, ops::square(xv), [xv](const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
-  });
+  return elementwise_result("square", UnaryOpKind::kSquare, x, ops::square(xv),
+                            [xv](const Tensor& g) {
+                              return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
+                            });
 }
 
 Var softplus(const Var& x) {
   const Tensor xv = x.value();
-  return elementwise_result("softplus", x, ops::softplus(xv), [xv](const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))};
-  });
+  return elementwise_result(
+      "softplus", UnaryOpKind::kSoftplus, x, ops::softplus(xv),
+      [xv](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))}; });
 }
 
 Var gelu(const Var& x) {
   const Tensor xv = x.value();
-  return elementwise_result("gelu", x, ops::gelu(xv), [xv](const Tensor& g) {
+  return elementwise_result("gelu", UnaryOpKind::kGelu, x, ops::gelu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::unary(UnaryOpKind::kGeluDerivative, xv))};
   });
 }
