@@ -3,6 +3,7 @@
 #include "explain/deep_lift_shap.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -115,7 +116,10 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   // Units of work (explain/parallel_units.h): groups of sequences with all their references,
   // about one batch of pairs each, so that every sequence's sums are made in one thread, in
   // order (the results do not depend on the thread count).
-  const int64_t group = std::max<int64_t>(1, options.batch_size / r);
+  // At least one unit per thread when there are enough sequences.
+  const int64_t threads = std::max(1, omp_get_max_threads());
+  const int64_t group = std::clamp<int64_t>(options.batch_size / r, 1,
+                                            std::max<int64_t>(1, (n + threads - 1) / threads));
   model.output_activation(options.target.output);  // a Graph's plan, made before the threads
   for_each_unit((n + group - 1) / group, [&](int64_t unit) {
     GradModeOn unit_grad_on;  // grad mode is per thread

@@ -118,8 +118,9 @@ STRAND_HOST_DEVICE inline T derivative_of(T x, T y) {
   }
 }
 
-/// DeepLIFT's rescale multiplier of f for one element: the secant (y - y_ref) / (x - x_ref), or
-/// f'(x) where |x - x_ref| < 1e-6 (tangermeme's and captum's threshold).
+/// DeepLIFT's rescale multiplier of f for one element, y = f(x) and y_ref = f(x_ref): the secant
+/// (y - y_ref) / (x - x_ref), or f'(x) where |x - x_ref| < 1e-6 (tangermeme's and captum's
+/// threshold).
 template <UnaryKind K, typename T>
 STRAND_HOST_DEVICE inline T rescale_of(T x, T x_ref, T y, T y_ref) {
   const T dx = x - x_ref;

@@ -36,12 +36,20 @@ float largest(const Tensor& t) {
   return worst;
 }
 
-// Every sequence's attributions sum to f(x) - mean f(r) within `tolerance` (relative).
+// Every sequence's attributions sum to f(x) - mean f(r) within `tolerance` relative, or within
+// 1e-6 absolute: float32 rounds f(x) of order 1 at about 1e-7, and f(x) of one sequence comes
+// from passes whose batches round differently, so a difference f(x) - f(r) of 1e-3 cannot be
+// met to 1e-4 of itself.
 DeepLiftShapResult check_converges(Model& model, const Tensor& codes, DeepLiftShapOptions options,
                                    double tolerance = 1e-4) {
   const DeepLiftShapResult result = explain::deep_lift_shap(model, codes, options);
+  const auto relative = result.relative_deviation.to_vector<float>();
+  const auto absolute = result.deviation.to_vector<float>();
+  for (size_t i = 0; i < relative.size(); ++i) {
+    INFO("sequence " << i << ": deviation " << absolute[i] << ", relative " << relative[i]);
+    CHECK((relative[i] <= tolerance || absolute[i] <= 1e-6));
+  }
   INFO("largest relative deviation " << largest(result.relative_deviation));
-  CHECK(largest(result.relative_deviation) <= tolerance);
   // The scale being explained is not zero (the test would prove nothing).
   const auto fx = result.prediction.to_vector<float>();
   const auto fr = result.reference_mean.to_vector<float>();
