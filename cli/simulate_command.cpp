@@ -11,6 +11,7 @@
 #include "cli/data_builder.h"
 #include "data/available_memory.h"
 #include "data/data_error.h"
+#include "data/meme.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "data/simulation/profile_simulation.h"
@@ -174,6 +175,15 @@ void check_flags(const SimulationInfo& info, const std::vector<std::string>& giv
   }
 }
 
+// The motifs a simulation embeds, as MEME (data/meme.h) beside its data: what TOMTOM and
+// `strand marginalize` read, and what TF-MoDISco's patterns are compared with.
+void write_motifs(const std::filesystem::path& dir, const std::vector<data::Motif>& motifs,
+                  std::ostream& log) {
+  const std::filesystem::path path = dir / "motifs.meme";
+  data::write_meme(path, motifs);
+  log << fmt::format("motifs: {} ({} in MEME format)\n", path.string(), motifs.size());
+}
+
 std::string records_command(const std::filesystem::path& dir) {
   return fmt::format(
       "strand train --format records --fasta {0}/train.fa --intervals {0}/train.tsv --valid-fasta "
@@ -193,10 +203,13 @@ void run_single_motif(const SimulateOptions& options, std::ostream& log) {
                      options.data.motif, options.data.length, options.seed, dataset.train.size(),
                      dataset.validation.size(), dataset.test.size(), dir.string());
   log << fmt::format("train on it with:\n  {}\n", records_command(dir));
+  write_motifs(dir, {find_motif(options.data.motif, options.data.motif_file)}, log);
 }
 
+// The simulated sequences; `motifs` receives the motifs embedded.
 data::SequenceDataset simulate_sequences(const SimulateOptions& o,
-                                         const data::SequenceSimulationConfig& config) {
+                                         const data::SequenceSimulationConfig& config,
+                                         std::vector<data::Motif>& motifs) {
   const std::string& name = o.simulation;
   const SimulatedDataConfig& d = o.data;
   const auto n_pos = static_cast<size_t>(d.n_pos);
@@ -207,19 +220,20 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o,
     negatives.min = count_of(o.neg_min_motifs, 1, 0, "--neg-min-motifs");
     negatives.max = count_of(o.neg_max_motifs, 2, 0, "--neg-max-motifs");
     negatives.poisson_mean = positives.poisson_mean;
-    return data::simulate_motif_counting(find_motif(d.motif, d.motif_file), positives, negatives,
-                                         n_pos, n_neg, config);
+    motifs = {find_motif(d.motif, d.motif_file)};
+    return data::simulate_motif_counting(motifs[0], positives, negatives, n_pos, n_neg, config);
   }
   if (name == "motif_density_localization") {
+    motifs = {find_motif(d.motif, d.motif_file)};
     return data::simulate_motif_density_localization(
-        find_motif(d.motif, d.motif_file), count_of(o.center_size, 150, 1, "--center-size"),
-        motif_count(o, 2, 4), n_pos, n_neg, config);
+        motifs[0], count_of(o.center_size, 150, 1, "--center-size"), motif_count(o, 2, 4), n_pos,
+        n_neg, config);
   }
   if (name == "multi_motif_embedding") {
-    return data::simulate_multi_motif_embedding(
-        find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2,SIX5_known1"), d.motif_file,
-                    "--motifs"),
-        motif_count(o, 0, 3), count_of(o.n_seqs, 20000, 1, "--n-seqs"), config);
+    motifs = find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2,SIX5_known1"), d.motif_file,
+                         "--motifs");
+    return data::simulate_multi_motif_embedding(motifs, motif_count(o, 0, 3),
+                                                count_of(o.n_seqs, 20000, 1, "--n-seqs"), config);
   }
   if (name == "heterodimer_grammar") {
     const std::vector<data::Motif> pair =
@@ -228,14 +242,19 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o,
       throw ConfigError(fmt::format(
           "--motifs: heterodimer_grammar needs exactly two motifs, got {}", pair.size()));
     }
+    motifs = pair;
     return data::simulate_heterodimer_grammar(
         pair[0], pair[1], count_of(o.min_spacing, 2, 0, "--min-spacing"),
         count_of(o.max_spacing, 5, 0, "--max-spacing"), n_pos, n_neg, config);
   }
-  return data::simulate_differential_accessibility(
-      find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2"), d.motif_file, "--motifs"),
-      find_motifs(o.neg_motifs.value_or("SIX5_known1,TAL1_known4"), d.motif_file, "--neg-motifs"),
-      motif_count(o, 1, 2), n_pos, n_neg, config);
+  const std::vector<data::Motif> positive =
+      find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2"), d.motif_file, "--motifs");
+  const std::vector<data::Motif> negative =
+      find_motifs(o.neg_motifs.value_or("SIX5_known1,TAL1_known4"), d.motif_file, "--neg-motifs");
+  motifs = positive;
+  motifs.insert(motifs.end(), negative.begin(), negative.end());
+  return data::simulate_differential_accessibility(positive, negative, motif_count(o, 1, 2), n_pos,
+                                                   n_neg, config);
 }
 
 void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
@@ -254,6 +273,7 @@ void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
   config.gc_fraction = o.data.gc_fraction;
   config.seed = o.seed;
   data::SequenceSplits splits;
+  std::vector<data::Motif> motifs;
   try {
     // The codes exist twice while the splits are cut from them.
     data::require_memory(
@@ -261,7 +281,7 @@ void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
         fmt::format("the simulated dataset ({} sequences of {} bases) would", sequences,
                     o.data.length),
         "lower the number of sequences or --length");
-    const data::SequenceDataset all = simulate_sequences(o, config);
+    const data::SequenceDataset all = simulate_sequences(o, config, motifs);
     splits = data::split_dataset(all, static_cast<size_t>(o.data.test),
                                  static_cast<size_t>(o.data.validation), o.seed);
   } catch (const std::invalid_argument& error) {
@@ -282,6 +302,7 @@ void run_sequence_simulation(const SimulateOptions& o, std::ostream& log) {
     log << fmt::format("  (the label TSVs hold {} tasks: the model needs {} outputs)\n",
                        train.num_tasks(), train.num_tasks());
   }
+  write_motifs(dir, motifs, log);
 }
 
 void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
@@ -339,6 +360,7 @@ void run_profile_simulation(const SimulateOptions& o, std::ostream& log) {
       "train on it with (count labels per task; the profiles arrive as batch.profile):\n"
       "  strand train {} --valid-intervals {} --test-intervals {} --targets counts --loss mse\n",
       data_flags, files.validation.string(), files.test.string());
+  write_motifs(dir, motifs, log);
 }
 
 }  // namespace
