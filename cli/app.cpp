@@ -11,6 +11,7 @@
 #include "cli/config_keys.h"
 #include "cli/explain_command.h"
 #include "cli/inspect_command.h"
+#include "cli/marginalize_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
@@ -226,6 +227,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   ExplainOptions explain_options;
   add_explain_flags(explain, explain_options);
 
+  // ---- marginalize ----
+  CLI::App* marginalize = app.add_subcommand(
+      "marginalize",
+      "Insert a motif into background sequences and report each task's mean prediction before "
+      "and after; two motifs with --spacing a:b report their interaction at each distance");
+  MarginalizeOptions marginalize_options;
+  add_marginalize_flags(marginalize, marginalize_options);
+
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(
       "simulate",
@@ -393,6 +402,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       run_predict(predict_options, out, err);
     } else if (*explain) {
       run_explain(explain_options, out);
+    } else if (*marginalize) {
+      run_marginalize(marginalize_options, out);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*negatives) {
