@@ -12,6 +12,7 @@
 #include "data/intervals.h"
 #include "data/list_syntax.h"
 #include "data/loader_config.h"
+#include "data/meme.h"
 #include "data/negatives.h"
 #include "data/record_source.h"
 #include "data/sampler.h"

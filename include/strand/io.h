@@ -5,6 +5,7 @@
 
 #include "io/atomic_file.h"
 #include "io/crc32c.h"
+#include "io/npz.h"
 #include "io/protobuf_encoder.h"
 #include "io/safetensors.h"
 #include "io/tfrecord.h"
