@@ -17,6 +17,7 @@
 #include "ops/conv1d.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "ops/shape.h"
 #include "ops/softmax.h"
 #include "train/evaluation.h"
 
@@ -35,21 +36,11 @@ class GradModeOn {
   bool previous_;
 };
 
-// f of the references (task values task_r, outputs z_r), as the inputs' pass weighs them: a
-// profile's summary holds the softmax of the input's logits z_x constant (the field's wrapper), so
-// the attributions explain sum_l softmax(z_x)_l ((z_x - mean z_x) - (z_r - mean z_r))_l, and the
-// references' side of that difference takes the input's weights. Other outputs: f(r) itself. (P)
-// float64 on the CPU.
-Tensor reference_values(const Tensor& z_r, const Tensor& task_r, const Tensor& z_x,
-                        Activation activation, const Target& target) {
-  NoGradGuard no_grad;
-  Var values(task_r);
-  if (z_r.dim() == 3 && activation == Activation::kSoftmax) {
-    const Tensor weights = ops::softmax(z_x, 2);
-    const Tensor centred = ops::sub(z_r, ops::mean(z_r, {2}, /*keepdim=*/true));
-    values = Var(ops::sum(ops::mul(centred, weights), {2}));
-  }
-  return select_target(values, target).value().to(Device::cpu()).to(DType::kFloat64).contiguous();
+// Row rows[i] of `t` for each i: (rows.size(), ...).
+Tensor rows_of(const Tensor& t, const std::vector<int64_t>& rows) {
+  std::vector<Tensor> parts;
+  for (const int64_t row : rows) parts.push_back(t.slice(0, row, row + 1));
+  return ops::concat(parts, 0);
 }
 
 }  // namespace
@@ -128,37 +119,56 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
     std::vector<uint8_t> x_batch, r_batch;
     for (int64_t first = pairs_begin; first < pairs_end; first += options.batch_size) {
       const int64_t count = std::min(pairs_end - first, options.batch_size);
+      // The batch's sequences once each (the inputs' pass), and for each pair the row of its
+      // sequence (autograd/attribution.h).
+      const int64_t first_sequence = first / r, last_sequence = (first + count - 1) / r;
+      const int64_t unique = last_sequence - first_sequence + 1;
+      std::vector<int64_t> input_rows(static_cast<size_t>(count));
       x_batch.resize(static_cast<size_t>(count * length));
       r_batch.resize(static_cast<size_t>(count * length));
       for (int64_t q = 0; q < count; ++q) {
         const int64_t pair = first + q, i = pair / r;
+        input_rows[static_cast<size_t>(q)] = i - first_sequence;
         std::copy_n(x_codes + i * length, length, x_batch.data() + q * length);
         std::copy_n(r_codes + pair * length, length, r_batch.data() + q * length);
       }
       const Tensor x_onehot =
-          ops::one_hot(Tensor::from_blob(x_batch.data(), {count, length}, DType::kUInt8).clone());
+          ops::one_hot(Tensor::from_blob(const_cast<uint8_t*>(x_codes) + first_sequence * length,
+                                         {unique, length}, DType::kUInt8)
+                           .clone());
       const Tensor r_onehot =
           ops::one_hot(Tensor::from_blob(r_batch.data(), {count, length}, DType::kUInt8).clone());
 
       AttributionPass pass;
-      ModelInputs references_in;
-      references_in.sequence = Var(r_onehot.to(device));
-      const Var z_r = model.forward_outputs(references_in)[options.target.output];
-      // The references' task values run inside the pass too: a final activation saves its values.
-      const Tensor task_r = output_task_values(z_r, activation, options.target).value();
-      pass.begin_inputs();
-      Var x(x_onehot.to(device), /*requires_grad=*/true);
       ModelInputs inputs_in;
-      inputs_in.sequence = x;
+      inputs_in.sequence = Var(x_onehot.to(device));
       const Var z_x = model.forward_outputs(inputs_in)[options.target.output];
-      const Var f_x =
-          select_target(output_task_values(z_x, activation, options.target), options.target);
-      f_x.backward(Tensor::ones(f_x.shape(), f_x.dtype(), f_x.device()));
+      // The task values run inside the pass too: a final activation saves its values.
+      const Tensor f_x_unique =
+          select_target(output_task_values(z_x, activation, options.target), options.target)
+              .value();
+      pass.begin_references(input_rows);
+      Var reference_input(r_onehot.to(device), /*requires_grad=*/true);
+      ModelInputs references_in;
+      references_in.sequence = reference_input;
+      const Var z_r = model.forward_outputs(references_in)[options.target.output];
+      Var task_r;
+      if (z_r.dim() == 3 && activation == Activation::kSoftmax) {
+        // A profile's summary with the input's softmax weights held constant (the field's
+        // wrapper): the references weighed as their inputs are.
+        const Var weights(rows_of(ops::softmax(z_x.value(), 2), input_rows));
+        task_r = sum(mul(sub(z_r, mean(z_r, {2}, /*keepdim=*/true)), weights), {2});
+      } else {
+        task_r = output_task_values(z_r, activation, options.target);
+      }
+      const Var f_r_var = select_target(task_r, options.target);
+      f_r_var.backward(Tensor::ones(f_r_var.shape(), f_r_var.dtype(), f_r_var.device()));
       pass.finish();
-      const Tensor f_r =
-          reference_values(z_r.value(), task_r, z_x.value(), activation, options.target);
-      const Tensor fx = f_x.value().to(Device::cpu()).to(DType::kFloat64).contiguous();
-      const Tensor multipliers = x.grad().to(Device::cpu()).to(DType::kFloat32).contiguous();
+      const Tensor f_r = f_r_var.value().to(Device::cpu()).to(DType::kFloat64).contiguous();
+      const Tensor fx =
+          rows_of(f_x_unique, input_rows).to(Device::cpu()).to(DType::kFloat64).contiguous();
+      const Tensor multipliers =
+          reference_input.grad().to(Device::cpu()).to(DType::kFloat32).contiguous();
       const float* m = multipliers.data<float>();
       const double* fxv = fx.data<double>();
       const double* frv = f_r.data<double>();

@@ -155,14 +155,15 @@ void rescale_cpu(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const T
       constexpr UnaryOpKind K = decltype(k)::value;
       const T* xv = x.data<T>();
       const T* xr = x_ref.data<T>();
-      const T* yv = y.data<T>();
-      const T* yr = y_ref.defined() ? y_ref.data<T>() : nullptr;
+      const T* yv = y.defined() ? y.data<T>() : nullptr;
+      const T* yr = y_ref.data<T>();
       T* out = m.data<T>();
       const int64_t n = x.numel();
 #pragma omp parallel for simd schedule(static) if (n >= 65536)
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = kernels::rescale_of<K>(xv[i], xr[i], yv[i],
-                                        yr != nullptr ? yr[i] : kernels::unary_of<K>(xr[i]));
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = kernels::rescale_of<K>(
+            xv[i], xr[i], yv != nullptr ? yv[i] : kernels::unary_of<K>(xv[i]), yr[i]);
+      }
     });
   });
 }
@@ -283,19 +284,20 @@ STRAND_REGISTER_KERNELS(elementwise_cuda) {
 // ---- DeepLIFT multipliers (on tensors, composed from the ops above) ------------------------
 namespace ops {
 
-Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
-                          const Tensor& y_ref_or_none) {
-  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y.shape() &&
-                   (!y_ref_or_none.defined() || y_ref_or_none.shape() == x.shape()),
-               "rescale_multiplier: x {}, x_ref {}, y {} and y_ref differ in shape", x.describe(),
-               x_ref.describe(), y.describe());
+Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
+                          const Tensor& y_or_none, const Tensor& y_ref) {
+  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y_ref.shape() &&
+                   (!y_or_none.defined() || y_or_none.shape() == x.shape()),
+               "rescale_multiplier: x {}, x_ref {}, y and y_ref {} differ in shape", x.describe(),
+               x_ref.describe(), y_ref.describe());
   if (x.device().type == DeviceType::kCPU) {
     Tensor m = Tensor::empty(x.shape(), x.dtype(), x.device());
-    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(), y.contiguous(),
-                        y_ref_or_none.defined() ? y_ref_or_none.contiguous() : Tensor(), m);
+    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(),
+                        y_or_none.defined() ? y_or_none.contiguous() : Tensor(), y_ref.contiguous(),
+                        m);
     return m;
   }
-  const Tensor y_ref = y_ref_or_none.defined() ? y_ref_or_none : unary(kind, x_ref);
+  const Tensor y = y_or_none.defined() ? y_or_none : unary(kind, x);
   // Other devices: the same rule composed from ops they have.
   const Tensor derivative = [&]() {
     const Tensor one = Tensor::ones(x.shape(), x.dtype(), x.device());
@@ -354,23 +356,23 @@ Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor
 namespace {
 
 // An elementwise function's result y = f(x) with its gradient rule, or in an attribution pass
-// (autograd/attribution.h) its rescale rule: the references' pass saves x (and y, but for relu,
-// whose y is recomputed), the inputs' pass multiplies the output's multiplier by the secant.
+// (autograd/attribution.h) its rescale rule: the inputs' pass saves x (and y, but for relu,
+// whose y is recomputed exactly), the references' pass multiplies the output's multiplier by
+// the secant between the input's values and the reference's (x, y here).
 Var elementwise_result(const char* name, UnaryOpKind kind, const Var& x, Tensor y,
                        BackwardFn gradient) {
   if (AttributionPass* pass = attribution_pass()) {
-    if (pass->phase() == AttributionPhase::kReferences) {
-      // relu's output is recomputed exactly from its input; the others keep theirs.
+    if (pass->phase() == AttributionPhase::kInputs) {
       pass->save(name, kind == UnaryOpKind::kRelu ? std::vector<Tensor>{x.value()}
                                                   : std::vector<Tensor>{x.value(), y});
     } else {
-      const std::vector<Tensor> reference = pass->take(name);
-      STRAND_CHECK(reference[0].shape() == x.shape(),
-                   "DeepLIFT: '{}' saw {} on the references and {} on the inputs", name,
-                   reference[0].describe(), x.value().describe());
+      const std::vector<Tensor> input = pass->take(name);
+      STRAND_CHECK(input[0].shape() == x.shape(),
+                   "DeepLIFT: '{}' saw {} on the inputs and {} on the references", name,
+                   input[0].describe(), x.value().describe());
       if (!x.requires_grad()) return Var(std::move(y));
-      const Tensor multiplier = ops::rescale_multiplier(
-          kind, x.value(), reference[0], y, reference.size() > 1 ? reference[1] : Tensor());
+      const Tensor multiplier = ops::rescale_multiplier(kind, input[0], x.value(),
+                                                        input.size() > 1 ? input[1] : Tensor(), y);
       return make_result(std::move(y), name, {x}, [multiplier](const Tensor& g) {
         return std::vector<Tensor>{ops::mul(g, multiplier)};
       });
@@ -383,7 +385,7 @@ Var elementwise_result(const char* name, UnaryOpKind kind, const Var& x, Tensor 
 // factors input-dependent it has no DeepLIFT rule.
 void refuse_bilinear(const char* name, const Var& a, const Var& b) {
   const AttributionPass* pass = attribution_pass();
-  STRAND_CHECK(pass == nullptr || pass->phase() != AttributionPhase::kInputs ||
+  STRAND_CHECK(pass == nullptr || pass->phase() != AttributionPhase::kReferences ||
                    !(a.requires_grad() && b.requires_grad()),
                "DeepLIFT has no rule for '{}' of two values that both depend on the input", name);
 }

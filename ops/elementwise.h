@@ -28,8 +28,8 @@ STRAND_DECLARE_OP(BinaryOp, "binary",
 // out = x * scale + shift
 STRAND_DECLARE_OP(AffineOp, "affine",
                   void(const Tensor& x, double scale, double shift, Tensor& out));
-// m = DeepLIFT's rescale multiplier of f = kind (kernels::rescale_of) for x, x_ref, y = f(x) and
-// y_ref = f(x_ref) (undefined: recomputed, for relu, whose recomputation is exact), all
+// m = DeepLIFT's rescale multiplier of f = kind (kernels::rescale_of) for x, x_ref, y = f(x)
+// (undefined: recomputed, for relu, whose recomputation is exact) and y_ref = f(x_ref), all
 // contiguous of one shape
 STRAND_DECLARE_OP(RescaleOp, "rescale",
                   void(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
@@ -76,9 +76,9 @@ Tensor relu_backward(const Tensor& grad_out, const Tensor& x);
 Tensor sigmoid_backward(const Tensor& grad_out, const Tensor& y);
 /// DeepLIFT's rescale multiplier of the elementwise f = `kind` (autograd/attribution.h), y =
 /// f(x), y_ref = f(x_ref): the secant (y - y_ref) / (x - x_ref), or f'(x) where |x - x_ref| <
-/// 1e-6, the threshold of tangermeme and captum. An undefined y_ref is recomputed, which only
-/// relu reproduces bit for bit (a transcendental function's vectorised and scalar forms may
-/// round differently, and a secant over a small dx magnifies that). One pass on the CPU; other
+/// 1e-6, the threshold of tangermeme and captum. An undefined y is recomputed, which only relu
+/// reproduces bit for bit (a transcendental function's vectorised and scalar forms may round
+/// differently, and a secant over a small dx magnifies that). One pass on the CPU; other
 /// devices compose it from the ops above.
 Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
                           const Tensor& y_ref);

@@ -129,8 +129,9 @@ Var matmul(const Var& a, const Var& b) {
   // Linear in a constant operand (a Dense layer's weights); of two input-dependent operands it
   // has no DeepLIFT rule (autograd/attribution.h).
   const AttributionPass* pass = attribution_pass();
-  STRAND_CHECK(pass == nullptr || pass->phase() != AttributionPhase::kInputs || !(a_grad && b_grad),
-               "DeepLIFT has no rule for 'matmul' of two values that both depend on the input");
+  STRAND_CHECK(
+      pass == nullptr || pass->phase() != AttributionPhase::kReferences || !(a_grad && b_grad),
+      "DeepLIFT has no rule for 'matmul' of two values that both depend on the input");
   return make_result(ops::matmul(av, bv), "matmul", {a, b}, [=](const Tensor& g) {
     // dA = G @ B^T, dB = A^T @ G (transposed views; the kernel reads strides)
     return std::vector<Tensor>{a_grad ? ops::matmul(g, bv.transpose(0, 1)) : Tensor(),

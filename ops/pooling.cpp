@@ -169,24 +169,28 @@ Var max_pool1d(const Var& x, const Pool1DParams& params) {
   if (AttributionPass* pass = attribution_pass()) {
     // DeepLIFT (autograd/attribution.h), as tangermeme's and captum's maxpool rule: each
     // window's change max(y, y_ref) - y_ref goes to the input's chosen element and
-    // y - max(y, y_ref) to the reference's; divided by the input's change where it changed.
-    if (pass->phase() == AttributionPhase::kReferences) {
+    // y - max(y, y_ref) to the reference's; divided by the input's change where it changed
+    // (the input's gradient where it did not).
+    if (pass->phase() == AttributionPhase::kInputs) {
       pass->save("max_pool1d", {x.value(), out, argmax});
     } else {
-      const std::vector<Tensor> reference = pass->take("max_pool1d");
-      STRAND_CHECK(reference[0].shape() == shape,
-                   "DeepLIFT: 'max_pool1d' saw {} on the references and {} on the inputs",
-                   reference[0].describe(), x.value().describe());
-      const Tensor dx = ops::sub(x.value(), reference[0]);
-      const Tensor y_ref = reference[1], argmax_ref = reference[2];
-      return make_result(out, "max_pool1d", {x}, [=, y = out, argmax = argmax](const Tensor& g) {
-        const Tensor top = ops::maximum(y, y_ref);
-        const Tensor routed = ops::add(
-            ops::max_pool1d_backward(ops::mul(g, ops::sub(top, y_ref)), argmax, shape, params),
-            ops::max_pool1d_backward(ops::mul(g, ops::sub(y, top)), argmax_ref, shape, params));
-        const Tensor gradient = ops::max_pool1d_backward(g, argmax, shape, params);
-        return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
-      });
+      const std::vector<Tensor> input = pass->take("max_pool1d");
+      STRAND_CHECK(input[0].shape() == shape,
+                   "DeepLIFT: 'max_pool1d' saw {} on the inputs and {} on the references",
+                   input[0].describe(), x.value().describe());
+      const Tensor dx = ops::sub(input[0], x.value());
+      const Tensor y_in = input[1], argmax_in = input[2];
+      return make_result(
+          out, "max_pool1d", {x}, [=, y_ref = out, argmax_ref = argmax](const Tensor& g) {
+            const Tensor top = ops::maximum(y_in, y_ref);
+            const Tensor routed =
+                ops::add(ops::max_pool1d_backward(ops::mul(g, ops::sub(top, y_ref)), argmax_in,
+                                                  shape, params),
+                         ops::max_pool1d_backward(ops::mul(g, ops::sub(y_in, top)), argmax_ref,
+                                                  shape, params));
+            const Tensor gradient = ops::max_pool1d_backward(g, argmax_in, shape, params);
+            return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
+          });
     }
   }
   return make_result(out, "max_pool1d", {x}, [=, argmax = argmax](const Tensor& g) {

@@ -248,23 +248,24 @@ std::pair<Var, Tensor> max(const Var& x, int64_t dim, bool keepdim) {
   auto [values, indices] = ops::max(x.value(), dim, keepdim);
   if (AttributionPass* pass = attribution_pass()) {
     // DeepLIFT: max pooling's rule (ops/pooling.cpp) over the whole dimension.
-    if (pass->phase() == AttributionPhase::kReferences) {
+    if (pass->phase() == AttributionPhase::kInputs) {
       pass->save("max", {x.value(), values, indices});
     } else {
-      const std::vector<Tensor> reference = pass->take("max");
-      STRAND_CHECK(reference[0].shape() == shape,
-                   "DeepLIFT: 'max' saw {} on the references and {} on the inputs",
-                   reference[0].describe(), x.value().describe());
-      const Tensor dx = ops::sub(x.value(), reference[0]);
-      const Tensor y_ref = reference[1], indices_ref = reference[2];
-      Var result = make_result(values, "max", {x}, [=, y = values, idx = indices](const Tensor& g) {
-        const Tensor top = ops::maximum(y, y_ref);
-        const Tensor routed =
-            ops::add(ops::max_backward(ops::mul(g, ops::sub(top, y_ref)), idx, dim, shape),
-                     ops::max_backward(ops::mul(g, ops::sub(y, top)), indices_ref, dim, shape));
-        const Tensor gradient = ops::max_backward(g, idx, dim, shape);
-        return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
-      });
+      const std::vector<Tensor> input = pass->take("max");
+      STRAND_CHECK(input[0].shape() == shape,
+                   "DeepLIFT: 'max' saw {} on the inputs and {} on the references",
+                   input[0].describe(), x.value().describe());
+      const Tensor dx = ops::sub(input[0], x.value());
+      const Tensor y_in = input[1], indices_in = input[2];
+      Var result =
+          make_result(values, "max", {x}, [=, y_ref = values, idx_ref = indices](const Tensor& g) {
+            const Tensor top = ops::maximum(y_in, y_ref);
+            const Tensor routed = ops::add(
+                ops::max_backward(ops::mul(g, ops::sub(top, y_ref)), indices_in, dim, shape),
+                ops::max_backward(ops::mul(g, ops::sub(y_in, top)), idx_ref, dim, shape));
+            const Tensor gradient = ops::max_backward(g, indices_in, dim, shape);
+            return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
+          });
       return {result, indices};
     }
   }

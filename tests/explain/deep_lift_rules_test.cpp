@@ -42,7 +42,7 @@ struct Row {
   Fn fn{};
   Shape shape{};
   bool elementwise = false;
-  bool positive = false;                     // inputs in [0.5, 1.5) (log, sqrt)
+  bool positive = false;                       // inputs in [0.5, 1.5) (log, sqrt)
   std::function<double(double)> derivative{};  // elementwise rows: f'
 };
 
@@ -55,15 +55,19 @@ Tensor draw(const Shape& shape, uint64_t seed, bool positive) {
 struct Multipliers {
   Tensor m, fx, fr;
 };
+// The inputs' pass on x, then the references' pass on r with the rules recorded: the
+// references' gradients are the multipliers (autograd/attribution.h).
 Multipliers attribute(const Row& row, const Tensor& x, const Tensor& r, const Tensor& g) {
   AttributionPass pass;
-  const Var fr = row.fn(Var(r));
-  pass.begin_inputs();
-  Var input(x, /*requires_grad=*/true);
-  const Var fx = row.fn(input);
-  fx.backward(g);
+  const Var fx = row.fn(Var(x));
+  std::vector<int64_t> rows(static_cast<size_t>(x.size(0)));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+  pass.begin_references(rows);
+  Var reference(r, /*requires_grad=*/true);
+  const Var fr = row.fn(reference);
+  fr.backward(g);
   pass.finish();
-  return {input.grad(), fx.value(), fr.value()};
+  return {reference.grad(), fx.value(), fr.value()};
 }
 
 void check_row(std::string_view name, const Row& row, DType dtype) {
@@ -245,21 +249,21 @@ TEST_CASE("DeepLIFT: a product of two input-dependent values is refused") {
   const Tensor x = random_tensor({2, 3}, 20);
   AttributionPass pass;
   {
-    const Var r(x);
-    (void)mul(r, r);
+    const Var input(x);
+    (void)mul(input, input);
   }
-  pass.begin_inputs();
-  Var input(x, true);
-  CHECK_THROWS_WITH_AS(mul(input, input), doctest::Contains("no rule for 'mul'"), Error);
+  pass.begin_references({0, 1});
+  Var reference(x, true);
+  CHECK_THROWS_WITH_AS(mul(reference, reference), doctest::Contains("no rule for 'mul'"), Error);
 }
 
 TEST_CASE("DeepLIFT: passes that run different ops are refused, naming both") {
   const Tensor x = random_tensor({2, 3}, 21);
   AttributionPass pass;
   (void)relu(Var(x));
-  pass.begin_inputs();
-  Var input(x, true);
-  CHECK_THROWS_WITH_AS(sigmoid(input), doctest::Contains("'sigmoid'"), Error);
+  pass.begin_references({0, 1});
+  Var reference(x, true);
+  CHECK_THROWS_WITH_AS(sigmoid(reference), doctest::Contains("'sigmoid'"), Error);
 }
 
 TEST_CASE("DeepLIFT: ops under NoGradGuard take no part in the pass") {
@@ -269,8 +273,40 @@ TEST_CASE("DeepLIFT: ops under NoGradGuard take no part in the pass") {
     NoGradGuard no_grad;
     (void)relu(Var(x));
   }
-  pass.begin_inputs();
+  pass.begin_references({0, 1});
   CHECK_NOTHROW(pass.finish());
+}
+
+TEST_CASE("DeepLIFT: an input pairs with several references, each row its own multipliers") {
+  // Inputs x (2 rows), references r (5 rows): rows 0-1 pair with x[0], rows 2-4 with x[1]. The
+  // pass gives the multipliers a pass over x repeated row by row would.
+  const Tensor x = random_tensor({2, 3, 8}, 23);
+  const Tensor r = random_tensor({5, 3, 8}, 24);
+  const Tensor w = random_tensor({4, 3, 3}, 25);
+  const auto f = [&](const Var& v) {
+    return global_max_pool1d(relu(conv1d(v, Var(w), Var(), {})));
+  };
+  const Tensor g = random_tensor({5, 4}, 26);
+  Tensor paired;
+  {
+    AttributionPass pass;
+    (void)f(Var(x));
+    pass.begin_references({0, 0, 1, 1, 1});
+    Var reference(r, true);
+    f(reference).backward(g);
+    pass.finish();
+    paired = reference.grad();
+  }
+  Tensor repeated_x = Tensor::empty({5, 3, 8}, DType::kFloat64);
+  for (int64_t i = 0; i < 5; ++i)
+    repeated_x.slice(0, i, i + 1).copy_(x.slice(0, i < 2 ? 0 : 1, i < 2 ? 1 : 2));
+  AttributionPass pass;
+  (void)f(Var(repeated_x));
+  pass.begin_references({0, 1, 2, 3, 4});
+  Var reference(r, true);
+  f(reference).backward(g);
+  pass.finish();
+  CHECK(testing::max_abs_difference(paired, reference.grad()) < 1e-12);
 }
 
 }  // namespace
