@@ -116,7 +116,7 @@ TEST_CASE("explain: --save-references and --reference-fasta reproduce the same a
   CHECK_FALSE(fs::exists(dir.path() / "c.npz"));
 }
 
-TEST_CASE("explain: ism over a position range, fast and brute force alike; N has no row") {
+TEST_CASE("explain: ism over a position range, fast and brute force alike, no row for N") {
   TempDir dir("explain-ism");
   prepare(dir);
   std::vector<std::vector<float>> effects;
@@ -141,7 +141,7 @@ TEST_CASE("explain: ism over a position range, fast and brute force alike; N has
   CHECK(tsv.find("c\tc\t40\t41\tN\t0\t0\t0\t0\t0\n") != std::string::npos);
 }
 
-TEST_CASE("explain: gradient and input x gradient; a bigWig of tiles") {
+TEST_CASE("explain: gradient and input x gradient, and a bigWig of tiles") {
   TempDir dir("explain-gradient");
   prepare(dir);
   REQUIRE(run(explain(dir, "gradient", {"--fasta", dir.str("r.fa"), "--out", dir.str("g.npz")}))
