@@ -256,7 +256,7 @@ void add_explain_flags(CLI::App* command, ExplainOptions& o) {
                       "around the largest score)");
   command->add_option("--batch-size", o.batch_size,
                       "Sequence-reference pairs (deeplift_shap), mutants (ism) or sequences per "
-                      "pass (default: 128, 256, 64)");
+                      "pass (default: 64, 256, 64)");
   command->add_option("--threads", o.threads, "CPU threads, 0 = OMP_NUM_THREADS or all cores");
 }
 
@@ -344,7 +344,7 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
                      options.method, resolved.output_name, resolved.task_label,
                      target.activation ? "predictions" : "logits", n, length,
                      trained.files.checkpoint.string());
-  const int64_t batch = options.batch_size > 0 ? options.batch_size : ism ? 256 : shap ? 128 : 64;
+  const int64_t batch = options.batch_size > 0 ? options.batch_size : ism ? 256 : 64;
   // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
   const int64_t chunk = ism    ? std::clamp<int64_t>(batch / (3 * positions), 1, 64)
                         : shap ? std::clamp<int64_t>(batch / references, 1, 64)
