@@ -123,8 +123,12 @@ STRAND_HOST_DEVICE inline T derivative_of(T x, T y) {
 /// threshold).
 template <UnaryKind K, typename T>
 STRAND_HOST_DEVICE inline T rescale_of(T x, T x_ref, T y, T y_ref) {
+  // Both sides computed and one selected, so that a CPU loop vectorises (the secant of a zero dx
+  // is discarded).
   const T dx = x - x_ref;
-  return (dx < T(1e-6) && dx > T(-1e-6)) ? derivative_of<K>(x, y) : (y - y_ref) / dx;
+  const T secant = (y - y_ref) / dx;
+  const T derivative = derivative_of<K>(x, y);
+  return (dx < T(1e-6) && dx > T(-1e-6)) ? derivative : secant;
 }
 
 /// Calls f(std::integral_constant<UnaryKind, K>{}) for the runtime `kind` and returns its

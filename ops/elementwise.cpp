@@ -159,10 +159,17 @@ void rescale_cpu(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const T
       const T* yr = y_ref.data<T>();
       T* out = m.data<T>();
       const int64_t n = x.numel();
+      // Two loops rather than a test per element, so that each vectorises.
+      if (yv != nullptr) {
 #pragma omp parallel for simd schedule(static) if (n >= 65536)
-      for (int64_t i = 0; i < n; ++i) {
-        out[i] = kernels::rescale_of<K>(
-            xv[i], xr[i], yv != nullptr ? yv[i] : kernels::unary_of<K>(xv[i]), yr[i]);
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = kernels::rescale_of<K>(xv[i], xr[i], yv[i], yr[i]);
+        }
+      } else {
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = kernels::rescale_of<K>(xv[i], xr[i], kernels::unary_of<K>(xv[i]), yr[i]);
+        }
       }
     });
   });
