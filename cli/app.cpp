@@ -18,7 +18,9 @@
 #include "cli/command_flags.h"
 #include "cli/config_keys.h"
 #include "cli/config_source.h"
+#include "cli/explain_command.h"
 #include "cli/inspect_command.h"
+#include "cli/marginalize_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
@@ -114,6 +116,8 @@ struct CommandSettings {
   ConfigOverrides overrides;  // the run config's flags of the command
   TrainFlags train;
   PredictOptions predict;
+  ExplainOptions explain;
+  MarginalizeOptions marginalize;
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
@@ -137,6 +141,21 @@ const std::vector<Command>& commands() {
       {"predict", kPredictHelp,
        [](CommandSettings& s, std::ostream& out, std::ostream& err) {
          run_predict(s.predict, out, err);
+         return 0;
+       }},
+      {"explain",
+       "Explain a trained model's predictions: in-silico saturation mutagenesis (ism), "
+       "DeepLIFT/SHAP, gradient or input x gradient for the sequences predict scores, written as "
+       ".npz (TF-MoDISco's layout), .tsv or .bw; --plot draws a logo",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_explain(s.explain, out);
+         return 0;
+       }},
+      {"marginalize",
+       "Insert a motif into background sequences and report each task's mean prediction before "
+       "and after; two motifs with --spacing a:b report their interaction at each distance",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_marginalize(s.marginalize, out);
          return 0;
        }},
       {"simulate",
@@ -198,6 +217,8 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
   flags.options(config_source_keys(), settings.source)
       .options(train_keys(), settings.train)
       .options(predict_keys(), settings.predict)
+      .options(explain_keys(), settings.explain)
+      .options(marginalize_keys(), settings.marginalize)
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)

@@ -10,27 +10,20 @@
 #include <vector>
 
 #include "cli/config_keys.h"
-#include "data/intervals/intervals.h"
+#include "cli/scoring_inputs.h"
 
 namespace strand::cli {
 
 /// The settings of `strand predict`, set by its flags (predict_keys()).
 struct PredictOptions {
-  std::string model;   // a run directory or a checkpoint file
-  std::string config;  // config.json to build the model from (default: the run's)
-  std::string fasta;
-  std::string intervals;  // intervals or a records label TSV; empty: see run_predict
-  std::optional<data::IntervalFormat> format;  // default: the run's data format, else bed
-  std::vector<int> label_columns;  // bed/narrowpeak columns whose labels are copied to the output
-  std::vector<std::string> tiles;  // regions to tile ("chr1:1-1000000"), samtools syntax
-  std::optional<int64_t> step;     // bases between tiles; default: the window
-  bool center = false;             // FASTA records longer than the window: score the centre
-  bool rc_average = false;         // average each score with the reverse complement's
-  std::optional<int64_t> window;   // default: the run's input length; records: 0 = common length
-  std::string out;                 // a TSV or bedGraph path, or "-" for standard output
-  std::string out_format;          // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
-  std::string task;                // bedGraph of a multi-task model: the task, by name or index
-  std::string output;              // a graph model's output; default: its first (B, T) output
+  std::string model;     // a run directory or a checkpoint file
+  std::string config;    // config.json to build the model from (default: the run's)
+  ScoringInputs inputs;  // the sequences scored (cli/scoring_inputs.h)
+  bool rc_average = false;  // average each score with the reverse complement's
+  std::string out;          // a TSV or bedGraph path, or "-" for standard output
+  std::string out_format;   // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
+  std::string task;         // bedGraph of a multi-task model: the task, by name or index
+  std::string output;       // a graph model's output; default: its first (B, T) output
   int64_t batch_size = 256;
   int64_t threads = 0;  // 0: every core
 };

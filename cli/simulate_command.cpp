@@ -9,6 +9,7 @@
 #include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "data/data_error.h"
+#include "data/meme.h"
 #include "data/list_syntax.h"
 #include "data/loader/available_memory.h"
 #include "data/simulation/fasta_dataset_writer.h"
@@ -160,6 +161,15 @@ void check_flags(const SimulationInfo& info, const std::vector<std::string>& giv
   }
 }
 
+// The motifs a simulation embeds, as MEME (data/meme.h) beside its data: what TOMTOM and
+// `strand marginalize` read, and what TF-MoDISco's patterns are compared with.
+void write_motifs(const std::filesystem::path& dir, const std::vector<data::Motif>& motifs,
+                  std::ostream& log) {
+  const std::filesystem::path path = dir / "motifs.meme";
+  data::write_meme(path, motifs);
+  log << fmt::format("motifs: {} ({} in MEME format)\n", path.string(), motifs.size());
+}
+
 std::string records_command(const std::filesystem::path& dir) {
   return fmt::format(
       "strand train --format records --fasta {0}/train.fa --intervals {0}/train.tsv --valid-fasta "
@@ -178,10 +188,13 @@ void run_single_motif(const SimulateOptions& options, const RunConfig& config, s
                      data.motif, data.simulation.seq_length, config.seed, dataset.train.size(),
                      dataset.validation.size(), dataset.test.size(), dir.string());
   log << fmt::format("train on it with:\n  {}\n", records_command(dir));
+  write_motifs(dir, {find_motif(data.motif, data.motif_file)}, log);
 }
 
+// The simulated sequences; `motifs` receives the motifs embedded.
 data::SequenceDataset simulate_sequences(const SimulateOptions& o, const SimulatedDataConfig& d,
-                                         const data::SequenceSimulationConfig& config) {
+                                         const data::SequenceSimulationConfig& config,
+                                         std::vector<data::Motif>& motifs) {
   const std::string& name = o.simulation;
   const size_t n_pos = d.simulation.num_pos;
   const size_t n_neg = d.simulation.num_neg;
@@ -191,19 +204,19 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o, const Simulat
     negatives.min = count_or(o.neg_min_motifs, 1);
     negatives.max = count_or(o.neg_max_motifs, 2);
     negatives.poisson_mean = positives.poisson_mean;
-    return data::simulate_motif_counting(find_motif(d.motif, d.motif_file), positives, negatives,
-                                         n_pos, n_neg, config);
+    motifs = {find_motif(d.motif, d.motif_file)};
+    return data::simulate_motif_counting(motifs[0], positives, negatives, n_pos, n_neg, config);
   }
   if (name == "motif_density_localization") {
-    return data::simulate_motif_density_localization(find_motif(d.motif, d.motif_file),
-                                                     count_or(o.center_size, 150),
+    motifs = {find_motif(d.motif, d.motif_file)};
+    return data::simulate_motif_density_localization(motifs[0], count_or(o.center_size, 150),
                                                      motif_count(o, 2, 4), n_pos, n_neg, config);
   }
   if (name == "multi_motif_embedding") {
-    return data::simulate_multi_motif_embedding(
-        find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2,SIX5_known1"), d.motif_file,
-                    "--motifs"),
-        motif_count(o, 0, 3), count_or(o.n_seqs, 20000), config);
+    motifs = find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2,SIX5_known1"), d.motif_file,
+                         "--motifs");
+    return data::simulate_multi_motif_embedding(motifs, motif_count(o, 0, 3),
+                                                count_or(o.n_seqs, 20000), config);
   }
   if (name == "heterodimer_grammar") {
     const std::vector<data::Motif> pair =
@@ -212,13 +225,18 @@ data::SequenceDataset simulate_sequences(const SimulateOptions& o, const Simulat
       throw ConfigError(fmt::format(
           "--motifs: heterodimer_grammar needs exactly two motifs, got {}", pair.size()));
     }
+    motifs = pair;
     return data::simulate_heterodimer_grammar(pair[0], pair[1], count_or(o.min_spacing, 2),
                                               count_or(o.max_spacing, 5), n_pos, n_neg, config);
   }
-  return data::simulate_differential_accessibility(
-      find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2"), d.motif_file, "--motifs"),
-      find_motifs(o.neg_motifs.value_or("SIX5_known1,TAL1_known4"), d.motif_file, "--neg-motifs"),
-      motif_count(o, 1, 2), n_pos, n_neg, config);
+  const std::vector<data::Motif> positive =
+      find_motifs(o.motifs.value_or("CTCF_known1,ZNF143_known2"), d.motif_file, "--motifs");
+  const std::vector<data::Motif> negative =
+      find_motifs(o.neg_motifs.value_or("SIX5_known1,TAL1_known4"), d.motif_file, "--neg-motifs");
+  motifs = positive;
+  motifs.insert(motifs.end(), negative.begin(), negative.end());
+  return data::simulate_differential_accessibility(positive, negative, motif_count(o, 1, 2), n_pos,
+                                                   n_neg, config);
 }
 
 void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, std::ostream& log) {
@@ -236,6 +254,7 @@ void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, 
   sequence_config.gc_fraction = sim.gc_fraction;
   sequence_config.seed = config.seed;
   data::SequenceSplits splits;
+  std::vector<data::Motif> motifs;
   try {
     // The codes exist twice while the splits are cut from them.
     data::require_memory(
@@ -243,7 +262,7 @@ void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, 
         fmt::format("the simulated dataset ({} sequences of {} bases) would", sequences,
                     sim.seq_length),
         "lower the number of sequences or --length");
-    const data::SequenceDataset all = simulate_sequences(o, config.data.simulated, sequence_config);
+    const data::SequenceDataset all = simulate_sequences(o, config.data.simulated, sequence_config, motifs);
     splits = data::split_dataset(all, sim.test_size, sim.validation_size, config.seed);
   } catch (const std::invalid_argument& error) {
     throw ConfigError(fmt::format("{}: {}", o.simulation, error.what()));
@@ -263,6 +282,7 @@ void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, 
     log << fmt::format("  (the label TSVs hold {} tasks: the model needs {} outputs)\n",
                        train.num_tasks(), train.num_tasks());
   }
+  write_motifs(dir, motifs, log);
 }
 
 // The profile length the bpnet preset trains on `window`-base windows: its trunk is cropped to
@@ -332,6 +352,7 @@ void run_profile_simulation(const SimulateOptions& o, const RunConfig& config, s
         "\"control\" input takes it with --control-bigwigs, docs/models.md)\n",
         files.control.string());
   }
+  write_motifs(dir, motifs, log);
 }
 
 // A field of SimulateOptions: a count of the library's profile simulation (std::size_t) as an

@@ -88,6 +88,49 @@ STRAND_HOST_DEVICE inline T unary_of(T v) {
   }
 }
 
+/// f'(x) for the kind K from x and y = f(x): the gradient rules of ops/elementwise.cpp, written
+/// once more for DeepLIFT's rescale rule, which needs the derivative where the input and the
+/// reference's input nearly coincide. kGeluDerivative and kLgamma have no gradient rule: 0.
+template <UnaryKind K, typename T>
+STRAND_HOST_DEVICE inline T derivative_of(T x, T y) {
+  if constexpr (K == UnaryKind::kNeg) {
+    return T(-1);
+  } else if constexpr (K == UnaryKind::kExp) {
+    return y;
+  } else if constexpr (K == UnaryKind::kLog) {
+    return T(1) / x;
+  } else if constexpr (K == UnaryKind::kSigmoid) {
+    return y * (T(1) - y);
+  } else if constexpr (K == UnaryKind::kRelu) {
+    return x > T(0) ? T(1) : T(0);
+  } else if constexpr (K == UnaryKind::kTanh) {
+    return T(1) - y * y;
+  } else if constexpr (K == UnaryKind::kSqrt) {
+    return T(0.5) / y;
+  } else if constexpr (K == UnaryKind::kSoftplus) {
+    return sigmoid_of(x);
+  } else if constexpr (K == UnaryKind::kGelu) {
+    return gelu_derivative_of(x);
+  } else if constexpr (K == UnaryKind::kSquare) {
+    return T(2) * x;
+  } else {
+    return T(0);
+  }
+}
+
+/// DeepLIFT's rescale multiplier of f for one element, y = f(x) and y_ref = f(x_ref): the secant
+/// (y - y_ref) / (x - x_ref), or f'(x) where |x - x_ref| < 1e-6 (tangermeme's and captum's
+/// threshold).
+template <UnaryKind K, typename T>
+STRAND_HOST_DEVICE inline T rescale_of(T x, T x_ref, T y, T y_ref) {
+  // Both sides computed and one selected, so that a CPU loop vectorises (the secant of a zero dx
+  // is discarded).
+  const T dx = x - x_ref;
+  const T secant = (y - y_ref) / dx;
+  const T derivative = derivative_of<K>(x, y);
+  return (dx < T(1e-6) && dx > T(-1e-6)) ? derivative : secant;
+}
+
 /// Calls f(std::integral_constant<UnaryKind, K>{}) for the runtime `kind` and returns its
 /// result, on the host: the CPU loop and the CUDA launcher switch once, outside the loop or
 /// kernel, and run unary_of<K> inside.

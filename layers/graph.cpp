@@ -98,6 +98,11 @@ Activation Graph::output_activation(size_t index) const {
                                         : final_activation_of(*nodes_[node].layer);
 }
 
+const Graph::Node& Graph::output_value_node(size_t index) const {
+  STRAND_CHECK(index < outputs_.size(), "Graph: no output {}", index);
+  return nodes_[static_cast<size_t>(plan().output_values[index])];
+}
+
 const Graph::Plan& Graph::plan() const {
   if (plan_) return *plan_;
   STRAND_CHECK(!outputs_.empty(), "Graph: no outputs declared (add_output)");

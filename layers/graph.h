@@ -54,6 +54,9 @@ class Graph : public Model {
   const std::vector<Node>& nodes() const { return nodes_; }
   /// The node called `name`, or nullptr.
   const Node* find_node(const std::string& name) const;
+  /// The node whose value forward_outputs() returns for output `index`: the output's node, or
+  /// the input of the final activation (Sigmoid, Softmax, Exp) it ends in.
+  const Node& output_value_node(size_t index) const;
   /// The model inputs the nodes read ("sequence" first), in order of first use.
   std::vector<std::string> input_names() const;
 

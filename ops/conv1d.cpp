@@ -2,6 +2,7 @@
 // ops/cuda/conv1d.cpp), and the differentiable functions with their gradient rules.
 #include "ops/conv1d.h"
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_columns.h"
@@ -280,6 +281,18 @@ Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams&
   std::vector<Var> inputs = {x, w};
   if (has_bias) inputs.push_back(bias);
   const Tensor relu_out = relu ? out : Tensor();
+  if (!w.requires_grad() && !(has_bias && bias.requires_grad())) {
+    // Frozen weights (attributions, input gradients): the input's gradient alone, without the
+    // weight gradient's GEMM.
+    const Shape x_shape = xv.shape();
+    return make_result(out, relu ? "conv1d_relu" : "conv1d", inputs, [=](const Tensor& g) {
+      const Tensor masked = relu ? ops::relu_backward(g, relu_out) : g;
+      std::vector<Tensor> grads = {
+          x_grad ? ops::conv1d_backward_input(masked, wv, x_shape, params) : Tensor(), Tensor()};
+      if (has_bias) grads.emplace_back();
+      return grads;
+    });
+  }
   return make_result(out, relu ? "conv1d_relu" : "conv1d", inputs, [=](const Tensor& g) {
     auto [grad_x, grad_w, grad_bias] =
         ops::conv1d_backward(g, xv, wv, relu_out, params, x_grad, has_bias);
@@ -296,10 +309,15 @@ Var conv1d(const Var& x, const Var& w, const Var& bias, const Conv1DParams& para
 }
 
 Var conv1d_relu(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  // An attribution pass needs the ReLU's own rule (autograd/attribution.h): unfused.
+  if (attribution_pass() != nullptr) return relu(conv1d_with(x, w, bias, params, false));
   return conv1d_with(x, w, bias, params, true);
 }
 
 Var conv1d_relu_max(const Var& x, const Var& w, const Var& bias, const Conv1DParams& params) {
+  if (attribution_pass() != nullptr) {
+    return global_max_pool1d(relu(conv1d_with(x, w, bias, params, false)));
+  }
   const Tensor xv = x.value(), wv = w.value();
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();

@@ -3,6 +3,7 @@
 // their gradient rules.
 #include "ops/elementwise.h"
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/reduction.h"
@@ -144,6 +145,46 @@ void affine_cpu(const Tensor& x, double scale, double shift, Tensor& out) {
   });
 }
 
+void rescale_cpu(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                 const Tensor& y_ref, Tensor& m) {
+  dispatch_floating(x.dtype(), "rescale", [&]<typename T>() {
+    kernels::visit_unary(kind, [&](auto k) {
+      constexpr UnaryOpKind K = decltype(k)::value;
+      const T* xv = x.data<T>();
+      const T* xr = x_ref.data<T>();
+      const T* yv = y.defined() ? y.data<T>() : nullptr;
+      const T* yr = y_ref.data<T>();
+      T* out = m.data<T>();
+      const int64_t n = x.numel();
+      // Two loops rather than a test per element, so that each vectorises.
+      if (yv != nullptr) {
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = kernels::rescale_of<K>(xv[i], xr[i], yv[i], yr[i]);
+        }
+      } else {
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = kernels::rescale_of<K>(xv[i], xr[i], kernels::unary_of<K>(xv[i]), yr[i]);
+        }
+      }
+    });
+  });
+}
+
+void divide_where_changed_cpu(const Tensor& routed, const Tensor& dx, const Tensor& fallback,
+                              Tensor& out) {
+  dispatch_floating(dx.dtype(), "divide_where_changed", [&]<typename T>() {
+    const T* r = routed.data<T>();
+    const T* d = dx.data<T>();
+    const T* f = fallback.data<T>();
+    T* o = out.data<T>();
+    const int64_t n = dx.numel();
+#pragma omp parallel for simd schedule(static) if (n >= 65536)
+    for (int64_t i = 0; i < n; ++i) o[i] = d[i] != T(0) ? r[i] / d[i] : f[i];
+  });
+}
+
 void relu_backward_cpu(const Tensor& grad_out, const Tensor& x, Tensor& grad_in) {
   dispatch_floating(x.dtype(), "relu_backward", [&]<typename T>() {
     map_binary(static_cast<int>(x.dim()), x.shape().data(), grad_out.data<T>(),
@@ -166,11 +207,122 @@ STRAND_REGISTER_KERNELS(elementwise_cpu) {
   OpKernels<UnaryOp>::register_kernel(DeviceType::kCPU, unary_cpu);
   OpKernels<BinaryOp>::register_kernel(DeviceType::kCPU, binary_cpu);
   OpKernels<AffineOp>::register_kernel(DeviceType::kCPU, affine_cpu);
+  OpKernels<RescaleOp>::register_kernel(DeviceType::kCPU, rescale_cpu);
+  OpKernels<DivideWhereChangedOp>::register_kernel(DeviceType::kCPU, divide_where_changed_cpu);
   OpKernels<ReluBackwardOp>::register_kernel(DeviceType::kCPU, relu_backward_cpu);
   OpKernels<SigmoidBackwardOp>::register_kernel(DeviceType::kCPU, sigmoid_backward_cpu);
 }
 
+// ---- DeepLIFT multipliers (on tensors, composed from the ops above) ------------------------
+namespace ops {
+
+Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
+                          const Tensor& y_or_none, const Tensor& y_ref) {
+  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y_ref.shape() &&
+                   (!y_or_none.defined() || y_or_none.shape() == x.shape()),
+               "rescale_multiplier: x {}, x_ref {}, y and y_ref {} differ in shape", x.describe(),
+               x_ref.describe(), y_ref.describe());
+  if (x.device().type == DeviceType::kCPU) {
+    Tensor m = Tensor::empty(x.shape(), x.dtype(), x.device());
+    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(),
+                        y_or_none.defined() ? y_or_none.contiguous() : Tensor(), y_ref.contiguous(),
+                        m);
+    return m;
+  }
+  const Tensor y = y_or_none.defined() ? y_or_none : unary(kind, x);
+  // Other devices: the same rule composed from ops they have.
+  const Tensor derivative = [&]() {
+    const Tensor one = Tensor::ones(x.shape(), x.dtype(), x.device());
+    switch (kind) {
+      case UnaryOpKind::kExp:
+        return y;
+      case UnaryOpKind::kLog:
+        return div(one, x);
+      case UnaryOpKind::kSigmoid:
+        return sigmoid_backward(one, y);
+      case UnaryOpKind::kRelu:
+        return relu_backward(one, x);
+      case UnaryOpKind::kTanh:
+        return affine(square(y), -1.0, 1.0);
+      case UnaryOpKind::kSqrt:
+        return div(one, affine(y, 2.0, 0.0));
+      case UnaryOpKind::kSquare:
+        return affine(x, 2.0, 0.0);
+      case UnaryOpKind::kSoftplus:
+        return sigmoid(x);
+      case UnaryOpKind::kGelu:
+        return unary(UnaryOpKind::kGeluDerivative, x);
+      default:
+        return affine(one, 0.0, 0.0);
+    }
+  }();
+  const Tensor dx = sub(x, x_ref);
+  // close: 1 where |dx| < 1e-6 (dx^2 < 1e-12), else 0.
+  const Tensor threshold = Tensor::full({}, 1e-12, dx.dtype(), dx.device());
+  const Tensor close = greater(threshold, square(dx));
+  // dx + close never divides by zero; the secant is replaced where close is 1.
+  const Tensor secant = div(sub(y, y_ref), add(dx, close));
+  return add(secant, mul(close, sub(derivative, secant)));
+}
+
+Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback) {
+  STRAND_CHECK(routed.shape() == dx.shape() && dx.shape() == fallback.shape(),
+               "divide_where_changed: routed {}, dx {} and fallback {} differ in shape",
+               routed.describe(), dx.describe(), fallback.describe());
+  if (dx.device().type == DeviceType::kCPU) {
+    Tensor out = Tensor::empty(dx.shape(), dx.dtype(), dx.device());
+    dispatch<DivideWhereChangedOp>(dx.device(), routed.contiguous(), dx.contiguous(),
+                                   fallback.contiguous(), out);
+    return out;
+  }
+  const Tensor zero = Tensor::zeros({}, dx.dtype(), dx.device());
+  const Tensor changed = greater(square(dx), zero);  // 1 where dx != 0
+  const Tensor unchanged = affine(changed, -1.0, 1.0);
+  return add(mul(changed, div(routed, add(dx, unchanged))), mul(unchanged, fallback));
+}
+
+}  // namespace ops
+
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------
+
+namespace {
+
+// An elementwise function's result y = f(x) with its gradient rule, or in an attribution pass
+// (autograd/attribution.h) its rescale rule: the inputs' pass saves x (and y, but for relu,
+// whose y is recomputed exactly), the references' pass multiplies the output's multiplier by
+// the secant between the input's values and the reference's (x, y here).
+Var elementwise_result(const char* name, UnaryOpKind kind, const Var& x, Tensor y,
+                       BackwardFn gradient) {
+  if (AttributionPass* pass = attribution_pass()) {
+    if (pass->phase() == AttributionPhase::kInputs) {
+      pass->save(name, kind == UnaryOpKind::kRelu ? std::vector<Tensor>{x.value()}
+                                                  : std::vector<Tensor>{x.value(), y});
+    } else {
+      const std::vector<Tensor> input = pass->take(name);
+      STRAND_CHECK(input[0].shape() == x.shape(),
+                   "DeepLIFT: '{}' saw {} on the inputs and {} on the references", name,
+                   input[0].describe(), x.value().describe());
+      if (!x.requires_grad()) return Var(std::move(y));
+      const Tensor multiplier = ops::rescale_multiplier(kind, input[0], x.value(),
+                                                        input.size() > 1 ? input[1] : Tensor(), y);
+      return make_result(std::move(y), name, {x}, [multiplier](const Tensor& g) {
+        return std::vector<Tensor>{ops::mul(g, multiplier)};
+      });
+    }
+  }
+  return make_result(std::move(y), name, {x}, std::move(gradient));
+}
+
+// A product or quotient is linear in a factor that does not depend on the input; with both
+// factors input-dependent it has no DeepLIFT rule.
+void refuse_bilinear(const char* name, const Var& a, const Var& b) {
+  const AttributionPass* pass = attribution_pass();
+  STRAND_CHECK(pass == nullptr || pass->phase() != AttributionPhase::kReferences ||
+                   !(a.requires_grad() && b.requires_grad()),
+               "DeepLIFT has no rule for '{}' of two values that both depend on the input", name);
+}
+
+}  // namespace
 
 Var add(const Var& a, const Var& b) {
   const Shape a_shape = a.shape(), b_shape = b.shape();
@@ -188,6 +340,7 @@ Var sub(const Var& a, const Var& b) {
 }
 
 Var mul(const Var& a, const Var& b) {
+  refuse_bilinear("mul", a, b);
   const Tensor av = a.value(), bv = b.value();
   const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
   return make_result(ops::mul(av, bv), "mul", {a, b}, [=](const Tensor& g) {
@@ -197,6 +350,7 @@ Var mul(const Var& a, const Var& b) {
 }
 
 Var div(const Var& a, const Var& b) {
+  refuse_bilinear("div", a, b);
   const Tensor av = a.value(), bv = b.value();
   const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
   return make_result(ops::div(av, bv), "div", {a, b}, [=](const Tensor& g) {
@@ -220,33 +374,33 @@ Var neg(const Var& x) { return affine(x, -1.0, 0.0); }
 
 Var exp(const Var& x) {
   Tensor y = ops::exp(x.value());
-  return make_result(y, "exp", {x},
-                     [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
+  return elementwise_result("exp", UnaryOpKind::kExp, x, y,
+                            [y](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, y)}; });
 }
 
 Var log(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::log(xv), "log", {x},
-                     [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
+  return elementwise_result("log", UnaryOpKind::kLog, x, ops::log(xv),
+                            [xv](const Tensor& g) { return std::vector<Tensor>{ops::div(g, xv)}; });
 }
 
 Var sigmoid(const Var& x) {
   Tensor y = ops::sigmoid(x.value());
-  return make_result(y, "sigmoid", {x}, [y](const Tensor& g) {
+  return elementwise_result("sigmoid", UnaryOpKind::kSigmoid, x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::sigmoid_backward(g, y)};
   });
 }
 
 Var relu(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::relu(xv), "relu", {x}, [xv](const Tensor& g) {
+  return elementwise_result("relu", UnaryOpKind::kRelu, x, ops::relu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::relu_backward(g, xv)};
   });
 }
 
 Var tanh(const Var& x) {
   Tensor y = ops::tanh(x.value());
-  return make_result(y, "tanh", {x}, [y](const Tensor& g) {
+  return elementwise_result("tanh", UnaryOpKind::kTanh, x, y, [y](const Tensor& g) {
     // 1 - y^2
     return std::vector<Tensor>{ops::mul(g, ops::affine(ops::square(y), -1.0, 1.0))};
   });
@@ -254,28 +408,29 @@ Var tanh(const Var& x) {
 
 Var sqrt(const Var& x) {
   Tensor y = ops::sqrt(x.value());
-  return make_result(y, "sqrt", {x}, [y](const Tensor& g) {
+  return elementwise_result("sqrt", UnaryOpKind::kSqrt, x, y, [y](const Tensor& g) {
     return std::vector<Tensor>{ops::div(g, ops::affine(y, 2.0, 0.0))};
   });
 }
 
 Var square(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::square(xv), "square", {x}, [xv](const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
-  });
+  return elementwise_result("square", UnaryOpKind::kSquare, x, ops::square(xv),
+                            [xv](const Tensor& g) {
+                              return std::vector<Tensor>{ops::mul(g, ops::affine(xv, 2.0, 0.0))};
+                            });
 }
 
 Var softplus(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::softplus(xv), "softplus", {x}, [xv](const Tensor& g) {
-    return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))};
-  });
+  return elementwise_result(
+      "softplus", UnaryOpKind::kSoftplus, x, ops::softplus(xv),
+      [xv](const Tensor& g) { return std::vector<Tensor>{ops::mul(g, ops::sigmoid(xv))}; });
 }
 
 Var gelu(const Var& x) {
   const Tensor xv = x.value();
-  return make_result(ops::gelu(xv), "gelu", {x}, [xv](const Tensor& g) {
+  return elementwise_result("gelu", UnaryOpKind::kGelu, x, ops::gelu(xv), [xv](const Tensor& g) {
     return std::vector<Tensor>{ops::mul(g, ops::unary(UnaryOpKind::kGeluDerivative, xv))};
   });
 }

@@ -28,6 +28,16 @@ STRAND_DECLARE_OP(BinaryOp, "binary",
 // out = x * scale + shift
 STRAND_DECLARE_OP(AffineOp, "affine",
                   void(const Tensor& x, double scale, double shift, Tensor& out));
+// m = DeepLIFT's rescale multiplier of f = kind (kernels::rescale_of) for x, x_ref, y = f(x)
+// (undefined: recomputed, for relu, whose recomputation is exact) and y_ref = f(x_ref), all
+// contiguous of one shape
+STRAND_DECLARE_OP(RescaleOp, "rescale",
+                  void(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                       const Tensor& y_ref, Tensor& m));
+// out = routed / dx where dx != 0, else fallback; all contiguous of one shape
+STRAND_DECLARE_OP(DivideWhereChangedOp, "divide_where_changed",
+                  void(const Tensor& routed, const Tensor& dx, const Tensor& fallback,
+                       Tensor& out));
 // dx = dy * (x > 0)
 STRAND_DECLARE_OP(ReluBackwardOp, "relu_backward",
                   void(const Tensor& grad_out, const Tensor& x, Tensor& grad_in));
@@ -64,9 +74,25 @@ Tensor greater(const Tensor& a, const Tensor& b);
 Tensor affine(const Tensor& x, double scale, double shift);
 Tensor relu_backward(const Tensor& grad_out, const Tensor& x);
 Tensor sigmoid_backward(const Tensor& grad_out, const Tensor& y);
+/// DeepLIFT's rescale multiplier of the elementwise f = `kind` (autograd/attribution.h), y =
+/// f(x), y_ref = f(x_ref): the secant (y - y_ref) / (x - x_ref), or f'(x) where |x - x_ref| <
+/// 1e-6, the threshold of tangermeme and captum. An undefined y is recomputed, which only relu
+/// reproduces bit for bit (a transcendental function's vectorised and scalar forms may round
+/// differently, and a secant over a small dx magnifies that). One pass on the CPU; other
+/// devices compose it from the ops above.
+Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref, const Tensor& y,
+                          const Tensor& y_ref);
+/// routed / dx where dx != 0, else `fallback`: the multiplier of max pooling's DeepLIFT rule,
+/// which routes the change of each output to the inputs that were chosen. One pass on the CPU;
+/// other devices compose it.
+Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback);
 }  // namespace ops
 
 // ---- Differentiable (broadcasting) ------------------------------------------------------
+// The unary functions (exp, log, sigmoid, relu, tanh, sqrt, square, softplus, gelu) also carry
+// DeepLIFT's rescale rule, used in an attribution pass (autograd/attribution.h); add, sub,
+// affine and neg are linear, and mul and div are linear in a factor that does not depend on the
+// input (a product of two input-dependent values has no DeepLIFT rule and throws in that pass).
 Var add(const Var& a, const Var& b);
 Var sub(const Var& a, const Var& b);
 Var mul(const Var& a, const Var& b);

@@ -3,6 +3,7 @@
 // its gradient rule.
 #include "ops/matmul.h"
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/gemm.h"
 #include "tensor/argument_checks.h"
@@ -50,6 +51,12 @@ STRAND_REGISTER_KERNELS(matmul_cpu) {
 Var matmul(const Var& a, const Var& b) {
   const Tensor av = a.value(), bv = b.value();
   const bool a_grad = a.requires_grad(), b_grad = b.requires_grad();
+  // Linear in a constant operand (a Dense layer's weights); of two input-dependent operands it
+  // has no DeepLIFT rule (autograd/attribution.h).
+  const AttributionPass* pass = attribution_pass();
+  STRAND_CHECK(
+      pass == nullptr || pass->phase() != AttributionPhase::kReferences || !(a_grad && b_grad),
+      "DeepLIFT has no rule for 'matmul' of two values that both depend on the input");
   return make_result(ops::matmul(av, bv), "matmul", {a, b}, [=](const Tensor& g) {
     // dA = G @ B^T, dB = A^T @ G (transposed views; the kernel reads strides)
     return std::vector<Tensor>{a_grad ? ops::matmul(g, bv.transpose(0, 1)) : Tensor(),

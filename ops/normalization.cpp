@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/normalization.h"
 #include "ops/elementwise.h"
@@ -154,6 +155,10 @@ Var batch_norm(const Var& x, const Var& weight, const Var& bias, BatchNormStatis
 
 Var batch_norm_relu(const Var& x, const Var& weight, const Var& bias,
                     BatchNormStatistics& statistics, bool training, double momentum, double eps) {
+  if (attribution_pass() != nullptr) {
+    // An attribution pass needs the ReLU's own rule (autograd/attribution.h): unfused.
+    return relu(batch_norm(x, weight, bias, statistics, training, momentum, eps));
+  }
   return batch_norm_with(x, weight, bias, statistics,
                          {.training = training, .momentum = momentum, .eps = eps, .relu = true});
 }

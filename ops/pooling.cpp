@@ -2,8 +2,10 @@
 // ones: ops/cuda/pooling.cpp), and the differentiable functions with their gradient rules.
 #include "ops/pooling.h"
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/pooling.h"
+#include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
 
@@ -108,6 +110,33 @@ STRAND_REGISTER_KERNELS(pooling_cpu) {
 Var max_pool1d(const Var& x, const Pool1DParams& params) {
   const Shape shape = x.shape();
   auto [out, argmax] = ops::max_pool1d(x.value(), params);
+  if (AttributionPass* pass = attribution_pass()) {
+    // DeepLIFT (autograd/attribution.h), as tangermeme's and captum's maxpool rule: each
+    // window's change max(y, y_ref) - y_ref goes to the input's chosen element and
+    // y - max(y, y_ref) to the reference's; divided by the input's change where it changed
+    // (the input's gradient where it did not).
+    if (pass->phase() == AttributionPhase::kInputs) {
+      pass->save("max_pool1d", {x.value(), out, argmax});
+    } else {
+      const std::vector<Tensor> input = pass->take("max_pool1d");
+      STRAND_CHECK(input[0].shape() == shape,
+                   "DeepLIFT: 'max_pool1d' saw {} on the inputs and {} on the references",
+                   input[0].describe(), x.value().describe());
+      const Tensor dx = ops::sub(input[0], x.value());
+      const Tensor y_in = input[1], argmax_in = input[2];
+      return make_result(
+          out, "max_pool1d", {x}, [=, y_ref = out, argmax_ref = argmax](const Tensor& g) {
+            const Tensor top = ops::maximum(y_in, y_ref);
+            const Tensor routed =
+                ops::add(ops::max_pool1d_backward(ops::mul(g, ops::sub(top, y_ref)), argmax_in,
+                                                  shape, params),
+                         ops::max_pool1d_backward(ops::mul(g, ops::sub(y_in, top)), argmax_ref,
+                                                  shape, params));
+            const Tensor gradient = ops::max_pool1d_backward(g, argmax_in, shape, params);
+            return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
+          });
+    }
+  }
   return make_result(out, "max_pool1d", {x}, [=, argmax = argmax](const Tensor& g) {
     return std::vector<Tensor>{ops::max_pool1d_backward(g, argmax, shape, params)};
   });

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/cpu/reduction.h"
 #include "ops/elementwise.h"
@@ -213,6 +214,29 @@ Var mean(const Var& x, std::vector<int64_t> dims, bool keepdim) {
 std::pair<Var, Tensor> max(const Var& x, int64_t dim, bool keepdim) {
   const Shape shape = x.shape();
   auto [values, indices] = ops::max(x.value(), dim, keepdim);
+  if (AttributionPass* pass = attribution_pass()) {
+    // DeepLIFT: max pooling's rule (ops/pooling.cpp) over the whole dimension.
+    if (pass->phase() == AttributionPhase::kInputs) {
+      pass->save("max", {x.value(), values, indices});
+    } else {
+      const std::vector<Tensor> input = pass->take("max");
+      STRAND_CHECK(input[0].shape() == shape,
+                   "DeepLIFT: 'max' saw {} on the inputs and {} on the references",
+                   input[0].describe(), x.value().describe());
+      const Tensor dx = ops::sub(input[0], x.value());
+      const Tensor y_in = input[1], indices_in = input[2];
+      Var result =
+          make_result(values, "max", {x}, [=, y_ref = values, idx_ref = indices](const Tensor& g) {
+            const Tensor top = ops::maximum(y_in, y_ref);
+            const Tensor routed = ops::add(
+                ops::max_backward(ops::mul(g, ops::sub(top, y_ref)), indices_in, dim, shape),
+                ops::max_backward(ops::mul(g, ops::sub(y_in, top)), idx_ref, dim, shape));
+            const Tensor gradient = ops::max_backward(g, indices_in, dim, shape);
+            return std::vector<Tensor>{ops::divide_where_changed(routed, dx, gradient)};
+          });
+      return {result, indices};
+    }
+  }
   Var result = make_result(values, "max", {x}, [=, idx = indices](const Tensor& g) {
     return std::vector<Tensor>{ops::max_backward(g, idx, dim, shape)};
   });

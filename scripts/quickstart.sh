@@ -14,9 +14,10 @@ mode="${1:-run}"
 build_dir="${STRAND_BUILD_DIR:-build}"
 jobs="$(nproc)"
 
+# librsvg2-bin: rsvg-convert, with which a test renders strand explain's SVG logos.
 packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
-          openmpi-bin libdnnl-dev python3-dev python3-venv)
+          openmpi-bin libdnnl-dev python3-dev python3-venv librsvg2-bin)
 
 install_missing() {
   local missing=()

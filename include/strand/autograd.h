@@ -2,6 +2,7 @@
 //   #include <strand/autograd.h>
 #pragma once
 
+#include "autograd/attribution.h"
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
 #include "autograd/var.h"

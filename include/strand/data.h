@@ -25,6 +25,7 @@
 #include "data/loader/data_loader.h"
 #include "data/loader/loader_config.h"
 #include "data/loader/sampler.h"
+#include "data/meme.h"
 #include "data/signals/bigwig.h"
 #include "data/signals/interval_signals.h"
 #include "data/signals/signal_tracks.h"

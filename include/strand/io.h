@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/crc32c.h"
 #include "io/json_limits.h"
+#include "io/npz.h"
 #include "io/protobuf_encoder.h"
 #include "io/safetensors.h"
 #include "io/tfrecord.h"

@@ -1,0 +1,523 @@
+// `strand explain`: flags, inputs, the methods of explain/ over batches of sequences, and the
+// files they stream to.
+#include "cli/explain_command.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "cli/attribution_writers.h"
+#include "cli/config_error.h"
+#include "cli/explain_target.h"
+#include "cli/run_config.h"
+#include "cli/trained_model.h"
+#include "data/encoding.h"
+#include "data/fasta/fasta_reader.h"
+#include "data/text_fields.h"
+#include "explain/deep_lift_shap.h"
+#include "explain/gradient.h"
+#include "explain/ism.h"
+#include "explain/logo.h"
+#include "io/atomic_file.h"
+
+namespace strand::cli {
+namespace {
+
+constexpr double kWarnRelativeDeviation = 1e-3;
+// Below this absolute deviation the sums agree to float32 rounding, whatever the ratio.
+constexpr double kDeviationNoise = 1e-5;
+// Bases a logo shows by default, around the sequence's largest score.
+constexpr int64_t kLogoBases = 80;
+
+// "START-END" (1-based, inclusive) within [1, length] -> [start, end) 0-based.
+std::pair<int64_t, int64_t> position_range(const std::string& text, int64_t length,
+                                           const char* flag) {
+  const size_t dash = text.find('-');
+  const auto first =
+      dash == std::string::npos ? std::nullopt : data::parse_int(text.substr(0, dash));
+  const auto last =
+      dash == std::string::npos ? std::nullopt : data::parse_int(text.substr(dash + 1));
+  if (!first || !last || *first < 1 || *last < *first || *last > length) {
+    throw ConfigError(
+        fmt::format("{}: '{}' is not a range START-END of positions 1 to {} (1-based, inclusive)",
+                    flag, text, length));
+  }
+  return {*first - 1, *last};
+}
+
+// The codes of samples [first, first + count) of the split, (count, L).
+Tensor fetch_codes(const DataSplit& split, int64_t first, int64_t count) {
+  const int64_t length = split.source->length();
+  Tensor codes = Tensor::empty({count, length}, DType::kUInt8);
+  for (int64_t i = 0; i < count; ++i) {
+    split.source->fetch(first + i, 0, codes.data<uint8_t>() + i * length, nullptr, 0);
+  }
+  return codes;
+}
+
+// References read from a FASTA of N x R records, R per sequence in order (what
+// --save-references writes).
+explain::ReferenceFunction fasta_references(const std::string& path, int64_t samples,
+                                            int64_t length, int64_t* per_sequence) {
+  auto reader = std::make_shared<data::FastaReader>(path);
+  const auto records = static_cast<int64_t>(reader->contigs().size());
+  if (records == 0 || records % samples != 0) {
+    throw ConfigError(fmt::format(
+        "--reference-fasta: '{}' has {} records; it needs the same number of references for "
+        "each of the {} sequences, in order ({} x R records, as --save-references writes them)",
+        path, records, samples, samples));
+  }
+  for (const data::Contig& record : reader->contigs()) {
+    if (record.length != length) {
+      throw ConfigError(
+          fmt::format("--reference-fasta: record '{}' of '{}' has {} bases; the sequences have {}",
+                      record.name, path, record.length, length));
+    }
+  }
+  *per_sequence = records / samples;
+  return
+      [reader](int64_t index, const uint8_t* /*sequence*/, int64_t l, int64_t count, uint8_t* out) {
+        for (int64_t k = 0; k < count; ++k) {
+          const data::Contig& record = reader->contigs()[static_cast<size_t>(index * count + k)];
+          reader->fetch_codes(record.name, 0, l, out + k * l);
+        }
+      };
+}
+
+// Each letter's score and each base's: the hypothetical contributions and the contribution of
+// the base present (attributions), or ISM's effects and the largest of them by magnitude.
+void base_scores(const Tensor& scores, const Tensor& codes, bool ism, Tensor& base) {
+  const int64_t b = codes.size(0), p = codes.size(1);
+  base = Tensor::zeros({b, p});
+  const float* s = scores.data<float>();
+  const uint8_t* c = codes.data<uint8_t>();
+  float* out = base.data<float>();
+  for (int64_t i = 0; i < b; ++i) {
+    for (int64_t l = 0; l < p; ++l) {
+      const float* column = s + i * 4 * p + l;
+      if (ism) {
+        float best = 0.0F;
+        for (int64_t k = 0; k < 4; ++k) {
+          if (std::abs(column[k * p]) > std::abs(best)) best = column[k * p];
+        }
+        out[i * p + l] = best;
+      } else {
+        const uint8_t letter = c[i * p + l];
+        out[i * p + l] = letter < data::kNumBases ? column[letter * p] : 0.0F;
+      }
+    }
+  }
+}
+
+// The logo's scores (4, W) for one sequence: the contribution of each base present; for ISM,
+// minus the mean effect of the three substitutions, on the base present (how much it matters).
+Tensor logo_scores(const Tensor& scores, const Tensor& codes, bool ism) {
+  const int64_t p = codes.size(0);
+  Tensor out = Tensor::zeros({4, p});
+  for (int64_t l = 0; l < p; ++l) {
+    const uint8_t letter = codes.data<uint8_t>()[l];
+    if (letter >= data::kNumBases) continue;
+    float value = scores.data<float>()[letter * p + l];
+    if (ism) {
+      value = 0.0F;
+      for (int64_t k = 0; k < 4; ++k) value -= scores.data<float>()[k * p + l] / 3.0F;
+    }
+    out.data<float>()[letter * p + l] = value;
+  }
+  return out;
+}
+
+void check_flags(const ExplainOptions& o) {
+  static const std::vector<std::string> kMethods = {"ism", "deeplift_shap", "gradient",
+                                                    "input_x_gradient"};
+  if (std::find(kMethods.begin(), kMethods.end(), o.method) == kMethods.end()) {
+    throw ConfigError(fmt::format(
+        "--method: '{}' is not one of ism, deeplift_shap, gradient, input_x_gradient", o.method));
+  }
+  if (o.outs.empty() && o.plot.empty()) {
+    throw ConfigError("--out: give at least one output file (.npz, .tsv or .bw), or --plot");
+  }
+  const bool ism = o.method == "ism", shap = o.method == "deeplift_shap";
+  if (!o.positions.empty() && !ism) throw ConfigError("--positions: goes with --method ism");
+  if (o.ism_path != "auto" && !ism) throw ConfigError("--ism-path: goes with --method ism");
+  if (o.ism_path != "auto" && o.ism_path != "fast" && o.ism_path != "brute") {
+    throw ConfigError(fmt::format("--ism-path: '{}' is not one of auto, fast, brute", o.ism_path));
+  }
+  if (!shap) {
+    for (const auto& [given, flag] : {std::pair{!o.reference_fasta.empty(), "--reference-fasta"},
+                                      std::pair{!o.save_references.empty(), "--save-references"},
+                                      std::pair{!o.deviations.empty(), "--deviations"}}) {
+      if (given) throw ConfigError(fmt::format("{}: goes with --method deeplift_shap", flag));
+    }
+  }
+  if (o.references < 1) {
+    throw ConfigError(
+        fmt::format("--references: DeepLIFT/SHAP needs at least one reference per sequence, got {}",
+                    o.references));
+  }
+  if (o.batch_size < 0) {
+    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", o.batch_size));
+  }
+  if (o.threads < 0) {
+    throw ConfigError(fmt::format("--threads: must be >= 0 (0 = every core), got {}", o.threads));
+  }
+  if (o.inputs.step && *o.inputs.step < 1) {
+    throw ConfigError(fmt::format("--step: must be >= 1, got {}", *o.inputs.step));
+  }
+  if (o.inputs.step && o.inputs.tiles.empty()) throw ConfigError("--step: goes with --tile");
+  if (o.inputs.window && *o.inputs.window < 0) {
+    throw ConfigError(fmt::format("--window: must be >= 0, got {}", *o.inputs.window));
+  }
+  if (!o.plot.empty() && !o.plot.ends_with(".svg")) {
+    throw ConfigError(fmt::format("--plot: '{}' must end in .svg", o.plot));
+  }
+  if (o.plot.empty() && (!o.plot_sequence.empty() || !o.plot_range.empty())) {
+    throw ConfigError("--plot-sequence and --plot-range go with --plot FILE.svg");
+  }
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& explain_keys() {
+  const std::vector<std::string> explain = {"explain"};
+  static const std::vector<ConfigKey> keys = [&explain] {
+    std::vector<ConfigKey> rows = scoring_keys<ExplainOptions>("explain", "explain");
+    std::vector<ConfigKey> own = {
+        {.key = "method",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.method; }),
+         .choices = {"ism", "deeplift_shap", "gradient", "input_x_gradient"},
+         .flag = "--method",
+         .help = "ism (in-silico saturation mutagenesis), deeplift_shap, gradient or "
+                 "input_x_gradient",
+         .commands = explain,
+         .required = true},
+        {.key = "out",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.outs; }),
+         .flag = "--out",
+         .help = "Output file, the format by its extension: .npz (scores (N, 4, L) as arr_0, "
+                 "TF-MoDISco's layout, and <stem>_onehot.npz), .tsv (a row per base) or .bw (a "
+                 "bigWig of each base's score); repeat for several",
+         .commands = explain},
+        {.key = "output",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.output; }),
+         .flag = "--output",
+         .help = "The model's output to explain (default: its first with one value per task, "
+                 "e.g. BPNet's counts; a profile output is explained through the field's "
+                 "wrapper)",
+         .commands = explain},
+        {.key = "task",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.task; }),
+         .flag = "--task",
+         .help = "The task (or profile track) by name or 0-based index, or all (their sum); "
+                 "default: the only one",
+         .commands = explain},
+        {.key = "predictions",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.predictions; }),
+         .flag = "--predictions",
+         .help = "Explain predictions (after the output's final Sigmoid or Exp) instead of logits",
+         .commands = explain},
+        {.key = "positions",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.positions; }),
+         .flag = "--positions",
+         .help = "ism: the positions to mutate, START-END within each sequence (1-based, "
+                 "inclusive; default: all)",
+         .commands = explain},
+        {.key = "ism-path",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.ism_path; }),
+         .choices = {"auto", "fast", "brute"},
+         .flag = "--ism-path",
+         .help = "ism: auto (the fast path where the model allows it), fast or brute",
+         .commands = explain},
+        {.key = "references",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.references; }),
+         .range = IntRange{1, 100000},
+         .flag = "--references",
+         .help = "deeplift_shap: dinucleotide shuffles per sequence",
+         .commands = explain},
+        {.key = "seed",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.seed; }),
+         .flag = "--seed",
+         .help = "deeplift_shap: the shuffles' seed",
+         .commands = explain},
+        {.key = "reference-fasta",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.reference_fasta; }),
+         .flag = "--reference-fasta",
+         .help = "deeplift_shap: references from a FASTA of R records per sequence, in order (as "
+                 "--save-references writes them), instead of shuffles",
+         .commands = explain},
+        {.key = "save-references",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.save_references; }),
+         .flag = "--save-references",
+         .help = "deeplift_shap: write the references used as a FASTA (<name>_ref<k>)",
+         .commands = explain},
+        {.key = "deviations",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.deviations; }),
+         .flag = "--deviations",
+         .help = "deeplift_shap: a TSV of each sequence's convergence: prediction, mean "
+                 "reference prediction, |sum of contributions - difference|, relative",
+         .commands = explain},
+        {.key = "plot",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.plot; }),
+         .flag = "--plot",
+         .help = "Draw one sequence's contributions as a logo (SVG; letters scaled by score, "
+                 "positive up, negative down)",
+         .commands = explain},
+        {.key = "plot-sequence",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.plot_sequence; }),
+         .flag = "--plot-sequence",
+         .help = "The sequence to draw, by name or 0-based index (default: the first)",
+         .commands = explain},
+        {.key = "plot-range",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.plot_range; }),
+         .flag = "--plot-range",
+         .help = "The positions to draw, START-END (1-based, inclusive; default: 80 bases around "
+                 "the largest score)",
+         .commands = explain},
+        {.key = "batch-size",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.batch_size; }),
+         .range = IntRange{0, data::kMaxBatchSize},
+         .range_note = "0: the method's default",
+         .flag = "--batch-size",
+         .help = "Sequence-reference pairs (deeplift_shap), mutants (ism) or sequences per pass "
+                 "(default: 64, 256, 64)",
+         .commands = explain},
+    };
+    rows.insert(rows.end(), own.begin(), own.end());
+    return rows;
+  }();
+  return keys;
+}
+
+int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
+  check_flags(options);
+  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  RunConfig config = load_config_file(files.config);
+  if (options.threads > 0) config.threads = options.threads;
+  omp_set_num_threads(resolved_threads(config));
+  ScoringInputs inputs = options.inputs;
+  inputs.command = "explain";
+  if (!inputs.tiles.empty() && (inputs.fasta.empty() || !inputs.intervals.empty())) {
+    throw ConfigError("--tile: takes --fasta (the genome to tile) and no --intervals");
+  }
+  const DataSplit split = build_scoring_split(inputs, config);
+  const int64_t length = split.source->length();
+  TrainedModel trained = load_trained_model(files, config, length);
+  if (trained.dimensions.length != length) {
+    throw ConfigError(fmt::format(
+        "explain: the model was trained on {} bp windows, the input has {} (give --window {}, "
+        "or --center for longer FASTA records)",
+        trained.dimensions.length, length, trained.dimensions.length));
+  }
+  Model& model = *trained.model;
+  require_sequence_only(model, "explain");
+  const ResolvedTarget resolved =
+      resolve_target(trained, options.output, options.task, options.predictions);
+  const explain::Target& target = resolved.target;
+  const int64_t n = split.source->size();
+  const bool ism = options.method == "ism", shap = options.method == "deeplift_shap";
+
+  int64_t offset = 0, positions = length;
+  if (!options.positions.empty()) {
+    const auto [a, b] = position_range(options.positions, length, "--positions");
+    offset = a;
+    positions = b - a;
+  }
+  int64_t references = options.references;
+  explain::ReferenceFunction reference_function;
+  if (!options.reference_fasta.empty()) {
+    reference_function = fasta_references(options.reference_fasta, n, length, &references);
+  }
+  // The sequence a logo shows.
+  int64_t plot_index = -1;
+  if (!options.plot.empty()) {
+    plot_index = 0;
+    if (!options.plot_sequence.empty()) {
+      const auto named =
+          std::find(split.sample_names.begin(), split.sample_names.end(), options.plot_sequence);
+      const auto index = data::parse_int(options.plot_sequence);
+      if (named != split.sample_names.end()) {
+        plot_index = named - split.sample_names.begin();
+      } else if (index && *index >= 0 && *index < n) {
+        plot_index = *index;
+      } else {
+        throw ConfigError(fmt::format(
+            "--plot-sequence: '{}' is neither a sequence's name nor an index in [0, {})",
+            options.plot_sequence, n));
+      }
+    }
+    if (!options.plot_range.empty()) position_range(options.plot_range, positions, "--plot-range");
+  }
+
+  // Every output is opened before the work, so a path that cannot be written fails at once.
+  AttributionLayout layout;
+  layout.samples = n;
+  layout.offset = offset;
+  layout.positions = positions;
+  layout.owned_step = inputs.tiles.empty() ? 0 : inputs.step.value_or(length);
+  layout.score_name = ism ? "max_effect" : "contribution";
+  std::vector<std::unique_ptr<AttributionWriter>> writers;
+  for (const std::string& out : options.outs) {
+    writers.push_back(make_attribution_writer(out, split, layout, inputs.fasta));
+  }
+  std::unique_ptr<io::AtomicFileWriter> saved_references, deviations;
+  if (!options.save_references.empty()) {
+    saved_references = std::make_unique<io::AtomicFileWriter>(options.save_references);
+  }
+  if (!options.deviations.empty()) {
+    deviations = std::make_unique<io::AtomicFileWriter>(options.deviations);
+    deviations->write(std::string("name\tprediction\treference_mean\tdeviation\trelative\n"));
+  }
+
+  log << fmt::format("explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}\n",
+                     options.method, resolved.output_name, resolved.task_label,
+                     target.activation ? "predictions" : "logits", n, length,
+                     trained.files.checkpoint.string());
+  const int64_t batch = options.batch_size > 0 ? options.batch_size : ism ? 256 : 64;
+  // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
+  const int64_t chunk = ism    ? std::clamp<int64_t>(batch / (3 * positions), 1, 64)
+                        : shap ? std::clamp<int64_t>(batch / references, 1, 64)
+                               : std::clamp<int64_t>(batch, 1, 64);
+  split.source->prepare_workers(1);
+  double worst_relative = 0.0;
+  int64_t worst_index = -1, warned = 0, fast_chunks = 0;
+  Tensor plot_scores, plot_codes;
+  for (int64_t first = 0; first < n; first += chunk) {
+    const int64_t count = std::min(chunk, n - first);
+    const Tensor codes = fetch_codes(split, first, count);
+    AttributionBatch out;
+    out.first = first;
+    out.codes = codes.slice(1, offset, offset + positions).contiguous();
+    if (ism) {
+      explain::IsmOptions o;
+      o.target = target;
+      o.start = offset;
+      o.end = offset + positions;
+      o.batch_size = batch;
+      o.path = options.ism_path == "fast"    ? explain::IsmPath::kFast
+               : options.ism_path == "brute" ? explain::IsmPath::kBruteForce
+                                             : explain::IsmPath::kAuto;
+      const explain::IsmResult result = explain::ism(model, codes, o);
+      fast_chunks += result.fast ? 1 : 0;
+      out.scores = result.effects;
+    } else if (shap) {
+      explain::DeepLiftShapOptions o;
+      o.target = target;
+      o.references = references;
+      o.seed = options.seed;
+      o.reference_function = reference_function;
+      o.batch_size = batch;
+      o.first_index = first;
+      o.keep_references = saved_references != nullptr;
+      const explain::DeepLiftShapResult result = explain::deep_lift_shap(model, codes, o);
+      out.scores = result.hypothetical;
+      for (int64_t i = 0; i < count; ++i) {
+        const double deviation = result.deviation.data<float>()[i];
+        const double relative = result.relative_deviation.data<float>()[i];
+        const std::string& name = split.sample_names[static_cast<size_t>(first + i)];
+        if (relative > worst_relative) {
+          worst_relative = relative;
+          worst_index = first + i;
+        }
+        if (relative > kWarnRelativeDeviation && deviation > kDeviationNoise) ++warned;
+        if (deviations) {
+          deviations->write(fmt::format(
+              "{}\t{:.7g}\t{:.7g}\t{:.3g}\t{:.3g}\n", name, result.prediction.data<float>()[i],
+              result.reference_mean.data<float>()[i], deviation, relative));
+        }
+        if (saved_references) {
+          std::string text;
+          for (int64_t k = 0; k < references; ++k) {
+            text += fmt::format(">{}_ref{}\n", name, k);
+            text += data::decode(result.references.data<uint8_t>() + (i * references + k) * length,
+                                 static_cast<size_t>(length));
+            text += "\n";
+          }
+          saved_references->write(text);
+        }
+      }
+    } else {
+      explain::GradientOptions o;
+      o.target = target;
+      o.batch_size = batch;
+      out.scores = options.method == "gradient" ? explain::gradient(model, codes, o)
+                                                : explain::input_x_gradient(model, codes, o);
+    }
+    if (!ism) out.scores = out.scores.slice(2, offset, offset + positions).contiguous();
+    base_scores(out.scores, out.codes, ism, out.base_score);
+    for (auto& writer : writers) writer->write(out);
+    if (plot_index >= first && plot_index < first + count) {
+      plot_scores = out.scores.slice(0, plot_index - first, plot_index - first + 1)
+                        .reshape({4, positions})
+                        .contiguous();
+      plot_codes = out.codes.slice(0, plot_index - first, plot_index - first + 1)
+                       .reshape({positions})
+                       .contiguous();
+    }
+  }
+  if (shap && n > 0) {
+    log << fmt::format(
+        "convergence: the contributions of each sequence sum to f(x) - mean f(references) within "
+        "{:.3g} relative (worst: '{}')\n",
+        worst_relative, split.sample_names[static_cast<size_t>(std::max<int64_t>(worst_index, 0))]);
+    if (warned > 0) {
+      log << fmt::format(
+          "warning: {} sequence(s) miss the summation by more than {} relative: an op of the "
+          "model may lack an exact DeepLIFT rule, or a sequence has N bases (--deviations FILE "
+          "lists every sequence)\n",
+          warned, kWarnRelativeDeviation);
+    }
+  }
+  if (ism) {
+    log << fmt::format("ism: {} path\n",
+                       fast_chunks > 0 ? "fast (exact, windowed)" : "brute-force");
+  }
+  for (auto& writer : writers) log << "wrote " << writer->finish() << "\n";
+  if (saved_references) {
+    saved_references->commit();
+    log << fmt::format("wrote {} ({} references per sequence)\n", options.save_references,
+                       references);
+  }
+  if (deviations) {
+    deviations->commit();
+    log << "wrote " << options.deviations << "\n";
+  }
+  if (!options.plot.empty() && plot_codes.defined()) {
+    const Tensor heights = logo_scores(plot_scores, plot_codes, ism);
+    int64_t from = 0, to = positions;
+    if (!options.plot_range.empty()) {
+      std::tie(from, to) = position_range(options.plot_range, positions, "--plot-range");
+    } else if (positions > kLogoBases) {
+      int64_t peak = 0;
+      float best = -1.0F;
+      for (int64_t l = 0; l < positions; ++l) {
+        float column = 0.0F;
+        for (int64_t c = 0; c < 4; ++c)
+          column += std::abs(heights.data<float>()[c * positions + l]);
+        if (column > best) {
+          best = column;
+          peak = l;
+        }
+      }
+      from = std::clamp<int64_t>(peak - kLogoBases / 2, 0, positions - kLogoBases);
+      to = from + kLogoBases;
+    }
+    explain::LogoOptions logo;
+    logo.title = fmt::format("{} ({}, output '{}' task {})",
+                             split.sample_names[static_cast<size_t>(plot_index)], options.method,
+                             resolved.output_name, resolved.task_label);
+    logo.y_label = ism ? "ISM: -mean effect" : "contribution";
+    logo.first_position = offset + from + 1;
+    io::write_file_atomically(options.plot,
+                              explain::logo_svg(heights.slice(1, from, to).contiguous(), logo));
+    log << fmt::format("wrote {} (logo of '{}', positions {}-{})\n", options.plot,
+                       split.sample_names[static_cast<size_t>(plot_index)], offset + from + 1,
+                       offset + to);
+  }
+  return n;
+}
+
+}  // namespace strand::cli

@@ -1,0 +1,294 @@
+// `strand marginalize`: flags, backgrounds, motifs, and the TSV of effects.
+#include "cli/marginalize_command.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "cli/config_error.h"
+#include "cli/edit_distance.h"
+#include "cli/explain_target.h"
+#include "cli/run_config.h"
+#include "cli/trained_model.h"
+#include "data/data_error.h"
+#include "data/meme.h"
+#include "data/text_fields.h"
+#include "explain/marginalize.h"
+#include "explain/references.h"
+#include "io/atomic_file.h"
+#include "ops/reduction.h"
+
+namespace strand::cli {
+namespace {
+
+// The motif `text`: a consensus of ACGT, or the name of a motif of `meme` (its likeliest letters).
+std::pair<std::string, std::vector<uint8_t>> motif_of(const std::string& text,
+                                                      const std::vector<data::Motif>& meme,
+                                                      const std::string& meme_path) {
+  if (!meme_path.empty()) {
+    size_t best = std::numeric_limits<size_t>::max();
+    std::string closest;
+    for (const data::Motif& motif : meme) {
+      if (motif.name == text) return {motif.name, explain::motif_codes(motif.consensus)};
+      const size_t d = edit_distance(text, motif.name);
+      if (d < best) {
+        best = d;
+        closest = motif.name;
+      }
+    }
+    throw ConfigError(fmt::format("--motif: '{}' has no motif '{}'; did you mean '{}'?", meme_path,
+                                  text, closest));
+  }
+  try {
+    return {text, explain::motif_codes(text)};
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("--motif: {}", error.what()));
+  }
+}
+
+std::pair<int64_t, int64_t> spacing_range(const std::string& text) {
+  const size_t colon = text.find(':');
+  const auto first = data::parse_int(text.substr(0, colon));
+  const auto last = colon == std::string::npos ? first : data::parse_int(text.substr(colon + 1));
+  if (!first || !last || *first > *last) {
+    throw ConfigError(fmt::format(
+        "--spacing: '{}' is not a range a:b of distances between the motifs' centres (a <= b)",
+        text));
+  }
+  return {*first, *last};
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& marginalize_keys() {
+  const std::vector<std::string> marginalize = {"marginalize"};
+  static const std::vector<ConfigKey> keys = [&marginalize] {
+    std::vector<ConfigKey> rows =
+        scoring_keys<MarginalizeOptions>("marginalize", "take the backgrounds from");
+    std::vector<ConfigKey> own = {
+        {.key = "motif",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.motifs; }),
+         .flag = "--motif",
+         .help = "A motif to insert: a consensus of A, C, G, T, or with --meme the name of one of "
+                 "its motifs (its likeliest letters); twice for a pair with --spacing",
+         .commands = marginalize,
+         .required = true},
+        {.key = "meme",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.meme; }),
+         .flag = "--meme",
+         .help = "A MEME motif file the --motif names come from",
+         .commands = marginalize},
+        {.key = "position",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.position; }),
+         .flag = "--position",
+         .help = "One motif: its first base within each sequence, 1-based (default: centred)",
+         .commands = marginalize},
+        {.key = "spacing",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.spacing; }),
+         .flag = "--spacing",
+         .help = "Two motifs: distances a:b between their centres, B after A (negative: before), "
+                 "the pair centred; one row per distance and task",
+         .commands = marginalize},
+        {.key = "backgrounds",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.backgrounds; }),
+         .range = IntRange{0, int64_t{1} << 40},
+         .range_note = "0: all",
+         .flag = "--backgrounds",
+         .help = "The first N sequences are the backgrounds",
+         .commands = marginalize},
+        {.key = "shuffle",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.shuffle; }),
+         .flag = "--no-shuffle",
+         .help = "Insert into the sequences themselves (default: a dinucleotide shuffle of each, "
+                 "which keeps its GC and CpG content but not its motifs)",
+         .commands = marginalize},
+        {.key = "seed",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.seed; }),
+         .flag = "--seed",
+         .help = "The shuffles' seed",
+         .commands = marginalize},
+        {.key = "output",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.output; }),
+         .flag = "--output",
+         .help = "The model's output (default: its first with one value per task)",
+         .commands = marginalize},
+        {.key = "task",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.task; }),
+         .flag = "--task",
+         .help = "One task by name or index (default: every task)",
+         .commands = marginalize},
+        {.key = "logits",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.logits; }),
+         .flag = "--logits",
+         .help = "Report logits (before the output's final Sigmoid or Exp), not predictions",
+         .commands = marginalize},
+        {.key = "out",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.out; }),
+         .flag = "--out",
+         .help = "The TSV of effects",
+         .commands = marginalize,
+         .required = true},
+        {.key = "batch-size",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.batch_size; }),
+         .range = data::loader_ranges::kBatchSize,
+         .flag = "--batch-size",
+         .help = "Sequences per pass",
+         .commands = marginalize},
+    };
+    rows.insert(rows.end(), own.begin(), own.end());
+    return rows;
+  }();
+  return keys;
+}
+
+void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
+  if (options.motifs.empty() || options.motifs.size() > 2) {
+    throw ConfigError(fmt::format("--motif: give one motif, or two with --spacing (got {})",
+                                  options.motifs.size()));
+  }
+  const bool pair = options.motifs.size() == 2;
+  if (pair && options.spacing.empty()) {
+    throw ConfigError("--spacing: two motifs need the distances a:b between their centres");
+  }
+  if (!pair && !options.spacing.empty()) throw ConfigError("--spacing: goes with two --motif");
+  if (pair && !options.position.empty()) {
+    throw ConfigError("--position: places a single motif; a pair is centred at each --spacing");
+  }
+  if (options.backgrounds < 0) {
+    throw ConfigError(fmt::format("--backgrounds: must be >= 0, got {}", options.backgrounds));
+  }
+  if (options.batch_size < 1) {
+    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", options.batch_size));
+  }
+  if (options.threads < 0) {
+    throw ConfigError(fmt::format("--threads: must be >= 0, got {}", options.threads));
+  }
+  // The motifs (a MEME file is parsed, file:line errors, before any model is loaded).
+  std::vector<data::Motif> meme;
+  if (!options.meme.empty()) {
+    try {
+      meme = data::read_meme(options.meme);
+    } catch (const data::DataError& error) {
+      throw ConfigError(fmt::format("--meme: {}", error.what()));
+    }
+  }
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> motifs;
+  for (const std::string& text : options.motifs)
+    motifs.push_back(motif_of(text, meme, options.meme));
+  const auto [first_spacing, last_spacing] =
+      pair ? spacing_range(options.spacing) : std::pair<int64_t, int64_t>{0, 0};
+
+  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  RunConfig config = load_config_file(files.config);
+  if (options.threads > 0) config.threads = options.threads;
+  omp_set_num_threads(resolved_threads(config));
+  ScoringInputs inputs = options.inputs;
+  inputs.command = "marginalize";
+  const DataSplit split = build_scoring_split(inputs, config);
+  const int64_t length = split.source->length();
+  TrainedModel trained = load_trained_model(files, config, length);
+  if (trained.dimensions.length != length) {
+    throw ConfigError(fmt::format(
+        "marginalize: the model was trained on {} bp windows, the input has {} (give --window "
+        "{}, or --center for longer FASTA records)",
+        trained.dimensions.length, length, trained.dimensions.length));
+  }
+  Model& model = *trained.model;
+  require_sequence_only(model, "marginalize");
+  ResolvedTarget resolved =
+      resolve_target(trained, options.output, options.task.empty() ? "all" : options.task, false);
+  explain::Target target = resolved.target;
+  const explain::TargetShape shape = explain::check_target(model, length, target);
+  target.activation = !options.logits && !shape.profile;
+  const std::vector<std::string> columns =
+      target.task < 0 ? resolved.task_names : std::vector<std::string>{resolved.task_label};
+
+  // Where a single motif goes, checked before the work.
+  int64_t start = 0;
+  if (!pair) {
+    const auto width = static_cast<int64_t>(motifs[0].second.size());
+    start = (length - width) / 2;
+    if (!options.position.empty()) {
+      const auto given = data::parse_int(options.position);
+      if (!given || *given < 1 || *given + width - 1 > length) {
+        throw ConfigError(fmt::format(
+            "--position: '{}' does not place the motif's {} bases inside sequences of {} (1 to "
+            "{})",
+            options.position, width, length, length - width + 1));
+      }
+      start = *given - 1;
+    }
+    if (width > length) {
+      throw ConfigError(fmt::format("--motif: '{}' has {} bases; the sequences have {}",
+                                    motifs[0].first, width, length));
+    }
+  } else {
+    try {
+      for (int64_t d = first_spacing; d <= last_spacing; ++d) {
+        explain::pair_starts(length, static_cast<int64_t>(motifs[0].second.size()),
+                             static_cast<int64_t>(motifs[1].second.size()), d);
+      }
+    } catch (const Error& error) {
+      throw ConfigError(error.what());
+    }
+  }
+
+  // The backgrounds: the first N sequences, each dinucleotide-shuffled unless --no-shuffle.
+  const int64_t n = options.backgrounds == 0 ? split.source->size()
+                                             : std::min(options.backgrounds, split.source->size());
+  if (n == 0) throw ConfigError("marginalize: the input has no sequences");
+  split.source->prepare_workers(1);
+  Tensor sequences = Tensor::empty({n, length}, DType::kUInt8);
+  for (int64_t i = 0; i < n; ++i) {
+    split.source->fetch(i, 0, sequences.data<uint8_t>() + i * length, nullptr, 0);
+  }
+  Tensor backgrounds = sequences;
+  if (options.shuffle) {
+    backgrounds = Tensor::empty({n, length}, DType::kUInt8);
+    const explain::ReferenceFunction shuffle = explain::dinucleotide_shuffles(options.seed);
+    for (int64_t i = 0; i < n; ++i) {
+      shuffle(i, sequences.data<uint8_t>() + i * length, length, 1,
+              backgrounds.data<uint8_t>() + i * length);
+    }
+  }
+  explain::MarginalizeOptions o;
+  o.target = target;
+  o.batch_size = options.batch_size;
+  log << fmt::format("marginalize: {} of output '{}' ({}) on {} {} of {} bp\n",
+                     pair ? fmt::format("{} and {} at spacings {} to {}", motifs[0].first,
+                                        motifs[1].first, first_spacing, last_spacing)
+                          : fmt::format("{} at position {}", motifs[0].first, start + 1),
+                     resolved.output_name, target.activation ? "predictions" : "logits", n,
+                     !options.shuffle ? "sequences" : "shuffled backgrounds", length);
+  std::string table;
+  if (!pair) {
+    const explain::MarginalizeResult result =
+        explain::marginalize(model, backgrounds, {{motifs[0].second, start}}, o);
+    const Tensor before = ops::mean(result.before, {0}).contiguous();
+    const Tensor after = ops::mean(result.after, {0}).contiguous();
+    table = "task\tbefore\tafter\teffect\n";
+    for (size_t t = 0; t < columns.size(); ++t) {
+      const double b = before.data<float>()[t], a = after.data<float>()[t];
+      table += fmt::format("{}\t{:.6g}\t{:.6g}\t{:.6g}\n", columns[t], b, a, a - b);
+    }
+  } else {
+    const std::vector<explain::SpacingEffect> effects = explain::marginalize_spacing(
+        model, backgrounds, motifs[0].second, motifs[1].second, first_spacing, last_spacing, o);
+    table = "spacing\ttask\tbackground\ta\tb\tboth\tinteraction\n";
+    for (const explain::SpacingEffect& e : effects) {
+      for (size_t t = 0; t < columns.size(); ++t) {
+        const double g = e.background.data<float>()[t], a = e.a.data<float>()[t],
+                     b = e.b.data<float>()[t], both = e.both.data<float>()[t];
+        table += fmt::format("{}\t{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\n", e.spacing,
+                             columns[t], g, a, b, both, both - a - b + g);
+      }
+    }
+  }
+  io::write_file_atomically(options.out, table);
+  log << fmt::format("wrote {} ({} rows)\n", options.out,
+                     std::count(table.begin(), table.end(), '\n') - 1);
+}
+
+}  // namespace strand::cli

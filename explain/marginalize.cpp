@@ -1,0 +1,114 @@
+// Motif insertion into backgrounds (explain/marginalize.h).
+#include "explain/marginalize.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/reduction.h"
+
+namespace strand::explain {
+namespace {
+
+Tensor with_insertions(const Tensor& backgrounds, const std::vector<Insertion>& insertions) {
+  Tensor out = backgrounds.to(Device::cpu()).contiguous().clone();
+  const int64_t n = out.size(0), length = out.size(1);
+  uint8_t* codes = out.data<uint8_t>();
+  for (const Insertion& insertion : insertions) {
+    const auto width = static_cast<int64_t>(insertion.codes.size());
+    STRAND_CHECK(insertion.start >= 0 && insertion.start + width <= length,
+                 "marginalize: a motif of {} bases at {} does not fit in sequences of {} bases",
+                 width, insertion.start + 1, length);
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(codes + i * length + insertion.start, insertion.codes.data(),
+                  static_cast<size_t>(width));
+    }
+  }
+  return out;
+}
+
+// Every task's value (N, T), or the target's (N, 1).
+Tensor values_of(Model& model, const Tensor& codes, const MarginalizeOptions& options) {
+  const Tensor values = predict_target(model, codes, options.target, options.batch_size, true);
+  return values.dim() == 1 ? values.reshape({values.size(0), 1}) : values;
+}
+
+Tensor column_means(const Tensor& values) { return ops::mean(values, {0}); }
+
+}  // namespace
+
+std::vector<uint8_t> motif_codes(std::string_view letters) {
+  STRAND_CHECK(!letters.empty(), "marginalize: the motif is empty");
+  std::vector<uint8_t> codes;
+  for (size_t i = 0; i < letters.size(); ++i) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(letters[i])));
+    const char* at = std::strchr("ACGT", c);
+    STRAND_CHECK(c != '\0' && at != nullptr,
+                 "motif '{}': letter '{}' at position {} is not one of A, C, G, T (write a "
+                 "consensus of ACGT, or give a PWM in a MEME file)",
+                 letters, letters[i], i + 1);
+    codes.push_back(static_cast<uint8_t>(at - "ACGT"));
+  }
+  return codes;
+}
+
+MarginalizeResult marginalize(Model& model, const Tensor& backgrounds,
+                              const std::vector<Insertion>& insertions,
+                              const MarginalizeOptions& options) {
+  STRAND_CHECK(backgrounds.dim() == 2 && backgrounds.dtype() == DType::kUInt8,
+               "marginalize: expected background codes (N, L) uint8, got {}",
+               backgrounds.describe());
+  check_target(model, backgrounds.size(1), options.target);
+  MarginalizeResult result;
+  const Tensor inserted = with_insertions(backgrounds, insertions);
+  result.before = values_of(model, backgrounds.to(Device::cpu()).contiguous(), options);
+  result.after = values_of(model, inserted, options);
+  return result;
+}
+
+std::pair<int64_t, int64_t> pair_starts(int64_t length, int64_t width_a, int64_t width_b,
+                                        int64_t spacing) {
+  // Centres: A's at (length - spacing) / 2, B's spacing bases further.
+  const double centre_a = (static_cast<double>(length) - static_cast<double>(spacing)) / 2.0;
+  const auto start_a = static_cast<int64_t>(std::floor(centre_a - width_a / 2.0));
+  const auto start_b =
+      static_cast<int64_t>(std::floor(centre_a + static_cast<double>(spacing) - width_b / 2.0));
+  STRAND_CHECK(
+      start_a >= 0 && start_a + width_a <= length && start_b >= 0 && start_b + width_b <= length,
+      "--spacing {}: motifs of {} and {} bases {} bases apart (centre to centre) do not "
+      "fit in sequences of {} bases",
+      spacing, width_a, width_b, spacing, length);
+  return {start_a, start_b};
+}
+
+std::vector<SpacingEffect> marginalize_spacing(Model& model, const Tensor& backgrounds,
+                                               const std::vector<uint8_t>& a,
+                                               const std::vector<uint8_t>& b, int64_t first,
+                                               int64_t last, const MarginalizeOptions& options) {
+  STRAND_CHECK(first <= last, "--spacing {}:{}: the first spacing exceeds the last", first, last);
+  const int64_t length = backgrounds.size(1);
+  const auto width_a = static_cast<int64_t>(a.size());
+  const auto width_b = static_cast<int64_t>(b.size());
+  // Every spacing is checked before any work.
+  for (int64_t d = first; d <= last; ++d) pair_starts(length, width_a, width_b, d);
+  check_target(model, length, options.target);
+  const Tensor codes = backgrounds.to(Device::cpu()).contiguous();
+  const Tensor background = column_means(values_of(model, codes, options));
+  std::vector<SpacingEffect> effects;
+  for (int64_t d = first; d <= last; ++d) {
+    const auto [start_a, start_b] = pair_starts(length, width_a, width_b, d);
+    SpacingEffect effect;
+    effect.spacing = d;
+    effect.background = background;
+    effect.a = column_means(values_of(model, with_insertions(codes, {{a, start_a}}), options));
+    effect.b = column_means(values_of(model, with_insertions(codes, {{b, start_b}}), options));
+    effect.both = column_means(
+        values_of(model, with_insertions(codes, {{a, start_a}, {b, start_b}}), options));
+    effects.push_back(std::move(effect));
+  }
+  return effects;
+}
+
+}  // namespace strand::explain

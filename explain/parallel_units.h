@@ -1,0 +1,44 @@
+// Coarse-grained parallelism for explanations: independent units of work (a batch of mutants, a
+// group of sequences with their references) run one per OpenMP thread, and the ops inside each
+// run single-threaded (OpenMP's nested regions are serial). Many small ops each split across
+// the threads would wait on each other at every op; whole units do not, and a core shared with
+// other work slows one unit instead of every op. Results are the same whatever the thread
+// count: each unit writes its own outputs.
+#pragma once
+
+#include <omp.h>
+
+#include <cstdint>
+#include <exception>
+#include <mutex>
+
+namespace strand::explain {
+
+/// Runs unit(i) for every i in [0, count): on the OpenMP threads when there are at least two
+/// units and two threads, else in order on this thread (whose ops then use every thread).
+/// Rethrows the first exception a unit threw, after the others have finished.
+template <typename Unit>
+void for_each_unit(int64_t count, Unit&& unit) {
+  if (count < 2 || omp_get_max_threads() < 2 || omp_in_parallel()) {
+    for (int64_t i = 0; i < count; ++i) unit(i);
+    return;
+  }
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < count; ++i) {
+    {
+      std::lock_guard lock(failure_mutex);
+      if (failure) continue;
+    }
+    try {
+      unit(i);
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace strand::explain
