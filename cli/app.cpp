@@ -18,6 +18,7 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "cli/variants_command.h"
 #include "data/warnings.h"
 #include "layers/layer_catalog.h"
 
@@ -137,6 +138,14 @@ constexpr const char* kPredictHelp =
     "label_<task>..., then one score per task named by the run's task names; a bedGraph for "
     "tiles";
 
+constexpr const char* kVariantsHelp =
+    "Score genetic variants with a trained model. Each ALT of --vcf gets windows of the model's "
+    "input length centred on the variant (chrombpnet's rule for indels), one for REF and one for "
+    "ALT, and per task ref, alt and diff (alt - ref) of the predictions, log2fc for count "
+    "outputs and the Jensen-Shannon distance for profiles. Output: a TSV (id chrom pos ref alt, "
+    "then <task>.<score> columns) or the input VCF/BCF with the scores as INFO fields; see "
+    "docs/variants.md";
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -215,6 +224,53 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   predict->add_option("--batch-size", predict_options.batch_size, "Batch size");
   predict->add_option("--threads", predict_options.threads,
                       "CPU threads, 0 = OMP_NUM_THREADS or all cores");
+
+  // ---- variants ----
+  CLI::App* variants = app.add_subcommand("variants", kVariantsHelp);
+  VariantsOptions variants_options;
+  variants->add_option("--model", variants_options.model, "Run directory or checkpoint file")
+      ->required();
+  variants->add_option("--config", variants_options.config,
+                       "Config to build the model from (default: the run's config.json)");
+  variants->add_option("--fasta", variants_options.fasta, "The genome the variants were called on")
+      ->required();
+  variants
+      ->add_option("--vcf", variants_options.vcf,
+                   "Variants: VCF (plain or bgzipped), BCF, or chrombpnet's TSV (chrom, 1-based "
+                   "pos, ref, alt, optional id; '-' for an empty allele)")
+      ->required();
+  variants
+      ->add_option("--out", variants_options.out,
+                   "Scores: .tsv (or - for standard output), .vcf, .vcf.gz (bgzipped, with a "
+                   ".tbi) or .bcf (with a .csi): the input records with INFO fields")
+      ->required();
+  variants->add_option("--output", variants_options.output,
+                       "Outputs to score, comma-separated (default: every output of one value per "
+                       "task, and every profile)");
+  variants->add_option("--task", variants_options.task,
+                       "Tasks or profile tracks to score, comma-separated names or indices "
+                       "(default: all)");
+  variants->add_flag("--rc-average", variants_options.rc_average,
+                     "Average each prediction with the reverse complement's");
+  variants
+      ->add_option("--ref-mismatch", variants_options.ref_mismatch,
+                   "REF differing from the FASTA: error (list the first ones), skip, or warn "
+                   "(and score with REF)")
+      ->check(CLI::IsMember({"error", "skip", "warn"}));
+  variants
+      ->add_option("--contig-end", variants_options.contig_end,
+                   "Windows past a contig end: pad (with N) or skip")
+      ->check(CLI::IsMember({"pad", "skip"}));
+  variants->add_option("--chrom-alias", variants_options.chrom_alias,
+                       "Contig alias file: VARIANTS_NAME<TAB>FASTA_NAME lines");
+  variants->add_option("--null-shuffles", variants_options.null_shuffles,
+                       "Also score each variant's alleles in N dinucleotide-shuffled backgrounds, "
+                       "for empirical p-values of diff, log2fc and jsd (default 0: none)");
+  variants->add_option("--seed", variants_options.seed, "Seed of the shuffles");
+  variants->add_option("--batch-size", variants_options.batch_size,
+                       "Variants per forward pass (two windows each)");
+  variants->add_option("--threads", variants_options.threads,
+                       "CPU threads, 0 = OMP_NUM_THREADS or all cores");
 
   // ---- simulate ----
   CLI::App* simulate = app.add_subcommand(
@@ -381,6 +437,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return run_train(config, train_options, out).exit_code;
     } else if (*predict) {
       run_predict(predict_options, out, err);
+    } else if (*variants) {
+      return run_variants(variants_options, out, err);
     } else if (*simulate) {
       run_simulate(simulate_options, out);
     } else if (*negatives) {
