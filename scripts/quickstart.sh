@@ -11,9 +11,11 @@ mode="${1:-run}"
 build_dir="${STRAND_BUILD_DIR:-build}"
 jobs="$(nproc)"
 
+# bcftools and tabix (bgzip): the variant scoring tests read VCF outputs back with `bcftools
+# query` and compress test inputs with bgzip.
 packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
-          openmpi-bin libdnnl-dev)
+          openmpi-bin libdnnl-dev bcftools tabix)
 
 install_missing() {
   local missing=()

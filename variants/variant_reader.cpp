@@ -324,6 +324,10 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
     throw DataError(fmt::format("{}: REF '{}' is not DNA (one or more of A, C, G, T, N)", at,
                                 data::excerpt(fields[3])));
   }
+  if (fields[5] != "." && !data::parse_float(fields[5])) {
+    throw DataError(
+        fmt::format("{}: QUAL '{}' is neither '.' nor a number", at, data::excerpt(fields[5])));
+  }
   if (fields[4] == ".") {
     throw DataError(fmt::format("{}: ALT is '.' (no alternate allele): nothing to score at {}:{}",
                                 at, fields[0], *position));
