@@ -1,7 +1,9 @@
 // Forward passes over window pairs (variants/pair_forward.h).
 #include "variants/pair_forward.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "core/error.h"
 #include "data/encoding.h"
@@ -21,12 +23,63 @@ Tensor reverse_complement_rows(const Tensor& codes) {
   return out;
 }
 
+namespace {
+
+// Rows `order` of (B, ...) `source`, as a new contiguous tensor.
+Tensor gather_rows(const Tensor& source, const std::vector<int64_t>& order) {
+  const Tensor in = source.contiguous();
+  Shape shape = in.shape();
+  shape[0] = static_cast<int64_t>(order.size());
+  Tensor out = Tensor::empty(shape, in.dtype());
+  const size_t row_bytes = static_cast<size_t>(in.numel() / in.size(0)) * dtype_size(in.dtype());
+  const auto* from = static_cast<const uint8_t*>(in.raw_data());
+  auto* to = static_cast<uint8_t*>(out.raw_data());
+  for (size_t r = 0; r < order.size(); ++r) {
+    std::memcpy(to + r * row_bytes, from + static_cast<size_t>(order[r]) * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+// `first` and `second` ((B1, ...) and (B2, ...)) stacked along the rows.
+Tensor stack_rows(const Tensor& first, const Tensor& second) {
+  if (!first.defined() || first.size(0) == 0) return second;
+  if (!second.defined() || second.size(0) == 0) return first;
+  Shape shape = first.shape();
+  shape[0] += second.size(0);
+  Tensor out = Tensor::empty(shape, first.dtype());
+  const size_t a = static_cast<size_t>(first.numel()) * dtype_size(first.dtype());
+  std::memcpy(out.raw_data(), first.contiguous().raw_data(), a);
+  std::memcpy(static_cast<uint8_t*>(out.raw_data()) + a, second.contiguous().raw_data(),
+              static_cast<size_t>(second.numel()) * dtype_size(second.dtype()));
+  return out;
+}
+
+// The smallest range holding every non-empty range of `ranges`.
+ChangedRange union_of(std::span<const ChangedRange> ranges) {
+  ChangedRange all{0, 0};
+  bool any = false;
+  for (const ChangedRange& r : ranges) {
+    if (r.begin >= r.end) continue;
+    all = any ? ChangedRange{std::min(all.begin, r.begin), std::max(all.end, r.end)} : r;
+    any = true;
+  }
+  return all;
+}
+
+}  // namespace
+
 PairForward::PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
-                         bool rc_average)
+                         bool rc_average, int64_t length, bool incremental)
     : model_(&model),
       outputs_(std::move(outputs)),
       control_tracks_(control_tracks),
-      rc_average_(rc_average) {}
+      rc_average_(rc_average) {
+  // The incremental path serves a Sequential's one (B, T) output.
+  if (incremental && control_tracks_ == 0 && outputs_.size() == 1 && outputs_[0].index == 0 &&
+      !outputs_[0].profile) {
+    incremental_ = IncrementalForward::plan(model, length);
+  }
+}
 
 std::vector<Tensor> PairForward::forward(const Tensor& codes) {
   std::vector<train::OutputRequest> requests;
@@ -65,10 +118,73 @@ std::vector<Tensor> PairForward::forward_averaged(const Tensor& codes) {
   return forward_values;
 }
 
-PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_codes) {
+PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
+                                             std::span<const ChangedRange> changed) {
+  const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
+  // Narrow changes (SNVs, MNVs) first, then wide ones (indels: from the centre to the end),
+  // each group's alt windows computed for the union of its ranges.
+  std::vector<int64_t> order(static_cast<size_t>(batch));
+  std::iota(order.begin(), order.end(), 0);
+  const auto narrow = [&](int64_t i) {
+    const ChangedRange& r = changed[static_cast<size_t>(i)];
+    return r.end - r.begin <= length / 4;
+  };
+  std::stable_partition(order.begin(), order.end(), narrow);
+  const auto narrow_count = static_cast<int64_t>(std::count_if(order.begin(), order.end(), narrow));
+  std::vector<ChangedRange> sorted;
+  for (const int64_t i : order) sorted.push_back(changed[static_cast<size_t>(i)]);
+  const std::span<const ChangedRange> all(sorted);
+  const ChangedRange first_range = union_of(all.subspan(0, static_cast<size_t>(narrow_count)));
+  const ChangedRange second_range = union_of(all.subspan(static_cast<size_t>(narrow_count)));
+  const Tensor ref = gather_rows(ref_codes, order);
+  const Tensor alt = gather_rows(alt_codes, order);
+  const auto predict = [&](const Tensor& r, const Tensor& a, ChangedRange first,
+                           ChangedRange second) {
+    ReferenceActivations kept;
+    Tensor ref_out = incremental_->forward_reference(r, true, kept);
+    Tensor alt_first, alt_second;
+    if (narrow_count > 0) {
+      alt_first =
+          incremental_->forward_alternate(a.slice(0, 0, narrow_count), kept, 0, first, true);
+    }
+    if (narrow_count < batch) {
+      alt_second = incremental_->forward_alternate(a.slice(0, narrow_count, batch), kept,
+                                                   narrow_count, second, true);
+    }
+    return std::pair<Tensor, Tensor>(ref_out, stack_rows(alt_first, alt_second));
+  };
+  auto [ref_out, alt_out] = predict(ref, alt, first_range, second_range);
+  if (rc_average_) {
+    const auto mirror = [length](ChangedRange r) {
+      return r.begin >= r.end ? r : ChangedRange{length - r.end, length - r.begin};
+    };
+    const auto [ref_rc, alt_rc] =
+        predict(reverse_complement_rows(ref), reverse_complement_rows(alt), mirror(first_range),
+                mirror(second_range));
+    for (auto [mine, other] : {std::pair{&ref_out, &ref_rc}, std::pair{&alt_out, &alt_rc}}) {
+      float* m = mine->data<float>();
+      const float* o = other->data<float>();
+      for (int64_t i = 0; i < mine->numel(); ++i) m[i] = 0.5f * (m[i] + o[i]);
+    }
+  }
+  // Back to the input's order.
+  std::vector<int64_t> inverse(order.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    inverse[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
+  PairPredictions predictions;
+  predictions.ref.push_back(gather_rows(ref_out, inverse));
+  predictions.alt.push_back(gather_rows(alt_out, inverse));
+  return predictions;
+}
+
+PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_codes,
+                                 std::span<const ChangedRange> changed) {
   STRAND_CHECK(ref_codes.shape() == alt_codes.shape(),
                "PairForward: ref windows {} and alt windows {} differ in shape",
                ref_codes.describe(), alt_codes.describe());
+  if (incremental_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
+    return run_incremental(ref_codes, alt_codes, changed);
+  }
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
   // One pass over both: a batch twice the size runs the GEMMs closer to their peak.
   Tensor both = Tensor::empty({2 * batch, length}, DType::kUInt8);

@@ -207,7 +207,8 @@ class ScoringRun {
     for (const ScoredOutput& output : options_.outputs) {
       outputs.push_back({output.index, output.kind == OutputKind::kProfile, output.reverse_tracks});
     }
-    forward_.emplace(model_, std::move(outputs), options_.control_tracks, options_.rc_average);
+    forward_.emplace(model_, std::move(outputs), options_.control_tracks, options_.rc_average,
+                     options_.input_length, options_.incremental);
     layout_ = make_layout(options_, output_task_counts(model_, options_));
   }
 
@@ -508,6 +509,7 @@ class ScoringRun {
     data::DataLoader loader(source_, std::move(loader_options));
     const int64_t length = options_.input_length;
     std::vector<double> scores(layout_.measures.size());
+    std::vector<ChangedRange> changed;
     int64_t pair = 0;
     while (auto batch = loader.next()) {
       if (train::stop_signal() != 0) {
@@ -523,7 +525,15 @@ class ScoringRun {
         std::memcpy(alt.data<uint8_t>() + i * length, batch->codes + (2 * i + 1) * length,
                     static_cast<size_t>(length));
       }
-      const PairPredictions predictions = forward_->run(ref, alt);
+      changed.clear();
+      for (int64_t i = 0; i < b; ++i) {
+        STRAND_CHECK(batch->sample_index[2 * i] == 2 * (pair + i),
+                     "variants: the loader delivered window {} for pair {}",
+                     batch->sample_index[2 * i], pair + i);
+        const AllelePair& p = source_->pairs()[static_cast<size_t>(pair + i)];
+        changed.push_back(changed_range(length, p.ref, p.alt));
+      }
+      const PairPredictions predictions = forward_->run(ref, alt, changed);
       check_finite(predictions, pair);
       for (int64_t i = 0; i < b; ++i) {
         compute_scores(predictions, i, scores);

@@ -100,6 +100,11 @@ struct VariantScoringOptions {
   bool rc_average = false;            ///< average with the reverse complement's predictions
   int64_t batch_size = 64;            ///< variants per forward pass (two windows each)
   int loader_threads = 1;             ///< data::DataLoader workers cutting the windows
+  /// Compute the alt windows of a Sequential model (convolutions and pooling, then layers
+  /// that mix positions, as Basset) from its ref windows' activations, recomputing only the
+  /// positions an allele reaches (variants/incremental_forward.h): the same scores up to float
+  /// rounding. Off: two full passes per pair.
+  bool incremental = true;
   RefMismatchPolicy ref_mismatch = RefMismatchPolicy::kError;
   ContigEndPolicy contig_end = ContigEndPolicy::kPad;
   /// Variants-file contig name -> FASTA record name (read_contig_aliases()).
