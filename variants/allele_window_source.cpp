@@ -22,30 +22,39 @@ void fetch_padded(const data::FastaReader& fasta, int contig, int64_t start, int
 AlleleWindowSource::AlleleWindowSource(const data::FastaReader& fasta, int64_t length)
     : fasta_(&fasta), length_(length) {}
 
-void AlleleWindowSource::set_pairs(std::vector<AllelePair> pairs) { pairs_ = std::move(pairs); }
+void AlleleWindowSource::set_pairs(std::vector<AllelePair> pairs) {
+  pairs_ = std::move(pairs);
+  ++generation_;
+}
 
 void AlleleWindowSource::prepare_workers(int n) {
-  while (static_cast<int>(readers_.size()) < n) readers_.push_back(fasta_->clone());
+  while (static_cast<int>(workers_.size()) < n) {
+    workers_.push_back({fasta_->clone(), -1, 0, {}, {}});
+  }
 }
 
 void AlleleWindowSource::fetch(int64_t index, int64_t /*shift*/, uint8_t* codes,
                                uint8_t* /*lower_mask*/, int worker) const {
-  const AllelePair& pair = pairs_[static_cast<size_t>(index / 2)];
-  const auto n = static_cast<size_t>(pair.source.length);
-  // source, then (shuffled source,) ref window, alt window.
-  std::vector<uint8_t> buffer(2 * n + 2 * static_cast<size_t>(length_));
-  uint8_t* source = buffer.data();
-  fetch_padded(readers_[static_cast<size_t>(worker)], pair.contig, pair.source.start,
-               pair.source.length, source);
-  if (pair.shuffled) {
-    data::CounterRng rng(pair.shuffle_key);
-    data::dinucleotide_shuffle(source, n, source + n, rng);
-    source += n;
+  WorkerState& state = workers_[static_cast<size_t>(worker)];
+  const int64_t pair_index = index / 2;
+  if (state.pair != pair_index || state.generation != generation_) {
+    const AllelePair& pair = pairs_[static_cast<size_t>(pair_index)];
+    const auto n = static_cast<size_t>(pair.source.length);
+    state.buffer.resize(2 * n);
+    state.windows.resize(2 * static_cast<size_t>(length_));
+    uint8_t* source = state.buffer.data();
+    fetch_padded(state.reader, pair.contig, pair.source.start, pair.source.length, source);
+    if (pair.shuffled) {
+      data::CounterRng rng(pair.shuffle_key);
+      data::dinucleotide_shuffle(source, n, source + n, rng);
+      source += n;
+    }
+    build_allele_windows(source, length_, pair.ref, pair.alt, state.windows.data(),
+                         state.windows.data() + length_);
+    state.pair = pair_index;
+    state.generation = generation_;
   }
-  uint8_t* ref_window = buffer.data() + 2 * n;
-  uint8_t* alt_window = ref_window + length_;
-  build_allele_windows(source, length_, pair.ref, pair.alt, ref_window, alt_window);
-  std::memcpy(codes, index % 2 == 0 ? ref_window : alt_window, static_cast<size_t>(length_));
+  std::memcpy(codes, state.windows.data() + (index % 2) * length_, static_cast<size_t>(length_));
 }
 
 }  // namespace strand::variants

@@ -43,10 +43,21 @@ class AlleleWindowSource : public data::SequenceSource {
   void labels(int64_t /*index*/, float* /*out*/, uint8_t* /*mask*/) const override {}
 
  private:
+  // What a worker cut last: both windows of one pair, so that the pair's second window (the
+  // next sample a worker builds) costs no second read.
+  struct WorkerState {
+    data::FastaReader reader;
+    int64_t pair = -1;             // the pair whose windows `windows` holds
+    uint64_t generation = 0;       // of the pair list `pair` indexes
+    std::vector<uint8_t> buffer;   // source, shuffled source
+    std::vector<uint8_t> windows;  // ref window, alt window
+  };
+
   const data::FastaReader* fasta_;
   int64_t length_;
   std::vector<AllelePair> pairs_;
-  std::vector<data::FastaReader> readers_;  // one per worker
+  uint64_t generation_ = 0;                   // bumped by set_pairs: cached pairs go stale
+  mutable std::vector<WorkerState> workers_;  // one per worker, each used by its worker only
 };
 
 /// The codes of genome bases [start, start + n) of record `contig`, N beyond its ends.

@@ -100,8 +100,8 @@ Layout make_layout(const VariantScoringOptions& options, const std::vector<int64
           layout.pvalue_column.push_back(static_cast<int64_t>(layout.columns.size()));
           layout.columns.push_back(
               {label + "." + scores[s] + "_pval",
-               fmt::format("empirical p-value of {}.{} against {} dinucleotide-shuffled "
-                           "backgrounds per variant ({})",
+               fmt::format("empirical p-value of {}.{} against the null of every variant's "
+                           "alleles in {} dinucleotide-shuffled backgrounds ({})",
                            label, scores[s], options.null_shuffles,
                            measure.tail == Tail::kRight ? "right tail" : "two-sided"),
                o, task, scores[s], true});
