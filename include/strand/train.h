@@ -8,6 +8,7 @@
 #include "strand/layers.h"
 #include "strand/optim.h"
 #include "train/callback.h"
+#include "train/code_inference.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
