@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "data/data_error.h"
 #include "data/text_fields.h"
@@ -155,6 +157,12 @@ VariantReader::VariantReader(std::string path, VariantReaderOptions options)
   data::silence_htslib_log();
   handles_->file.reset(hts_open(path_.c_str(), "r"));
   if (!handles_->file) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(path_, error) && std::ifstream(path_).good()) {
+      throw DataError(fmt::format(
+          "variants file '{}' is neither a VCF, a BCF nor text HTSlib can read (binary data?)",
+          path_));
+    }
     throw DataError(
         fmt::format("variants file '{}' cannot be opened (missing or unreadable)", path_));
   }
@@ -178,6 +186,10 @@ VariantReader::VariantReader(std::string path, VariantReaderOptions options)
       std::string_view line = handles_->line.view();
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (line.empty()) continue;
+      if (line.find('\0') != std::string_view::npos) {
+        throw DataError(
+            fmt::format("{}:{}: a NUL byte in the header (binary data?)", path_, line_));
+      }
       if (line.front() != '#') {
         throw DataError(fmt::format(
             "{}:{}: a data line before the '#CHROM' header line; a VCF header ends with "
@@ -227,8 +239,11 @@ VariantReader::VariantReader(std::string path, VariantReaderOptions options)
           path_));
     }
     if (detected->format != text_format && detected->format != unknown_format) {
+      // hts_format_description() returns a string the caller frees.
+      const std::unique_ptr<char, decltype(&std::free)> description(
+          hts_format_description(detected), &std::free);
       throw DataError(fmt::format("'{}' is {}, not a VCF, BCF or variant TSV", path_,
-                                  hts_format_description(detected)));
+                                  description ? description.get() : "another format"));
     }
     format_ = VariantFormat::kTsv;
   }
@@ -302,6 +317,9 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
   }
   record.line = line_;
   const std::string at = fmt::format("{}:{}", path_, line_);
+  if (line.find('\0') != std::string_view::npos) {
+    throw DataError(fmt::format("{}: a NUL byte in the line (binary data?)", at));
+  }
   if (line.front() == '#') {
     throw DataError(
         fmt::format("{}: a header line after the '#CHROM' line: '{}'", at, data::excerpt(line)));
@@ -370,6 +388,11 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
                                 describe_errcode(shown), hint));
   }
   fill_from_htslib(record);
+  // What HTSlib parsed must be what was checked above.
+  if (record.ref != fields[3] || record.alts.empty()) {
+    throw DataError(fmt::format("{}: malformed VCF line: HTSlib reads REF '{}' and {} ALT(s)", at,
+                                data::excerpt(record.ref), record.alts.size()));
+  }
   return true;
 }
 
@@ -401,6 +424,9 @@ bool VariantReader::next_tsv(VariantRecord& record) {
   }
   record.line = line_;
   const std::string at = fmt::format("{}:{}", path_, line_);
+  if (line.find('\0') != std::string_view::npos) {
+    throw DataError(fmt::format("{}: a NUL byte in the line (binary data?)", at));
+  }
   const std::vector<std::string_view> fields = data::split_tabs(line);
   if (fields.size() < 4 || fields.size() > 5) {
     throw DataError(fmt::format(

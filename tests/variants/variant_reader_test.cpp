@@ -132,6 +132,18 @@ TEST_CASE("variant reader: a malformed VCF line is an error naming the file and 
   CHECK(message.find("v.vcf:5: a header line after the '#CHROM' line") != std::string::npos);
 }
 
+TEST_CASE("variant reader: a NUL byte is an error, not a line cut short") {
+  std::string body = "chr1\t10\tr";
+  body += '\0';
+  body += "s1\tA\tG\t.\t.\t.\n";
+  std::string message = error_of("v.vcf", vcf_text(body, {{"chr1", 1000}}));
+  CHECK(message.find("v.vcf:4: a NUL byte in the line") != std::string::npos);
+  message = error_of("v.tsv", "chr1\t10\tA\tG\n" + body.substr(0, 12) + "\tA\tG\n");
+  // HTSlib takes such a file for binary data.
+  CHECK(message.find("v.tsv' is neither a VCF, a BCF nor text HTSlib can read") !=
+        std::string::npos);
+}
+
 TEST_CASE("variant reader: ALT '.' is an error naming the line") {
   const std::string message = error_of(
       "v.vcf",
