@@ -43,20 +43,21 @@ ChangedRange output_range(int64_t kernel, int64_t stride, int64_t dilation, int6
   return begin < end ? ChangedRange{begin, end} : ChangedRange{0, 0};
 }
 
-// Rows [row, row + rows) and positions [begin, end) of (B, C, L) float `source`, as a new
-// (rows, C, end - begin) tensor; positions outside [0, L) are zero.
-Tensor slice_positions(const Tensor& source, int64_t row, int64_t rows, int64_t begin,
+// Rows `rows` and positions [begin, end) of (B, C, L) float `source`, as a new
+// (rows.size(), C, end - begin) tensor; positions outside [0, L) are zero.
+Tensor slice_positions(const Tensor& source, std::span<const int64_t> rows, int64_t begin,
                        int64_t end) {
   const int64_t channels = source.size(1), length = source.size(2), width = end - begin;
-  Tensor out = Tensor::zeros({rows, channels, width});
+  const auto count = static_cast<int64_t>(rows.size());
+  Tensor out = Tensor::zeros({count, channels, width});
   const float* in = source.data<float>();
   float* o = out.data<float>();
   const int64_t from = std::max<int64_t>(begin, 0), to = std::min<int64_t>(end, length);
   if (from >= to) return out;
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = 0; r < count; ++r) {
     for (int64_t c = 0; c < channels; ++c) {
       std::memcpy(o + (r * channels + c) * width + (from - begin),
-                  in + ((row + r) * channels + c) * length + from,
+                  in + (rows[static_cast<size_t>(r)] * channels + c) * length + from,
                   static_cast<size_t>(to - from) * sizeof(float));
     }
   }
@@ -204,15 +205,20 @@ Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated
 }
 
 Tensor IncrementalForward::forward_alternate(const Tensor& codes, const ReferenceActivations& kept,
-                                             int64_t first_row, ChangedRange changed,
-                                             bool activated) const {
+                                             std::span<const int64_t> ref_rows,
+                                             ChangedRange changed, bool activated) const {
   NoGradGuard no_grad;
   const bool was_training = model_->is_training();
   model_->eval();
   const int64_t rows = codes.size(0);
-  STRAND_CHECK(codes.dim() == 2 && codes.size(1) == length_ && first_row + rows <= kept.batch,
-               "IncrementalForward: alternate codes {} do not fit the reference batch of {}",
-               codes.describe(), kept.batch);
+  STRAND_CHECK(
+      codes.dim() == 2 && codes.size(1) == length_ && static_cast<int64_t>(ref_rows.size()) == rows,
+      "IncrementalForward: alternate codes {} with {} reference rows", codes.describe(),
+      ref_rows.size());
+  for (const int64_t row : ref_rows) {
+    STRAND_CHECK(row >= 0 && row < kept.batch,
+                 "IncrementalForward: reference row {} of a batch of {}", row, kept.batch);
+  }
   const Tensor alt_codes = codes.contiguous();
   ChangedRange range{std::max<int64_t>(changed.begin, 0), std::min<int64_t>(changed.end, length_)};
   Tensor patch;  // (rows, C, range width) alternate values on `range` of the current layer
@@ -241,8 +247,8 @@ Tensor IncrementalForward::forward_alternate(const Tensor& codes, const Referenc
       values = ops::conv1d(slice_codes(alt_codes, need_begin, need_end), conv->weight().value(),
                            bias, params);
     } else {
-      Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)],
-                                     first_row, rows, need_begin, need_end);
+      Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)], ref_rows,
+                                     need_begin, need_end);
       write_positions(input, need_begin, patch, range);
       if (step.kind == StepKind::kConv) {
         const auto* conv = static_cast<const Conv1D*>(step.layer);
@@ -262,7 +268,8 @@ Tensor IncrementalForward::forward_alternate(const Tensor& codes, const Referenc
     patch = values.contiguous();
     range = out;
   }
-  Tensor split = kept.split.slice(0, first_row, first_row + rows).contiguous().clone();
+  const int64_t split_length = kept.split.size(2);
+  Tensor split = slice_positions(kept.split, ref_rows, 0, split_length);
   if (range.begin < range.end) write_positions(split, 0, patch.contiguous(), range);
   Tensor out = run_suffix(split, activated);
   model_->train(was_training);

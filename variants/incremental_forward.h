@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "layers/layer.h"
@@ -43,10 +44,12 @@ class IncrementalForward {
   /// returns the model's output (through its final activation when `activated`).
   Tensor forward_reference(const Tensor& codes, bool activated, ReferenceActivations& kept) const;
 
-  /// The output for alternate windows `codes` ((B', L)) whose rows are the reference rows
-  /// [first_row, first_row + B') of `kept`, and which differ from them only within `changed`.
-  Tensor forward_alternate(const Tensor& codes, const ReferenceActivations& kept, int64_t first_row,
-                           ChangedRange changed, bool activated) const;
+  /// The output for alternate windows `codes` ((B', L)): row i's reference window is row
+  /// ref_rows[i] of `kept` (several alternates may share one), and they differ only within
+  /// `changed`.
+  Tensor forward_alternate(const Tensor& codes, const ReferenceActivations& kept,
+                           std::span<const int64_t> ref_rows, ChangedRange changed,
+                           bool activated) const;
 
  private:
   enum class StepKind { kConv, kMaxPool, kAvgPool, kPointwise };

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "data/encoding.h"
@@ -52,6 +54,29 @@ Tensor stack_rows(const Tensor& first, const Tensor& second) {
   std::memcpy(static_cast<uint8_t*>(out.raw_data()) + a, second.contiguous().raw_data(),
               static_cast<size_t>(second.numel()) * dtype_size(second.dtype()));
   return out;
+}
+
+// The distinct rows of (B, L) codes: `rows` the first row of each, `of_row` (B) which of them
+// each row equals. A multi-allelic record's ALTs share their ref window.
+struct DistinctRows {
+  std::vector<int64_t> rows;
+  std::vector<int64_t> of_row;
+};
+
+DistinctRows distinct_rows(const Tensor& codes) {
+  const Tensor in = codes.contiguous();
+  const int64_t batch = in.size(0), length = in.size(1);
+  const auto* data = in.data<uint8_t>();
+  std::unordered_map<std::string_view, int64_t> seen;
+  DistinctRows distinct;
+  for (int64_t r = 0; r < batch; ++r) {
+    const std::string_view row(reinterpret_cast<const char*>(data + r * length),
+                               static_cast<size_t>(length));
+    const auto [it, added] = seen.emplace(row, static_cast<int64_t>(distinct.rows.size()));
+    if (added) distinct.rows.push_back(r);
+    distinct.of_row.push_back(it->second);
+  }
+  return distinct;
 }
 
 // The smallest range holding every non-empty range of `ranges`.
@@ -121,6 +146,8 @@ std::vector<Tensor> PairForward::forward_averaged(const Tensor& codes) {
 PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
                                              std::span<const ChangedRange> changed) {
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
+  const DistinctRows distinct = distinct_rows(ref_codes);
+  const Tensor ref = gather_rows(ref_codes, distinct.rows);
   // Narrow changes (SNVs, MNVs) first, then wide ones (indels: from the centre to the end),
   // each group's alt windows computed for the union of its ranges.
   std::vector<int64_t> order(static_cast<size_t>(batch));
@@ -130,26 +157,31 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
     return r.end - r.begin <= length / 4;
   };
   std::stable_partition(order.begin(), order.end(), narrow);
-  const auto narrow_count = static_cast<int64_t>(std::count_if(order.begin(), order.end(), narrow));
+  const auto narrow_count = static_cast<size_t>(std::count_if(order.begin(), order.end(), narrow));
   std::vector<ChangedRange> sorted;
-  for (const int64_t i : order) sorted.push_back(changed[static_cast<size_t>(i)]);
+  std::vector<int64_t> alt_ref;  // per alt row (in `order`): its row of `ref`
+  for (const int64_t i : order) {
+    sorted.push_back(changed[static_cast<size_t>(i)]);
+    alt_ref.push_back(distinct.of_row[static_cast<size_t>(i)]);
+  }
   const std::span<const ChangedRange> all(sorted);
-  const ChangedRange first_range = union_of(all.subspan(0, static_cast<size_t>(narrow_count)));
-  const ChangedRange second_range = union_of(all.subspan(static_cast<size_t>(narrow_count)));
-  const Tensor ref = gather_rows(ref_codes, order);
+  const std::span<const int64_t> refs(alt_ref);
+  const ChangedRange first_range = union_of(all.subspan(0, narrow_count));
+  const ChangedRange second_range = union_of(all.subspan(narrow_count));
   const Tensor alt = gather_rows(alt_codes, order);
+  const auto n = static_cast<int64_t>(narrow_count);
   const auto predict = [&](const Tensor& r, const Tensor& a, ChangedRange first,
                            ChangedRange second) {
     ReferenceActivations kept;
     Tensor ref_out = incremental_->forward_reference(r, true, kept);
     Tensor alt_first, alt_second;
-    if (narrow_count > 0) {
-      alt_first =
-          incremental_->forward_alternate(a.slice(0, 0, narrow_count), kept, 0, first, true);
+    if (n > 0) {
+      alt_first = incremental_->forward_alternate(a.slice(0, 0, n), kept,
+                                                  refs.subspan(0, narrow_count), first, true);
     }
-    if (narrow_count < batch) {
-      alt_second = incremental_->forward_alternate(a.slice(0, narrow_count, batch), kept,
-                                                   narrow_count, second, true);
+    if (n < batch) {
+      alt_second = incremental_->forward_alternate(a.slice(0, n, batch), kept,
+                                                   refs.subspan(narrow_count), second, true);
     }
     return std::pair<Tensor, Tensor>(ref_out, stack_rows(alt_first, alt_second));
   };
@@ -169,10 +201,11 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
   }
   // Back to the input's order.
   std::vector<int64_t> inverse(order.size());
-  for (size_t k = 0; k < order.size(); ++k)
+  for (size_t k = 0; k < order.size(); ++k) {
     inverse[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
+  }
   PairPredictions predictions;
-  predictions.ref.push_back(gather_rows(ref_out, inverse));
+  predictions.ref.push_back(gather_rows(ref_out, distinct.of_row));
   predictions.alt.push_back(gather_rows(alt_out, inverse));
   return predictions;
 }
@@ -186,17 +219,20 @@ PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_code
     return run_incremental(ref_codes, alt_codes, changed);
   }
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
-  // One pass over both: a batch twice the size runs the GEMMs closer to their peak.
-  Tensor both = Tensor::empty({2 * batch, length}, DType::kUInt8);
-  std::memcpy(both.data<uint8_t>(), ref_codes.contiguous().data<uint8_t>(),
-              static_cast<size_t>(batch * length));
-  std::memcpy(both.data<uint8_t>() + batch * length, alt_codes.contiguous().data<uint8_t>(),
+  const DistinctRows distinct = distinct_rows(ref_codes);
+  const auto refs = static_cast<int64_t>(distinct.rows.size());
+  // One pass over the distinct ref windows and the alt windows: a larger batch runs the GEMMs
+  // closer to their peak.
+  Tensor both = Tensor::empty({refs + batch, length}, DType::kUInt8);
+  std::memcpy(both.data<uint8_t>(), gather_rows(ref_codes, distinct.rows).data<uint8_t>(),
+              static_cast<size_t>(refs * length));
+  std::memcpy(both.data<uint8_t>() + refs * length, alt_codes.contiguous().data<uint8_t>(),
               static_cast<size_t>(batch * length));
   const std::vector<Tensor> values = forward_averaged(both);
   PairPredictions predictions;
   for (const Tensor& value : values) {
-    predictions.ref.push_back(value.slice(0, 0, batch).contiguous());
-    predictions.alt.push_back(value.slice(0, batch, 2 * batch).contiguous());
+    predictions.ref.push_back(gather_rows(value.slice(0, 0, refs).contiguous(), distinct.of_row));
+    predictions.alt.push_back(value.slice(0, refs, refs + batch).contiguous());
   }
   return predictions;
 }

@@ -108,7 +108,8 @@ TEST_CASE("incremental forward: alt windows equal full passes for SNVs, MNVs and
       CHECK(worst(ref, full_ref) < 1e-6);
       for (int64_t r = 0; r < static_cast<int64_t>(alleles.size()); ++r) {
         CAPTURE(alleles[static_cast<size_t>(r)].second);
-        const Tensor alt = plan->forward_alternate(pairs.alt.slice(0, r, r + 1), kept, r,
+        const std::vector<int64_t> row = {r};
+        const Tensor alt = plan->forward_alternate(pairs.alt.slice(0, r, r + 1), kept, row,
                                                    pairs.changed[static_cast<size_t>(r)], true);
         CHECK(worst(alt, full_alt.slice(0, r, r + 1).contiguous()) < 1e-6);
       }
@@ -120,7 +121,9 @@ TEST_CASE("incremental forward: alt windows equal full passes for SNVs, MNVs and
         }
         const Tensor full =
             train::forward_codes(*model, alt.slice(0, 0, 1).contiguous(), request)[0];
-        CHECK(worst(plan->forward_alternate(alt.slice(0, 0, 1), kept, 0, edge, true), full) < 1e-6);
+        const std::vector<int64_t> first = {0};
+        CHECK(worst(plan->forward_alternate(alt.slice(0, 0, 1), kept, first, edge, true), full) <
+              1e-6);
       }
     }
   }
@@ -156,6 +159,42 @@ TEST_CASE("incremental forward: PairForward's incremental path equals its full p
     const PairPredictions got = incremental.run(pairs.ref, pairs.alt, pairs.changed);
     CHECK(worst(got.ref[0], expected.ref[0]) < 1e-6);
     CHECK(worst(got.alt[0], expected.alt[0]) < 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace strand::variants
+
+namespace strand::variants {
+namespace {
+
+TEST_CASE("pair forward: ALTs sharing a ref window (multi-allelic) get one ref prediction") {
+  const int64_t length = 150;
+  auto model = basset_like(length, false);
+  // Rows 0-2 and 4 share their source, so their ref windows are equal (REF 'A' at the centre).
+  const Tensor source = strand::testing::random_codes(2, length + 20, 3);
+  const std::vector<std::pair<int, std::pair<std::string, std::string>>> rows = {
+      {0, {"A", "C"}}, {0, {"A", "G"}}, {0, {"A", "T"}}, {1, {"A", "G"}}, {0, {"A", "AGG"}}};
+  const auto count = static_cast<int64_t>(rows.size());
+  Tensor ref = Tensor::empty({count, length}, DType::kUInt8);
+  Tensor alt = Tensor::empty({count, length}, DType::kUInt8);
+  std::vector<ChangedRange> changed;
+  for (int64_t r = 0; r < count; ++r) {
+    const auto& [from, alleles] = rows[static_cast<size_t>(r)];
+    build_allele_windows(source.data<uint8_t>() + from * (length + 20), length, alleles.first,
+                         alleles.second, ref.data<uint8_t>() + r * length,
+                         alt.data<uint8_t>() + r * length);
+    changed.push_back(changed_range(length, alleles.first, alleles.second));
+  }
+  const std::vector<train::OutputRequest> request = {{0, true}};
+  const Tensor expected_ref = train::forward_codes(*model, ref, request)[0];
+  const Tensor expected_alt = train::forward_codes(*model, alt, request)[0];
+  for (const bool incremental : {false, true}) {
+    CAPTURE(incremental);
+    PairForward forward(*model, {{0, false, {}}}, 0, false, length, incremental);
+    const PairPredictions got = forward.run(ref, alt, changed);
+    CHECK(worst(got.ref[0], expected_ref) < 1e-6);
+    CHECK(worst(got.alt[0], expected_alt) < 1e-6);
   }
 }
 
