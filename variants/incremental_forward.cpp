@@ -169,6 +169,23 @@ std::optional<IncrementalForward> IncrementalForward::plan(Model& model, int64_t
     steps.push_back(step);
   }
   if (split == sequential->size() || spatial < 2) return std::nullopt;
+  // Convolution -> BatchNorm1D (-> ReLU): the normalisation folds into the convolution's weights
+  // and the ReLU into its bias pass, one pass over the activation instead of three. A
+  // convolution -> ReLU fuses the ReLU alone.
+  int folds = 0;
+  for (size_t i = 0; i + 1 < steps.size(); ++i) {
+    if (steps[i].kind != StepKind::kConv) continue;
+    size_t next = i + 1;
+    if (dynamic_cast<const BatchNorm1D*>(steps[next].layer) != nullptr) {
+      steps[i].fold = folds++;
+      steps[next].absorbed = true;
+      ++next;
+    }
+    if (next < steps.size() && dynamic_cast<const ReLU*>(steps[next].layer) != nullptr) {
+      steps[i].relu = true;
+      steps[next].absorbed = true;
+    }
+  }
   const bool final = sequential->output_activation(0) != Activation::kIdentity;
   const size_t end = final ? sequential->size() - 1 : sequential->size();
   if (split >= end) return std::nullopt;
@@ -181,13 +198,52 @@ Tensor IncrementalForward::run_suffix(const Tensor& split, bool activated) const
   return out.value().to(DType::kFloat32).contiguous();
 }
 
+Tensor IncrementalForward::convolve(const Step& step, const Tensor& x, const Conv1DParams& params,
+                                    const ReferenceActivations& kept) const {
+  const auto* conv = static_cast<const Conv1D*>(step.layer);
+  Tensor weight = conv->weight().value();
+  Tensor bias = conv->bias().defined() ? conv->bias().value() : Tensor();
+  if (step.fold >= 0) {
+    weight = kept.folded_weights[static_cast<size_t>(step.fold)];
+    bias = kept.folded_biases[static_cast<size_t>(step.fold)];
+  }
+  return step.relu ? ops::conv1d_relu(x, weight, bias, params)
+                   : ops::conv1d(x, weight, bias, params);
+}
+
 Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated,
                                              ReferenceActivations& kept) const {
   NoGradGuard no_grad;
   const bool was_training = model_->is_training();
   model_->eval();
   kept.inputs.clear();
+  kept.folded_weights.clear();
+  kept.folded_biases.clear();
   kept.batch = codes.size(0);
+  // The folded weights: BatchNorm1D in evaluation is y = a x + c per channel, read off the
+  // layer at x = 0 and x = 1; the convolution before it becomes (a W) x + (a b + c).
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i].fold < 0) continue;
+    const auto* conv = static_cast<const Conv1D*>(steps_[i].layer);
+    const int64_t channels = conv->out_channels(), taps = conv->in_channels() * conv->kernel_size();
+    Tensor probe = Tensor::zeros({1, channels, 2});
+    for (int64_t c = 0; c < channels; ++c) probe.data<float>()[c * 2 + 1] = 1.0f;
+    const Tensor affine = steps_[i + 1].layer->forward(Var(probe)).value().contiguous();
+    Tensor weight = conv->weight().value().contiguous().clone();
+    Tensor bias = Tensor::zeros({channels});
+    const Tensor original_bias =
+        conv->bias().defined() ? conv->bias().value().contiguous() : Tensor();
+    for (int64_t c = 0; c < channels; ++c) {
+      const float shift = affine.data<float>()[c * 2];
+      const float scale = affine.data<float>()[c * 2 + 1] - shift;
+      float* w = weight.data<float>() + c * taps;
+      for (int64_t k = 0; k < taps; ++k) w[k] *= scale;
+      const float b = original_bias.defined() ? original_bias.data<float>()[c] : 0.0f;
+      bias.data<float>()[c] = b * scale + shift;
+    }
+    kept.folded_weights.push_back(weight);
+    kept.folded_biases.push_back(bias);
+  }
   Var h(codes.contiguous());
   // Segments start at each spatial layer (whose input is kept) and run fused.
   size_t begin = 0;
@@ -195,7 +251,16 @@ Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated
     size_t end = begin + 1;
     while (end < split_ && steps_[end].kind == StepKind::kPointwise) ++end;
     if (steps_[begin].spatial_index >= 0) kept.inputs.push_back(h.value());
-    h = run_layers(*model_, begin, end, h);
+    size_t rest = begin;
+    if (steps_[begin].kind == StepKind::kConv && (steps_[begin].fold >= 0 || steps_[begin].relu)) {
+      const Step& step = steps_[begin];
+      h = Var(convolve(step, h.value(),
+                       static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length),
+                       kept));
+      rest = begin + 1;
+      while (rest < end && steps_[rest].absorbed) ++rest;
+    }
+    h = run_layers(*model_, rest, end, h);
     begin = end;
   }
   kept.split = h.value().contiguous();
@@ -225,7 +290,7 @@ Tensor IncrementalForward::forward_alternate(const Tensor& codes, const Referenc
   for (const Step& step : steps_) {
     if (range.begin >= range.end) break;  // nothing differs from here on
     if (step.kind == StepKind::kPointwise) {
-      patch = step.layer->forward(Var(patch)).value();
+      if (!step.absorbed) patch = step.layer->forward(Var(patch)).value();
       continue;
     }
     const ChangedRange out = output_range(step.kernel, step.stride, step.dilation, step.pad_left,
@@ -240,22 +305,19 @@ Tensor IncrementalForward::forward_alternate(const Tensor& codes, const Referenc
     Tensor values;
     if (step.spatial_index == 0) {
       // The first layer reads the alternate codes themselves (N, a zero column, beyond the ends).
-      const auto* conv = static_cast<const Conv1D*>(step.layer);
-      Conv1DParams params = conv->params_for_length(step.in_length);
+      Conv1DParams params =
+          static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
       params.pad_left = params.pad_right = 0;
-      const Tensor bias = conv->bias().defined() ? conv->bias().value() : Tensor();
-      values = ops::conv1d(slice_codes(alt_codes, need_begin, need_end), conv->weight().value(),
-                           bias, params);
+      values = convolve(step, slice_codes(alt_codes, need_begin, need_end), params, kept);
     } else {
       Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)], ref_rows,
                                      need_begin, need_end);
       write_positions(input, need_begin, patch, range);
       if (step.kind == StepKind::kConv) {
-        const auto* conv = static_cast<const Conv1D*>(step.layer);
-        Conv1DParams params = conv->params_for_length(step.in_length);
+        Conv1DParams params =
+            static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
         params.pad_left = params.pad_right = 0;
-        const Tensor bias = conv->bias().defined() ? conv->bias().value() : Tensor();
-        values = ops::conv1d(input, conv->weight().value(), bias, params);
+        values = convolve(step, input, params, kept);
       } else if (step.kind == StepKind::kMaxPool) {
         values = ops::max_pool1d(input, static_cast<const MaxPool1D*>(step.layer)->params()).first;
       } else {

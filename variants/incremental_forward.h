@@ -17,6 +17,7 @@
 #include "layers/layer.h"
 #include "layers/model.h"
 #include "layers/sequential.h"
+#include "ops/conv1d.h"
 #include "tensor/tensor.h"
 #include "variants/allele_windows.h"
 
@@ -27,6 +28,9 @@ struct ReferenceActivations {
   std::vector<Tensor> inputs;  ///< per spatial layer of the prefix: its input (B, C, L_in)
   Tensor split;                ///< the prefix's output (B, C, L_split)
   int64_t batch = 0;
+  /// Per convolution followed by BatchNorm1D: its weights and bias with the normalisation
+  /// folded in (the reference pass's, so that alternate windows use the same).
+  std::vector<Tensor> folded_weights, folded_biases;
 };
 
 /// Incremental alt windows for one Sequential model and input length.
@@ -60,11 +64,21 @@ class IncrementalForward {
     int64_t out_length = 0;  // positions of its output
     int64_t kernel = 1, stride = 1, dilation = 1, pad_left = 0;
     int spatial_index = -1;  // index into ReferenceActivations::inputs
+    // A convolution: the BatchNorm1D after it folded in (index into folded_weights, or -1),
+    // and the ReLU after that applied in its bias pass. A folded BatchNorm1D or ReLU step is
+    // `absorbed`.
+    int fold = -1;
+    bool relu = false;
+    bool absorbed = false;
   };
 
   IncrementalForward(Sequential& model, std::vector<Step> steps, size_t split, size_t end,
                      int64_t length);
   Tensor run_suffix(const Tensor& split, bool activated) const;
+  // A convolution step on `x` (codes or (B, C, L) floats) with padding `params`, its BatchNorm
+  // folded in and its ReLU fused as the plan says.
+  Tensor convolve(const Step& step, const Tensor& x, const Conv1DParams& params,
+                  const ReferenceActivations& kept) const;
 
   Sequential* model_;
   std::vector<Step> steps_;  // the prefix: layers [0, split_)
