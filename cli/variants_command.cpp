@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "cli/config_error.h"
 #include "cli/model_builder.h"
@@ -261,30 +262,29 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
                        figures.scored, figures.variants_per_second())
         << std::flush;
   };
+  // SIGINT/SIGTERM from here on end the run at the next batch; nothing is written.
+  std::optional<train::StopSignalGuard> stop_guard(std::in_place);
   std::vector<std::string> described;
   for (const ScoredOutput& output : scoring.outputs) {
     described.push_back(
         fmt::format("{} ({})", output.name, variants::output_kind_name(output.kind)));
   }
-  log << fmt::format(
-      "variants: {} with {} ({} bp windows; output{} {}){}{}\n", options.vcf,
-      trained.files.checkpoint.string(), scoring.input_length, described.size() == 1 ? "" : "s",
-      fmt::join(described, ", "),
-      options.rc_average ? ", averaged with the reverse complement" : "",
-      options.null_shuffles > 0
-          ? fmt::format(", {} shuffled backgrounds per variant for p-values", options.null_shuffles)
-          : "");
-
+  log << fmt::format("variants: {} with {} ({} bp windows; output{} {}){}{}\n", options.vcf,
+                     trained.files.checkpoint.string(), scoring.input_length,
+                     described.size() == 1 ? "" : "s", fmt::join(described, ", "),
+                     options.rc_average ? ", averaged with the reverse complement" : "",
+                     options.null_shuffles > 0
+                         ? fmt::format(", {} shuffled backgrounds per variant for p-values",
+                                       options.null_shuffles)
+                         : "")
+      << std::flush;
   const std::unique_ptr<variants::VariantScoreSink> sink = variants::open_score_file(
       options.out, &out,
       fmt::format("model={} fasta={} variants={}", trained.files.checkpoint.string(), options.fasta,
                   options.vcf));
-  variants::VariantSummary summary;
-  {
-    // SIGINT/SIGTERM end the run at the next batch; nothing is written.
-    const train::StopSignalGuard stop_guard;
-    summary = variants::score_variants(*trained.model, options.vcf, options.fasta, *sink, scoring);
-  }
+  const variants::VariantSummary summary =
+      variants::score_variants(*trained.model, options.vcf, options.fasta, *sink, scoring);
+  stop_guard.reset();
   if (summary.stop_signal != 0) {
     log << fmt::format("variants: interrupted by {} after {} ALT allele(s); nothing written\n",
                        train::signal_name(summary.stop_signal), summary.variants);

@@ -3,9 +3,16 @@
 // unsorted VCF for an indexed output) refused with the file and line, nothing written.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "cli_test_support.h"
 #include "test_helpers.h"
@@ -314,6 +321,54 @@ TEST_CASE("variants: --task picks columns, --null-shuffles adds p-values, bad fl
   result = run(with(scene.args(vcf, "t.tsv"), {"--ref-mismatch", "ignore"}));
   CHECK(result.status == 2);
 }
+
+#ifdef STRAND_EXE
+TEST_CASE("variants: SIGINT stops a strand variants process cleanly, exit 130, nothing written") {
+  VariantScene scene;
+  // Far more variants than the run gets through before the signal.
+  std::string body;
+  for (int i = 0; i < 300000; ++i) body += scene.snv(i % 2 ? "chr2" : "chr1", 100 + (i / 2) % 2800);
+  const std::string vcf = scene.vcf("in.vcf", body);
+  std::vector<std::string> args = scene.args(vcf, "s.tsv");
+  args.insert(args.begin(), STRAND_EXE);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = scene.dir.str("in.log");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+    }
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  REQUIRE(child > 0);
+  // The first line says scoring has started (the handler is in place).
+  bool started = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  int status = 0;
+  while (!started && std::chrono::steady_clock::now() < give_up) {
+    started = read_text(log).find(" with ") != std::string::npos;
+    if (!started && ::waitpid(child, &status, WNOHANG) == child) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (started) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(child, SIGINT);
+    REQUIRE(::waitpid(child, &status, 0) == child);
+  }
+  INFO(read_text(log));
+  REQUIRE(started);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(read_text(log).find("variants: interrupted by SIGINT") != std::string::npos);
+  CHECK(scene.outputs().empty());  // no output, index or temporary file
+}
+#endif
 
 }  // namespace
 }  // namespace strand::cli
