@@ -4,8 +4,8 @@
 // changed input, so up to the first layer that mixes all positions (Flatten, Dense, global
 // pooling) only those positions are recomputed, from the reference activation around them;
 // from that layer on the whole alternate activation runs. For Basset a SNV's alt window costs
-// about a tenth of a full pass. The results are the full pass's, up to float rounding (the
-// GEMMs see other shapes).
+// 12-15% of a full pass. The results are the full pass's, up to float rounding (the GEMMs see
+// other shapes, and BatchNorm1D is folded into the convolution before it).
 #pragma once
 
 #include <cstdint>
