@@ -180,10 +180,9 @@ class Reservoir {
   std::vector<float> values_;
 };
 
-// One ALT of a chunk: its row, and its pair (or why it has none).
+// One ALT of a chunk: why it is not scored, if it is not.
 struct ChunkRow {
   std::optional<SkipReason> skipped;
-  int64_t first_pair = -1;  // index of its first pair in the chunk's pair list
 };
 
 // A REF that differs from the FASTA, for the kError policy's message.
@@ -211,8 +210,6 @@ class ScoringRun {
                      options_.input_length, options_.incremental);
     layout_ = make_layout(options_, output_task_counts(model_, options_));
   }
-
-  const Layout& layout() const { return layout_; }
 
   VariantSummary run(VariantScoreSink& sink) {
     const Clock::time_point start = Clock::now();
@@ -419,7 +416,6 @@ class ScoringRun {
       ++summary_.scored;
       summary_.padded += near_end ? 1 : 0;
       summary_.ref_mismatches_scored += ref_matches ? 0 : 1;
-      row.first_pair = static_cast<int64_t>(pairs.size());
       const int64_t row_index = static_cast<int64_t>(rows.size()) - 1;
       const int64_t copies = shuffled ? options_.null_shuffles : 1;
       for (int64_t copy = 0; copy < copies; ++copy) {
