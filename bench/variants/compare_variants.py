@@ -18,6 +18,7 @@ bench/variants/run_variants_comparison.sh builds strand and makes the Python env
 """
 import argparse
 import math
+import os
 import pathlib
 import random
 import re
@@ -214,10 +215,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--speed-variants", type=int, default=2000)
     parser.add_argument("--speed-presets", default="basset,bpnet")
+    parser.add_argument("--wait-policy", choices=["active", "passive"],
+                        help="OMP_WAIT_POLICY for both programs (default: unset, libgomp's "
+                        "spin-then-sleep); passive suits a machine shared with other jobs")
     parser.add_argument("--scale", action="store_true")
     parser.add_argument("--scale-variants", default="100000,1000000")
     parser.add_argument("--scale-preset", default="reference")
     args = parser.parse_args()
+    if args.wait_policy:
+        os.environ["OMP_WAIT_POLICY"] = args.wait_policy
+        print(f"OMP_WAIT_POLICY={args.wait_policy} for both programs", flush=True)
     work = pathlib.Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     sim = prepare(args.strand, work, args.threads)
