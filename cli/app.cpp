@@ -29,6 +29,7 @@
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
+#include "cli/variants_command.h"
 #include "core/parse_number.h"
 #include "data/warnings.h"
 #include "layers/layer_catalog.h"
@@ -118,6 +119,7 @@ struct CommandSettings {
   PredictOptions predict;
   ExplainOptions explain;
   MarginalizeOptions marginalize;
+  VariantsOptions variants;
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
@@ -142,6 +144,16 @@ const std::vector<Command>& commands() {
        [](CommandSettings& s, std::ostream& out, std::ostream& err) {
          run_predict(s.predict, out, err);
          return 0;
+       }},
+      {"variants",
+       "Score genetic variants with a trained model. Each ALT of --vcf gets windows of the model's "
+       "input length centred on the variant (chrombpnet's rule for indels), one for REF and one "
+       "for ALT, and per task ref, alt and diff (alt - ref) of the predictions, log2fc for count "
+       "outputs and the Jensen-Shannon distance for profiles. Output: a TSV (id chrom pos ref alt, "
+       "then <task>.<score> columns) or the input VCF/BCF with the scores as INFO fields; see "
+       "docs/variants.md",
+       [](CommandSettings& s, std::ostream& out, std::ostream& err) {
+         return run_variants(s.variants, out, err);
        }},
       {"explain",
        "Explain a trained model's predictions: in-silico saturation mutagenesis (ism), "
@@ -219,6 +231,7 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
       .options(predict_keys(), settings.predict)
       .options(explain_keys(), settings.explain)
       .options(marginalize_keys(), settings.marginalize)
+      .options(variants_keys(), settings.variants)
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)

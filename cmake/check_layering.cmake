@@ -19,9 +19,10 @@ set(allowed_layers core kernels tensor autograd ops layers)
 set(allowed_optim core kernels tensor autograd ops optim)
 set(allowed_dist core kernels tensor autograd ops optim dist)
 set(allowed_train core kernels io tensor autograd ops data layers optim dist train)
+set(allowed_variants core kernels io tensor autograd ops data layers optim dist train variants)
 set(allowed_explain core kernels io tensor autograd ops data layers optim dist train explain)
-set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain cli)
-set(layers core kernels io tensor autograd ops data layers optim dist train explain cli)
+set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants cli)
+set(layers core kernels io tensor autograd ops data layers optim dist train explain variants cli)
 
 # An include line, however spaced; group 1 is the path between its quotes or brackets.
 set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")

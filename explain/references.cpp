@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "data/dinucleotide_shuffle.h"
-#include "data/rng.h"
+#include "data/counter_rng.h"
 
 namespace strand::explain {
 

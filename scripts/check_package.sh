@@ -56,7 +56,8 @@ if [[ -z "$build_dir" ]]; then
 fi
 step "install $build_dir to $prefix"
 quiet "$work_dir/install.log" cmake --install "$build_dir" --prefix "$prefix"
-for header in include/strand/tensor.h include/strand/train.h include/strand/tensor/tensor.h \
+for header in include/strand/tensor.h include/strand/train.h include/strand/variants.h \
+  include/strand/tensor/tensor.h include/strand/variants/variant_scorer.h \
   lib/cmake/strand/strandConfig.cmake share/strand/data/motifs/encode_motifs.txt.gz; do
   [[ -e "$prefix/$header" ]] || { echo "missing after install: $prefix/$header" >&2; exit 1; }
 done

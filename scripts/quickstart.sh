@@ -14,10 +14,13 @@ mode="${1:-run}"
 build_dir="${STRAND_BUILD_DIR:-build}"
 jobs="$(nproc)"
 
+# bcftools and tabix (bgzip): the variant scoring tests read VCF outputs back with `bcftools
+# query` and compress test inputs with bgzip.
 # librsvg2-bin: rsvg-convert, with which a test renders strand explain's SVG logos.
 packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
-          openmpi-bin libdnnl-dev python3-dev python3-venv librsvg2-bin)
+          openmpi-bin libdnnl-dev python3-dev python3-venv librsvg2-bin
+          bcftools tabix)
 
 install_missing() {
   local missing=()

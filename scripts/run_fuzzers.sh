@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(fasta fai bed narrowpeak dream labels safetensors config folds lists paths)
+all_targets=(fasta fai bed narrowpeak dream labels safetensors config folds lists paths vcf)
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 SECONDS [TARGET...]   (targets: ${all_targets[*]})" >&2
   exit 2

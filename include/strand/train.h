@@ -10,6 +10,7 @@
 #include "train/callback.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/code_inference.h"
 #include "train/csv_logger.h"
 #include "train/evaluation.h"
 #include "train/fit.h"

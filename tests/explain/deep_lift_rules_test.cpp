@@ -1,5 +1,5 @@
 // The DeepLIFT rule table: one row per op with an attribution rule (autograd/attribution.h), and
-// one driver that checks every row the same way, as tests/autograd/op_table_test.cpp does for
+// one driver that checks every row the same way, as tests/ops/op_table_test.cpp does for
 // gradients. For each row the driver draws an input x and a reference r (float64, seeded from
 // the row's name; every fifth element of r equal to x's, where the rescale rule falls back to
 // the derivative), runs the references' pass and the inputs' pass, and back-propagates a random

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli/cli_test_support.h"
-#include "data/bigwig.h"
+#include "data/signals/bigwig.h"
 #include "explain/logo.h"
 #include "io/npz.h"
 #include "test_helpers.h"

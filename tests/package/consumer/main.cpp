@@ -6,6 +6,7 @@
 #include <strand/optim.h>
 #include <strand/tensor.h>
 #include <strand/train.h>
+#include <strand/variants.h>
 #include <cmath>
 #include <cstdio>
 #include <vector>

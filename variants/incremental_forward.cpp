@@ -1,0 +1,346 @@
+// Incremental alternate windows (variants/incremental_forward.h).
+//
+// The prefix's layers, in order, each map a range of changed input positions [a, b) to the
+// output positions whose inputs meet it: for a convolution or pooling layer with kernel k,
+// stride s, dilation d and left padding p, output t reads inputs t*s - p + j*d (j < k), so
+// t ranges over [ceil((a + p - (k-1)d) / s), floor((b - 1 + p) / s)]. Those outputs are
+// computed from a slice of the layer's input: the reference's, with the alternate values
+// written over the changed part (and the padding's zeros, or N codes for the first layer,
+// beyond the ends). Position-wise layers (BatchNorm1D in evaluation, ReLU, Sigmoid, Dropout
+// in evaluation) run on the changed part alone.
+#include "variants/incremental_forward.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "data/encoding.h"
+#include "layers/activations.h"
+#include "layers/batch_norm.h"
+#include "layers/conv1d.h"
+#include "layers/dropout.h"
+#include "layers/fusion.h"
+#include "layers/pooling.h"
+#include "ops/conv1d.h"
+#include "ops/pooling.h"
+#include "train/evaluation.h"
+
+namespace strand::variants {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+// The changed output range of a spatial step for a changed input range (empty: begin >= end).
+ChangedRange output_range(int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_left,
+                          int64_t out_length, ChangedRange in) {
+  if (in.begin >= in.end) return {0, 0};
+  const int64_t first = ceil_div(in.begin + pad_left - (kernel - 1) * dilation, stride);
+  const int64_t last = floor_div(in.end - 1 + pad_left, stride);
+  const int64_t begin = std::max<int64_t>(first, 0);
+  const int64_t end = std::min<int64_t>(last + 1, out_length);
+  return begin < end ? ChangedRange{begin, end} : ChangedRange{0, 0};
+}
+
+// Rows `rows` and positions [begin, end) of (B, C, L) float `source`, as a new
+// (rows.size(), C, end - begin) tensor; positions outside [0, L) are zero.
+Tensor slice_positions(const Tensor& source, std::span<const int64_t> rows, int64_t begin,
+                       int64_t end) {
+  const int64_t channels = source.size(1), length = source.size(2), width = end - begin;
+  const auto count = static_cast<int64_t>(rows.size());
+  Tensor out = Tensor::zeros({count, channels, width});
+  const float* in = source.data<float>();
+  float* o = out.data<float>();
+  const int64_t from = std::max<int64_t>(begin, 0), to = std::min<int64_t>(end, length);
+  if (from >= to) return out;
+  for (int64_t r = 0; r < count; ++r) {
+    for (int64_t c = 0; c < channels; ++c) {
+      std::memcpy(o + (r * channels + c) * width + (from - begin),
+                  in + (rows[static_cast<size_t>(r)] * channels + c) * length + from,
+                  static_cast<size_t>(to - from) * sizeof(float));
+    }
+  }
+  return out;
+}
+
+// Writes (rows, C, range width) `patch` over positions [range) of (rows, C, L) `target`, which
+// starts at position `offset` of the layer's input (target position = position - offset).
+void write_positions(Tensor& target, int64_t offset, const Tensor& patch, ChangedRange range) {
+  const int64_t rows = target.size(0), channels = target.size(1), length = target.size(2);
+  const int64_t width = range.end - range.begin;
+  const int64_t from = std::max<int64_t>(range.begin, offset);
+  const int64_t to = std::min<int64_t>(range.end, offset + length);
+  if (from >= to) return;
+  const float* p = patch.data<float>();
+  float* t = target.data<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < channels; ++c) {
+      std::memcpy(t + (r * channels + c) * length + (from - offset),
+                  p + (r * channels + c) * width + (from - range.begin),
+                  static_cast<size_t>(to - from) * sizeof(float));
+    }
+  }
+}
+
+// Positions [begin, end) of (B, L) codes, N beyond the ends.
+Tensor slice_codes(const Tensor& codes, int64_t begin, int64_t end) {
+  const int64_t rows = codes.size(0), length = codes.size(1), width = end - begin;
+  Tensor out = Tensor::empty({rows, width}, DType::kUInt8);
+  const uint8_t* in = codes.data<uint8_t>();
+  uint8_t* o = out.data<uint8_t>();
+  std::memset(o, data::kCodeN, static_cast<size_t>(rows * width));
+  const int64_t from = std::max<int64_t>(begin, 0), to = std::min<int64_t>(end, length);
+  for (int64_t r = 0; from < to && r < rows; ++r) {
+    std::memcpy(o + r * width + (from - begin), in + r * length + from,
+                static_cast<size_t>(to - from));
+  }
+  return out;
+}
+
+// Whether a layer is position-wise: its output at a position depends on its input there only
+// (in evaluation mode).
+bool pointwise(const Layer& layer) {
+  return dynamic_cast<const BatchNorm1D*>(&layer) != nullptr ||
+         dynamic_cast<const ReLU*>(&layer) != nullptr ||
+         dynamic_cast<const Sigmoid*>(&layer) != nullptr ||
+         dynamic_cast<const Dropout*>(&layer) != nullptr;
+}
+
+// Runs layers [begin, end) of `model` on `x`, fusing runs as Sequential does.
+Var run_layers(const Sequential& model, size_t begin, size_t end, Var x) {
+  std::vector<Layer*> run;
+  for (size_t i = begin; i < end; ++i) run.push_back(model.layer(i).get());
+  for (size_t i = 0; i < run.size();) {
+    const std::span<Layer* const> rest(run.data() + i, run.size() - i);
+    const size_t length = model.fusion() ? fused_run_length(rest) : 1;
+    x = forward_fused_run(rest, length, x);
+    i += length;
+  }
+  return x;
+}
+
+}  // namespace
+
+IncrementalForward::IncrementalForward(Sequential& model, std::vector<Step> steps, size_t split,
+                                       size_t end, int64_t length)
+    : model_(&model), steps_(std::move(steps)), split_(split), end_(end), length_(length) {}
+
+std::optional<IncrementalForward> IncrementalForward::plan(Model& model, int64_t length) {
+  auto* sequential = dynamic_cast<Sequential*>(&model);
+  if (sequential == nullptr || sequential->size() < 2) return std::nullopt;
+  if (train::model_device(model) != Device::cpu()) return std::nullopt;
+  if (dynamic_cast<const Conv1D*>(sequential->layer(0).get()) == nullptr) return std::nullopt;
+  std::vector<Step> steps;
+  Shape shape = {length};
+  size_t split = 0;
+  int spatial = 0;
+  for (; split < sequential->size(); ++split) {
+    Layer& layer = *sequential->layer(split);
+    Step step;
+    step.layer = &layer;
+    step.in_length = shape.back();
+    if (const auto* conv = dynamic_cast<const Conv1D*>(&layer)) {
+      const Conv1DParams params = conv->params_for_length(step.in_length);
+      step.kind = StepKind::kConv;
+      step.kernel = conv->kernel_size();
+      step.stride = params.stride;
+      step.dilation = params.dilation;
+      step.pad_left = params.pad_left;
+    } else if (const auto* max_pool = dynamic_cast<const MaxPool1D*>(&layer)) {
+      step.kind = StepKind::kMaxPool;
+      step.kernel = max_pool->params().kernel;
+      step.stride = max_pool->params().stride;
+    } else if (const auto* avg_pool = dynamic_cast<const AvgPool1D*>(&layer)) {
+      step.kind = StepKind::kAvgPool;
+      step.kernel = avg_pool->params().kernel;
+      step.stride = avg_pool->params().stride;
+    } else if (!pointwise(layer)) {
+      break;  // the first position-mixing layer
+    }
+    try {
+      shape = layer.output_shape(shape);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    if (shape.size() != 2) return std::nullopt;
+    step.out_length = shape.back();
+    if (step.kind != StepKind::kPointwise) step.spatial_index = spatial++;
+    steps.push_back(step);
+  }
+  if (split == sequential->size() || spatial < 2) return std::nullopt;
+  // Convolution -> BatchNorm1D (-> ReLU): the normalisation folds into the convolution's weights
+  // and the ReLU into its bias pass, one pass over the activation instead of three. A
+  // convolution -> ReLU fuses the ReLU alone.
+  int folds = 0;
+  for (size_t i = 0; i + 1 < steps.size(); ++i) {
+    if (steps[i].kind != StepKind::kConv) continue;
+    size_t next = i + 1;
+    if (dynamic_cast<const BatchNorm1D*>(steps[next].layer) != nullptr) {
+      steps[i].fold = folds++;
+      steps[next].absorbed = true;
+      ++next;
+    }
+    if (next < steps.size() && dynamic_cast<const ReLU*>(steps[next].layer) != nullptr) {
+      steps[i].relu = true;
+      steps[next].absorbed = true;
+    }
+  }
+  const bool final = sequential->output_activation(0) != Activation::kIdentity;
+  const size_t end = final ? sequential->size() - 1 : sequential->size();
+  if (split >= end) return std::nullopt;
+  return IncrementalForward(*sequential, std::move(steps), split, end, length);
+}
+
+Tensor IncrementalForward::run_suffix(const Tensor& split, bool activated) const {
+  Var out = run_layers(*model_, split_, end_, Var(split));
+  if (activated) out = apply_activation(model_->output_activation(0), out);
+  return out.value().to(DType::kFloat32).contiguous();
+}
+
+Tensor IncrementalForward::convolve(const Step& step, const Tensor& x, const Conv1DParams& params,
+                                    const ReferenceActivations& kept) const {
+  const auto* conv = static_cast<const Conv1D*>(step.layer);
+  Tensor weight = conv->weight().value();
+  Tensor bias = conv->bias().defined() ? conv->bias().value() : Tensor();
+  if (step.fold >= 0) {
+    weight = kept.folded_weights[static_cast<size_t>(step.fold)];
+    bias = kept.folded_biases[static_cast<size_t>(step.fold)];
+  }
+  // Base codes through their one-hot floats: an im2col + GEMM convolution, which for a first
+  // layer of many filters (Basset's 300, BPNet's 64) is several times faster than the one-hot
+  // gather (same values: N is an all-zero column in both).
+  const Tensor input = x.dtype() == DType::kUInt8 ? ops::one_hot(x, weight.dtype()) : x;
+  return step.relu ? ops::conv1d_relu(input, weight, bias, params)
+                   : ops::conv1d(input, weight, bias, params);
+}
+
+Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated,
+                                             ReferenceActivations& kept) const {
+  NoGradGuard no_grad;
+  const bool was_training = model_->is_training();
+  model_->eval();
+  kept.inputs.clear();
+  kept.folded_weights.clear();
+  kept.folded_biases.clear();
+  kept.batch = codes.size(0);
+  // The folded weights: BatchNorm1D in evaluation is y = a x + c per channel, read off the
+  // layer at x = 0 and x = 1; the convolution before it becomes (a W) x + (a b + c).
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i].fold < 0) continue;
+    const auto* conv = static_cast<const Conv1D*>(steps_[i].layer);
+    const int64_t channels = conv->out_channels(), taps = conv->in_channels() * conv->kernel_size();
+    Tensor probe = Tensor::zeros({1, channels, 2});
+    for (int64_t c = 0; c < channels; ++c) probe.data<float>()[c * 2 + 1] = 1.0f;
+    const Tensor affine = steps_[i + 1].layer->forward(Var(probe)).value().contiguous();
+    Tensor weight = conv->weight().value().contiguous().clone();
+    Tensor bias = Tensor::zeros({channels});
+    const Tensor original_bias =
+        conv->bias().defined() ? conv->bias().value().contiguous() : Tensor();
+    for (int64_t c = 0; c < channels; ++c) {
+      const float shift = affine.data<float>()[c * 2];
+      const float scale = affine.data<float>()[c * 2 + 1] - shift;
+      float* w = weight.data<float>() + c * taps;
+      for (int64_t k = 0; k < taps; ++k) w[k] *= scale;
+      const float b = original_bias.defined() ? original_bias.data<float>()[c] : 0.0f;
+      bias.data<float>()[c] = b * scale + shift;
+    }
+    kept.folded_weights.push_back(weight);
+    kept.folded_biases.push_back(bias);
+  }
+  Var h(codes.contiguous());
+  // Segments start at each spatial layer (whose input is kept) and run fused.
+  size_t begin = 0;
+  while (begin < split_) {
+    size_t end = begin + 1;
+    while (end < split_ && steps_[end].kind == StepKind::kPointwise) ++end;
+    if (steps_[begin].spatial_index >= 0) kept.inputs.push_back(h.value());
+    size_t rest = begin;
+    if (steps_[begin].kind == StepKind::kConv &&
+        (begin == 0 || steps_[begin].fold >= 0 || steps_[begin].relu)) {
+      const Step& step = steps_[begin];
+      h = Var(convolve(step, h.value(),
+                       static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length),
+                       kept));
+      rest = begin + 1;
+      while (rest < end && steps_[rest].absorbed) ++rest;
+    }
+    h = run_layers(*model_, rest, end, h);
+    begin = end;
+  }
+  kept.split = h.value().contiguous();
+  Tensor out = run_suffix(kept.split, activated);
+  model_->train(was_training);
+  return out;
+}
+
+Tensor IncrementalForward::forward_alternate(const Tensor& codes, const ReferenceActivations& kept,
+                                             std::span<const int64_t> ref_rows,
+                                             ChangedRange changed, bool activated) const {
+  NoGradGuard no_grad;
+  const bool was_training = model_->is_training();
+  model_->eval();
+  const int64_t rows = codes.size(0);
+  STRAND_CHECK(
+      codes.dim() == 2 && codes.size(1) == length_ && static_cast<int64_t>(ref_rows.size()) == rows,
+      "IncrementalForward: alternate codes {} with {} reference rows", codes.describe(),
+      ref_rows.size());
+  for (const int64_t row : ref_rows) {
+    STRAND_CHECK(row >= 0 && row < kept.batch,
+                 "IncrementalForward: reference row {} of a batch of {}", row, kept.batch);
+  }
+  const Tensor alt_codes = codes.contiguous();
+  ChangedRange range{std::max<int64_t>(changed.begin, 0), std::min<int64_t>(changed.end, length_)};
+  Tensor patch;  // (rows, C, range width) alternate values on `range` of the current layer
+  for (const Step& step : steps_) {
+    if (range.begin >= range.end) break;  // nothing differs from here on
+    if (step.kind == StepKind::kPointwise) {
+      if (!step.absorbed) patch = step.layer->forward(Var(patch)).value();
+      continue;
+    }
+    const ChangedRange out = output_range(step.kernel, step.stride, step.dilation, step.pad_left,
+                                          step.out_length, range);
+    if (out.begin >= out.end) {
+      range = out;
+      break;
+    }
+    const int64_t need_begin = out.begin * step.stride - step.pad_left;
+    const int64_t need_end =
+        (out.end - 1) * step.stride - step.pad_left + (step.kernel - 1) * step.dilation + 1;
+    Tensor values;
+    if (step.spatial_index == 0) {
+      // The first layer reads the alternate codes themselves (N, a zero column, beyond the ends).
+      Conv1DParams params =
+          static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
+      params.pad_left = params.pad_right = 0;
+      values = convolve(step, slice_codes(alt_codes, need_begin, need_end), params, kept);
+    } else {
+      Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)], ref_rows,
+                                     need_begin, need_end);
+      write_positions(input, need_begin, patch, range);
+      if (step.kind == StepKind::kConv) {
+        Conv1DParams params =
+            static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
+        params.pad_left = params.pad_right = 0;
+        values = convolve(step, input, params, kept);
+      } else if (step.kind == StepKind::kMaxPool) {
+        values = ops::max_pool1d(input, static_cast<const MaxPool1D*>(step.layer)->params()).first;
+      } else {
+        values = ops::avg_pool1d(input, static_cast<const AvgPool1D*>(step.layer)->params());
+      }
+    }
+    STRAND_CHECK(values.size(2) == out.end - out.begin,
+                 "IncrementalForward: layer {} gave {} positions for a range of {}",
+                 step.layer->type_name(), values.size(2), out.end - out.begin);
+    patch = values.contiguous();
+    range = out;
+  }
+  const int64_t split_length = kept.split.size(2);
+  Tensor split = slice_positions(kept.split, ref_rows, 0, split_length);
+  if (range.begin < range.end) write_positions(split, 0, patch.contiguous(), range);
+  Tensor out = run_suffix(split, activated);
+  model_->train(was_training);
+  return out;
+}
+
+}  // namespace strand::variants

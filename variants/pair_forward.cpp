@@ -1,0 +1,240 @@
+// Forward passes over window pairs (variants/pair_forward.h).
+#include "variants/pair_forward.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "data/encoding.h"
+#include "train/code_inference.h"
+
+namespace strand::variants {
+
+Tensor reverse_complement_rows(const Tensor& codes) {
+  const Tensor source = codes.contiguous();
+  Tensor out = Tensor::empty(source.shape(), DType::kUInt8);
+  const int64_t rows = source.size(0), length = source.size(1);
+  const uint8_t* in = source.data<uint8_t>();
+  uint8_t* o = out.data<uint8_t>();
+  std::memcpy(o, in, static_cast<size_t>(rows * length));
+  for (int64_t r = 0; r < rows; ++r)
+    data::reverse_complement(o + r * length, static_cast<size_t>(length));
+  return out;
+}
+
+namespace {
+
+// Rows `order` of (B, ...) `source`, as a new contiguous tensor.
+Tensor gather_rows(const Tensor& source, const std::vector<int64_t>& order) {
+  const Tensor in = source.contiguous();
+  Shape shape = in.shape();
+  shape[0] = static_cast<int64_t>(order.size());
+  Tensor out = Tensor::empty(shape, in.dtype());
+  const size_t row_bytes = static_cast<size_t>(in.numel() / in.size(0)) * dtype_size(in.dtype());
+  const auto* from = static_cast<const uint8_t*>(in.raw_data());
+  auto* to = static_cast<uint8_t*>(out.raw_data());
+  for (size_t r = 0; r < order.size(); ++r) {
+    std::memcpy(to + r * row_bytes, from + static_cast<size_t>(order[r]) * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+// `first` and `second` ((B1, ...) and (B2, ...)) stacked along the rows.
+Tensor stack_rows(const Tensor& first, const Tensor& second) {
+  if (!first.defined() || first.size(0) == 0) return second;
+  if (!second.defined() || second.size(0) == 0) return first;
+  Shape shape = first.shape();
+  shape[0] += second.size(0);
+  Tensor out = Tensor::empty(shape, first.dtype());
+  const size_t a = static_cast<size_t>(first.numel()) * dtype_size(first.dtype());
+  std::memcpy(out.raw_data(), first.contiguous().raw_data(), a);
+  std::memcpy(static_cast<uint8_t*>(out.raw_data()) + a, second.contiguous().raw_data(),
+              static_cast<size_t>(second.numel()) * dtype_size(second.dtype()));
+  return out;
+}
+
+// The distinct rows of (B, L) codes: `rows` the first row of each, `of_row` (B) which of them
+// each row equals. A multi-allelic record's ALTs share their ref window.
+struct DistinctRows {
+  std::vector<int64_t> rows;
+  std::vector<int64_t> of_row;
+};
+
+DistinctRows distinct_rows(const Tensor& codes) {
+  const Tensor in = codes.contiguous();
+  const int64_t batch = in.size(0), length = in.size(1);
+  const auto* data = in.data<uint8_t>();
+  std::unordered_map<std::string_view, int64_t> seen;
+  DistinctRows distinct;
+  for (int64_t r = 0; r < batch; ++r) {
+    const std::string_view row(reinterpret_cast<const char*>(data + r * length),
+                               static_cast<size_t>(length));
+    const auto [it, added] = seen.emplace(row, static_cast<int64_t>(distinct.rows.size()));
+    if (added) distinct.rows.push_back(r);
+    distinct.of_row.push_back(it->second);
+  }
+  return distinct;
+}
+
+// The smallest range holding every non-empty range of `ranges`.
+ChangedRange union_of(std::span<const ChangedRange> ranges) {
+  ChangedRange all{0, 0};
+  bool any = false;
+  for (const ChangedRange& r : ranges) {
+    if (r.begin >= r.end) continue;
+    all = any ? ChangedRange{std::min(all.begin, r.begin), std::max(all.end, r.end)} : r;
+    any = true;
+  }
+  return all;
+}
+
+}  // namespace
+
+PairForward::PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
+                         bool rc_average, int64_t length, bool incremental)
+    : model_(&model),
+      outputs_(std::move(outputs)),
+      control_tracks_(control_tracks),
+      rc_average_(rc_average) {
+  // The incremental path serves a Sequential's one (B, T) output.
+  if (incremental && control_tracks_ == 0 && outputs_.size() == 1 && outputs_[0].index == 0 &&
+      !outputs_[0].profile) {
+    incremental_ = IncrementalForward::plan(model, length);
+  }
+}
+
+std::vector<Tensor> PairForward::forward(const Tensor& codes) {
+  std::vector<train::OutputRequest> requests;
+  for (const PairOutput& output : outputs_) requests.push_back({output.index, !output.profile});
+  return train::forward_codes(*model_, codes, requests, control_tracks_);
+}
+
+std::vector<Tensor> PairForward::forward_averaged(const Tensor& codes) {
+  std::vector<Tensor> forward_values = forward(codes);
+  if (!rc_average_) return forward_values;
+  const std::vector<Tensor> reverse_values = forward(reverse_complement_rows(codes));
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    Tensor& f = forward_values[o];
+    const Tensor& r = reverse_values[o];
+    float* fv = f.data<float>();
+    const float* rv = r.data<float>();
+    if (!outputs_[o].profile) {
+      for (int64_t i = 0; i < f.numel(); ++i) fv[i] = 0.5f * (fv[i] + rv[i]);
+      continue;
+    }
+    STRAND_CHECK(f.dim() == 3, "rc average: profile output is {}, expected (B, S, Lp)",
+                 f.describe());
+    const int64_t batch = f.size(0), tracks = f.size(1), positions = f.size(2);
+    const std::vector<int64_t>& reverse = outputs_[o].reverse_tracks;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t s = 0; s < tracks; ++s) {
+        const int64_t mapped = reverse.empty() ? s : reverse[static_cast<size_t>(s)];
+        float* row = fv + (b * tracks + s) * positions;
+        const float* other = rv + (b * tracks + mapped) * positions;
+        for (int64_t j = 0; j < positions; ++j) {
+          row[j] = 0.5f * (row[j] + other[positions - 1 - j]);
+        }
+      }
+    }
+  }
+  return forward_values;
+}
+
+PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
+                                             std::span<const ChangedRange> changed) {
+  const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
+  const DistinctRows distinct = distinct_rows(ref_codes);
+  const Tensor ref = gather_rows(ref_codes, distinct.rows);
+  // Narrow changes (SNVs, MNVs) first, then wide ones (indels: from the centre to the end),
+  // each group's alt windows computed for the union of its ranges.
+  std::vector<int64_t> order(static_cast<size_t>(batch));
+  std::iota(order.begin(), order.end(), 0);
+  const auto narrow = [&](int64_t i) {
+    const ChangedRange& r = changed[static_cast<size_t>(i)];
+    return r.end - r.begin <= length / 4;
+  };
+  std::stable_partition(order.begin(), order.end(), narrow);
+  const auto narrow_count = static_cast<size_t>(std::count_if(order.begin(), order.end(), narrow));
+  std::vector<ChangedRange> sorted;
+  std::vector<int64_t> alt_ref;  // per alt row (in `order`): its row of `ref`
+  for (const int64_t i : order) {
+    sorted.push_back(changed[static_cast<size_t>(i)]);
+    alt_ref.push_back(distinct.of_row[static_cast<size_t>(i)]);
+  }
+  const std::span<const ChangedRange> all(sorted);
+  const std::span<const int64_t> refs(alt_ref);
+  const ChangedRange first_range = union_of(all.subspan(0, narrow_count));
+  const ChangedRange second_range = union_of(all.subspan(narrow_count));
+  const Tensor alt = gather_rows(alt_codes, order);
+  const auto n = static_cast<int64_t>(narrow_count);
+  const auto predict = [&](const Tensor& r, const Tensor& a, ChangedRange first,
+                           ChangedRange second) {
+    ReferenceActivations kept;
+    Tensor ref_out = incremental_->forward_reference(r, true, kept);
+    Tensor alt_first, alt_second;
+    if (n > 0) {
+      alt_first = incremental_->forward_alternate(a.slice(0, 0, n), kept,
+                                                  refs.subspan(0, narrow_count), first, true);
+    }
+    if (n < batch) {
+      alt_second = incremental_->forward_alternate(a.slice(0, n, batch), kept,
+                                                   refs.subspan(narrow_count), second, true);
+    }
+    return std::pair<Tensor, Tensor>(ref_out, stack_rows(alt_first, alt_second));
+  };
+  auto [ref_out, alt_out] = predict(ref, alt, first_range, second_range);
+  if (rc_average_) {
+    const auto mirror = [length](ChangedRange r) {
+      return r.begin >= r.end ? r : ChangedRange{length - r.end, length - r.begin};
+    };
+    const auto [ref_rc, alt_rc] =
+        predict(reverse_complement_rows(ref), reverse_complement_rows(alt), mirror(first_range),
+                mirror(second_range));
+    for (auto [mine, other] : {std::pair{&ref_out, &ref_rc}, std::pair{&alt_out, &alt_rc}}) {
+      float* m = mine->data<float>();
+      const float* o = other->data<float>();
+      for (int64_t i = 0; i < mine->numel(); ++i) m[i] = 0.5f * (m[i] + o[i]);
+    }
+  }
+  // Back to the input's order.
+  std::vector<int64_t> inverse(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    inverse[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
+  }
+  PairPredictions predictions;
+  predictions.ref.push_back(gather_rows(ref_out, distinct.of_row));
+  predictions.alt.push_back(gather_rows(alt_out, inverse));
+  return predictions;
+}
+
+PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_codes,
+                                 std::span<const ChangedRange> changed) {
+  STRAND_CHECK(ref_codes.shape() == alt_codes.shape(),
+               "PairForward: ref windows {} and alt windows {} differ in shape",
+               ref_codes.describe(), alt_codes.describe());
+  if (incremental_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
+    return run_incremental(ref_codes, alt_codes, changed);
+  }
+  const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
+  const DistinctRows distinct = distinct_rows(ref_codes);
+  const auto refs = static_cast<int64_t>(distinct.rows.size());
+  // One pass over the distinct ref windows and the alt windows: a larger batch runs the GEMMs
+  // closer to their peak.
+  Tensor both = Tensor::empty({refs + batch, length}, DType::kUInt8);
+  std::memcpy(both.data<uint8_t>(), gather_rows(ref_codes, distinct.rows).data<uint8_t>(),
+              static_cast<size_t>(refs * length));
+  std::memcpy(both.data<uint8_t>() + refs * length, alt_codes.contiguous().data<uint8_t>(),
+              static_cast<size_t>(batch * length));
+  const std::vector<Tensor> values = forward_averaged(both);
+  PairPredictions predictions;
+  for (const Tensor& value : values) {
+    predictions.ref.push_back(gather_rows(value.slice(0, 0, refs).contiguous(), distinct.of_row));
+    predictions.alt.push_back(value.slice(0, refs, refs + batch).contiguous());
+  }
+  return predictions;
+}
+
+}  // namespace strand::variants

@@ -1,0 +1,67 @@
+// PairForward: a model's predictions for batches of (ref, alt) window pairs, averaged with the
+// reverse complement's on request. The scorer's one way into the model.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "layers/model.h"
+#include "tensor/tensor.h"
+#include "variants/allele_windows.h"
+#include "variants/incremental_forward.h"
+
+namespace strand::variants {
+
+/// One output to predict.
+struct PairOutput {
+  size_t index = 0;      ///< the model's output index
+  bool profile = false;  ///< (B, S, Lp) logits (before the softmax); else (B, T) predictions
+  /// Profiles under reverse complement: the track each track becomes; empty: identity.
+  std::vector<int64_t> reverse_tracks;
+};
+
+/// Predictions for B pairs: per requested output, the ref windows' and the alt windows'.
+struct PairPredictions {
+  std::vector<Tensor> ref;  ///< per output: (B, T) or (B, S, Lp) float32, contiguous, CPU
+  std::vector<Tensor> alt;  ///< the same for the alt windows
+};
+
+/// Runs a model over window pairs.
+class PairForward {
+ public:
+  /// `control_tracks`: zeros fed to a model with a control input. With `rc_average` each
+  /// prediction is the mean of the window's and its reverse complement's: (B, T) outputs
+  /// average their predictions (as `strand predict --rc-average`), profiles their logits, the
+  /// reverse complement's positions reversed and tracks mapped by reverse_tracks (as
+  /// chrombpnet's scorer averages them). With `incremental`, a model IncrementalForward can
+  /// plan for (`length`-base windows) computes alt windows from the ref windows' activations.
+  PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
+              bool rc_average, int64_t length = 0, bool incremental = false);
+
+  /// Predictions for ref_codes and alt_codes ((B, L) uint8 each); `changed` (B ranges, or
+  /// empty: anywhere) says where each alt window may differ from its ref window.
+  PairPredictions run(const Tensor& ref_codes, const Tensor& alt_codes,
+                      std::span<const ChangedRange> changed = {});
+
+  /// Whether alt windows are computed incrementally.
+  bool incremental() const { return incremental_.has_value(); }
+
+ private:
+  std::vector<Tensor> forward(const Tensor& codes);
+  std::vector<Tensor> forward_averaged(const Tensor& codes);
+  PairPredictions run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
+                                  std::span<const ChangedRange> changed);
+
+  Model* model_;
+  std::vector<PairOutput> outputs_;
+  int64_t control_tracks_;
+  bool rc_average_;
+  std::optional<IncrementalForward> incremental_;
+};
+
+/// The reverse complement of each row of (B, L) base codes, as a new tensor.
+Tensor reverse_complement_rows(const Tensor& codes);
+
+}  // namespace strand::variants
