@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   config.labels = {LabelKind::kReal, false};
   config.window = 1000;
   config.batch_size = 64;
-  config.threads = 2;
+  config.loader_threads = 2;
   config.rc_probability = 0.0;
   int64_t epochs = 3;
   for (int i = 3; i + 1 < argc; i += 2) {
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     } else if (flag == "--batch") {
       config.batch_size = std::atoll(value);
     } else if (flag == "--threads") {
-      config.threads = std::atoi(value);
+      config.loader_threads = std::atoi(value);
     } else if (flag == "--epochs") {
       epochs = std::atoll(value);
     } else if (flag == "--jitter") {

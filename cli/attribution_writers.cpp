@@ -8,10 +8,10 @@
 
 #include "cli/config_error.h"
 #include "cli/scoring_inputs.h"
-#include "data/signals/bigwig.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
+#include "data/signals/bigwig.h"
 #include "io/atomic_file.h"
 #include "io/npz.h"
 

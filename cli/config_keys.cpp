@@ -230,7 +230,8 @@ const std::vector<ConfigKey>& config_keys() {
        .flag = "--test-intervals",
        .help = "Test intervals or labels; empty: no test metrics",
        .commands = run},
-      // ---- tasks, splits of one file and negatives (data/intervals/splits.h, data/intervals/negatives.h) ----
+      // ---- tasks, splits of one file and negatives (data/intervals/splits.h,
+      // data/intervals/negatives.h) ----
       {.key = "data.label_columns",
        .field = columns_field(
            [](auto& c) -> auto& { return c.data.files.loader.label_columns; }, 4),

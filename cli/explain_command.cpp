@@ -132,45 +132,18 @@ Tensor logo_scores(const Tensor& scores, const Tensor& codes, bool ism) {
 }
 
 void check_flags(const ExplainOptions& o) {
-  static const std::vector<std::string> kMethods = {"ism", "deeplift_shap", "gradient",
-                                                    "input_x_gradient"};
-  if (std::find(kMethods.begin(), kMethods.end(), o.method) == kMethods.end()) {
-    throw ConfigError(fmt::format(
-        "--method: '{}' is not one of ism, deeplift_shap, gradient, input_x_gradient", o.method));
-  }
   if (o.outs.empty() && o.plot.empty()) {
     throw ConfigError("--out: give at least one output file (.npz, .tsv or .bw), or --plot");
   }
   const bool ism = o.method == "ism", shap = o.method == "deeplift_shap";
   if (!o.positions.empty() && !ism) throw ConfigError("--positions: goes with --method ism");
   if (o.ism_path != "auto" && !ism) throw ConfigError("--ism-path: goes with --method ism");
-  if (o.ism_path != "auto" && o.ism_path != "fast" && o.ism_path != "brute") {
-    throw ConfigError(fmt::format("--ism-path: '{}' is not one of auto, fast, brute", o.ism_path));
-  }
   if (!shap) {
     for (const auto& [given, flag] : {std::pair{!o.reference_fasta.empty(), "--reference-fasta"},
                                       std::pair{!o.save_references.empty(), "--save-references"},
                                       std::pair{!o.deviations.empty(), "--deviations"}}) {
       if (given) throw ConfigError(fmt::format("{}: goes with --method deeplift_shap", flag));
     }
-  }
-  if (o.references < 1) {
-    throw ConfigError(
-        fmt::format("--references: DeepLIFT/SHAP needs at least one reference per sequence, got {}",
-                    o.references));
-  }
-  if (o.batch_size < 0) {
-    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", o.batch_size));
-  }
-  if (o.threads < 0) {
-    throw ConfigError(fmt::format("--threads: must be >= 0 (0 = every core), got {}", o.threads));
-  }
-  if (o.inputs.step && *o.inputs.step < 1) {
-    throw ConfigError(fmt::format("--step: must be >= 1, got {}", *o.inputs.step));
-  }
-  if (o.inputs.step && o.inputs.tiles.empty()) throw ConfigError("--step: goes with --tile");
-  if (o.inputs.window && *o.inputs.window < 0) {
-    throw ConfigError(fmt::format("--window: must be >= 0, got {}", *o.inputs.window));
   }
   if (!o.plot.empty() && !o.plot.ends_with(".svg")) {
     throw ConfigError(fmt::format("--plot: '{}' must end in .svg", o.plot));
@@ -300,9 +273,6 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   omp_set_num_threads(resolved_threads(config));
   ScoringInputs inputs = options.inputs;
   inputs.command = "explain";
-  if (!inputs.tiles.empty() && (inputs.fasta.empty() || !inputs.intervals.empty())) {
-    throw ConfigError("--tile: takes --fasta (the genome to tile) and no --intervals");
-  }
   const DataSplit split = build_scoring_split(inputs, config);
   const int64_t length = split.source->length();
   TrainedModel trained = load_trained_model(files, config, length);

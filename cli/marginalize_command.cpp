@@ -156,15 +156,6 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   if (pair && !options.position.empty()) {
     throw ConfigError("--position: places a single motif; a pair is centred at each --spacing");
   }
-  if (options.backgrounds < 0) {
-    throw ConfigError(fmt::format("--backgrounds: must be >= 0, got {}", options.backgrounds));
-  }
-  if (options.batch_size < 1) {
-    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", options.batch_size));
-  }
-  if (options.threads < 0) {
-    throw ConfigError(fmt::format("--threads: must be >= 0, got {}", options.threads));
-  }
   // The motifs (a MEME file is parsed, file:line errors, before any model is loaded).
   std::vector<data::Motif> meme;
   if (!options.meme.empty()) {

@@ -35,8 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-
 // The TSV goes to standard output with `--out -`; messages then go to the error stream.
 std::ostream& message_stream(const PredictOptions& options, std::ostream& out, std::ostream& err) {
   return options.out == "-" ? err : out;
@@ -46,7 +44,6 @@ std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
-
 
 // The loader predictions read: plan order, both strands with --rc-average.
 std::unique_ptr<data::DataLoader> prediction_loader(const DataSplit& split, int64_t batch_size,
@@ -367,10 +364,11 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     tasks = data::SequenceSource::default_task_names(columns);
   }
   const int64_t n = split.source->size();
-  const std::string text = out_format == "bedgraph" ? bedgraph_table(split, scores, columns,
-                                                                     bedgraph_task(options, tasks),
-                                                                     options.inputs.step.value_or(length))
-                                                    : tsv_table(split, scores, tasks);
+  const std::string text =
+      out_format == "bedgraph"
+          ? bedgraph_table(split, scores, columns, bedgraph_task(options, tasks),
+                           options.inputs.step.value_or(length))
+          : tsv_table(split, scores, tasks);
   write_table(options, text, n, out, log);
   return n;
 }

@@ -16,9 +16,9 @@ namespace strand::cli {
 
 /// The settings of `strand predict`, set by its flags (predict_keys()).
 struct PredictOptions {
-  std::string model;     // a run directory or a checkpoint file
-  std::string config;    // config.json to build the model from (default: the run's)
-  ScoringInputs inputs;  // the sequences scored (cli/scoring_inputs.h)
+  std::string model;        // a run directory or a checkpoint file
+  std::string config;       // config.json to build the model from (default: the run's)
+  ScoringInputs inputs;     // the sequences scored (cli/scoring_inputs.h)
   bool rc_average = false;  // average each score with the reverse complement's
   std::string out;          // a TSV or bedGraph path, or "-" for standard output
   std::string out_format;   // tsv or bedgraph; default: bedgraph for .bedgraph/.bg

@@ -129,13 +129,14 @@ DataSplit interval_file_split(const ScoringInputs& options, const RunConfig& con
 }
 
 // An unlabelled split of windows that are exactly the intervals of `set`.
-DataSplit window_split(const std::string& command, data::FastaReader reader, data::IntervalSet set, int64_t window) {
+DataSplit window_split(const std::string& command, data::FastaReader reader, data::IntervalSet set,
+                       int64_t window) {
   data::IntervalSourceOptions source_options;
   source_options.window = window;
   source_options.use_summit = false;
   source_options.labels = {data::LabelKind::kReal, false};
   return describe_split(command, std::make_shared<data::IntervalSource>(
-                                    std::move(reader), std::move(set), source_options));
+                                     std::move(reader), std::move(set), source_options));
 }
 
 // --tile REGION...: windows every `step` bases; regions sorted and not overlapping, so a

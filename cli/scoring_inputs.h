@@ -25,7 +25,7 @@ struct ScoringInputs {
   std::string fasta;
   std::string intervals;                       ///< intervals or a records label TSV
   std::optional<data::IntervalFormat> format;  ///< default: the run's data format, else bed
-  std::vector<int> label_columns;  ///< bed/narrowpeak columns whose labels are copied
+  std::vector<int> label_columns;              ///< bed/narrowpeak columns whose labels are copied
   std::vector<std::string> tiles;  ///< regions to tile ("chr1:1-1000000"), samtools syntax
   std::optional<int64_t> step;     ///< bases between tiles; default: the window
   bool center = false;             ///< FASTA records longer than the window: their centre
@@ -79,14 +79,16 @@ std::vector<ConfigKey> scoring_keys(const std::string& command, const std::strin
        .help = "Intervals (bed incl. BED3/BED6, narrowpeak, dream) or records label TSV",
        .commands = commands},
       {.key = "format",
-       .field = enum_field<Options>([](auto& o) -> auto& { return o.inputs.format; },
-                                    data::interval_format_names(), data::parse_interval_format),
+       .field = enum_field<Options>(
+           [](auto& o) -> auto& { return o.inputs.format; }, data::interval_format_names(),
+           data::parse_interval_format),
        .flag = "--format",
        .help = "Format of --intervals",
        .commands = commands,
        .unset = "the run's"},
       {.key = "label-columns",
-       .field = columns_field<Options>([](auto& o) -> auto& { return o.inputs.label_columns; }, 4),
+       .field = columns_field<Options>(
+           [](auto& o) -> auto& { return o.inputs.label_columns; }, 4),
        .flag = "--label-columns",
        .help = "bed/narrowpeak label columns copied to the output, 4-167 or 4,6 (default: the "
                "run's, else bed 4 / narrowpeak 7, when the first interval has labels there)",

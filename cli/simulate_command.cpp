@@ -9,9 +9,9 @@
 #include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "data/data_error.h"
-#include "data/meme.h"
 #include "data/list_syntax.h"
 #include "data/loader/available_memory.h"
+#include "data/meme.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "data/simulation/profile_simulation.h"
@@ -262,7 +262,8 @@ void run_sequence_simulation(const SimulateOptions& o, const RunConfig& config, 
         fmt::format("the simulated dataset ({} sequences of {} bases) would", sequences,
                     sim.seq_length),
         "lower the number of sequences or --length");
-    const data::SequenceDataset all = simulate_sequences(o, config.data.simulated, sequence_config, motifs);
+    const data::SequenceDataset all =
+        simulate_sequences(o, config.data.simulated, sequence_config, motifs);
     splits = data::split_dataset(all, sim.test_size, sim.validation_size, config.seed);
   } catch (const std::invalid_argument& error) {
     throw ConfigError(fmt::format("{}: {}", o.simulation, error.what()));

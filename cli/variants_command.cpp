@@ -16,6 +16,7 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/trained_model.h"
+#include "cli/variant_outputs.h"
 #include "data/data_error.h"
 #include "data/loader/loader_config.h"
 #include "data/signals/signal_tracks.h"
@@ -44,143 +45,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
   return parts;
 }
-
-// The target an output of a graph trains on ("labels" for a layer list).
-std::string output_target(const RunConfig& config, const std::string& name) {
-  for (const OutputSpec& spec : config.model.outputs) {
-    if (spec.name == name) return spec.target;
-  }
-  return "labels";
-}
-
-// Profile tracks as the run's profile bigWigs name them (file names without .bw), and which
-// track each becomes under reverse complement (a plus/minus pair swaps).
-void describe_tracks(const RunConfig& config, int64_t tracks, ScoredOutput& output) {
-  if (config.data.source != "files") return;
-  std::vector<data::TrackGroup> groups;
-  try {
-    groups = data::parse_track_groups(config.data.files.profile_bigwigs, "profile bigWigs");
-  } catch (const data::DataError&) {
-    return;
-  }
-  std::vector<std::string> names;
-  std::vector<int64_t> reverse;
-  for (const data::TrackGroup& group : groups) {
-    const auto first = static_cast<int64_t>(names.size());
-    for (size_t f = 0; f < group.files.size(); ++f) {
-      std::string stem = fs::path(group.files[f]).filename().string();
-      for (const char* extension : {".bigWig", ".bigwig", ".bw"}) {
-        if (stem.ends_with(extension)) stem.resize(stem.size() - std::strlen(extension));
-      }
-      names.push_back(stem);
-      reverse.push_back(group.files.size() == 2 ? first + 1 - static_cast<int64_t>(f)
-                                                : first + static_cast<int64_t>(f));
-    }
-  }
-  if (static_cast<int64_t>(names.size()) != tracks) return;
-  output.task_names = names;
-  output.reverse_tracks = reverse;
-}
-
-// --task: names or indices; each output keeps the tasks it has among them, and an output left
-// with none is not scored.
-void select_tasks(const std::string& text, std::vector<ScoredOutput>& outputs) {
-  const std::vector<std::string> wanted = split_commas(text);
-  std::vector<bool> used(wanted.size(), false);
-  for (ScoredOutput& output : outputs) {
-    for (size_t w = 0; w < wanted.size(); ++w) {
-      const auto named = std::find(output.task_names.begin(), output.task_names.end(), wanted[w]);
-      int64_t task = -1;
-      if (named != output.task_names.end()) {
-        task = named - output.task_names.begin();
-      } else if (const auto index = data::parse_int(wanted[w]);
-                 index && *index >= 0 && *index < static_cast<int64_t>(output.task_names.size())) {
-        task = *index;
-      }
-      if (task >= 0) {
-        output.tasks.push_back(task);
-        used[w] = true;
-      }
-    }
-  }
-  for (size_t w = 0; w < wanted.size(); ++w) {
-    if (used[w]) continue;
-    std::vector<std::string> known;
-    for (const ScoredOutput& output : outputs) {
-      for (const std::string& name : output.task_names) known.push_back(name);
-    }
-    throw ConfigError(fmt::format(
-        "--task: '{}' is neither a task name nor an index of the scored outputs (tasks: {})",
-        wanted[w], fmt::join(known, ", ")));
-  }
-  std::erase_if(outputs, [](const ScoredOutput& output) { return output.tasks.empty(); });
-}
-
-// The outputs to score: --output's, else every output of one value per task or a profile.
-std::vector<ScoredOutput> scored_outputs(const VariantsOptions& options,
-                                         const TrainedModel& trained) {
-  const Model& model = *trained.model;
-  const std::vector<std::string> names = model.output_names();
-  const std::vector<Shape> shapes = model.output_shapes(input_shapes(trained.dimensions));
-  std::vector<size_t> chosen;
-  if (options.output.empty()) {
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (shapes[i].size() == 1 || shapes[i].size() == 2) chosen.push_back(i);
-    }
-    if (chosen.empty()) {
-      throw ConfigError(fmt::format(
-          "variants: no output of the model gives one value per task or a profile (its outputs: "
-          "{})",
-          fmt::join(names, ", ")));
-    }
-  } else {
-    for (const std::string& name : split_commas(options.output)) {
-      chosen.push_back(find_model_output(model, trained.dimensions, name));
-    }
-  }
-  std::vector<ScoredOutput> outputs;
-  for (const size_t index : chosen) {
-    ScoredOutput output;
-    output.index = index;
-    output.name = names[index];
-    const Shape& shape = shapes[index];
-    const std::string target = output_target(trained.config, names[index]);
-    if (shape.size() == 2) {
-      output.kind = OutputKind::kProfile;
-      describe_tracks(trained.config, shape[0], output);
-    } else if (shape.size() == 1) {
-      if (target == "log_counts" || target == "log_total_counts") {
-        output.kind = OutputKind::kLogCounts;
-      } else if (model.output_activation(index) == Activation::kExp) {
-        output.kind = OutputKind::kCounts;
-      }
-      if (static_cast<int64_t>(trained.task_names.size()) == shape[0] &&
-          target != "log_total_counts") {
-        output.task_names = trained.task_names;
-      }
-    } else {
-      throw ConfigError(fmt::format(
-          "--output: '{}' gives ({}) per window; variants are scored on outputs of one value per "
-          "task or on profiles (tracks, positions)",
-          names[index], fmt::join(shape, ", ")));
-    }
-    const int64_t count = shape[0];
-    if (static_cast<int64_t>(output.task_names.size()) != count) {
-      output.task_names.clear();
-      for (int64_t t = 0; t < count; ++t) {
-        output.task_names.push_back(count == 1 ? output.name
-                                               : fmt::format("{}_{}", output.name, t));
-      }
-    }
-    outputs.push_back(std::move(output));
-  }
-  if (!options.task.empty()) select_tasks(options.task, outputs);
-  return outputs;
-}
-
-}  // namespace
-
-namespace {
 
 std::string summary_line(const variants::VariantSummary& summary) {
   std::string text = fmt::format("{} record(s), {} ALT allele(s): {} scored", summary.records,
@@ -213,16 +77,6 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   if (options.vcf.empty()) throw ConfigError("--vcf: the variants file is required");
   if (options.out.empty())
     throw ConfigError("--out: an output path (.tsv, .vcf.gz, .bcf) is required");
-  if (options.batch_size < 1) {
-    throw ConfigError(fmt::format("--batch-size: must be >= 1, got {}", options.batch_size));
-  }
-  if (options.threads < 0) {
-    throw ConfigError(
-        fmt::format("--threads: must be >= 0 (0 = every core), got {}", options.threads));
-  }
-  if (options.null_shuffles < 0) {
-    throw ConfigError(fmt::format("--null-shuffles: must be >= 0, got {}", options.null_shuffles));
-  }
   variants::VariantScoringOptions scoring;
   try {
     scoring.ref_mismatch = variants::parse_ref_mismatch_policy(options.ref_mismatch);
@@ -243,7 +97,8 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   omp_set_num_threads(resolved_threads(config));
   const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
 
-  scoring.outputs = scored_outputs(options, trained);
+  scoring.outputs =
+      scored_outputs(trained, split_commas(options.output), split_commas(options.task));
   scoring.input_length = trained.dimensions.length;
   scoring.control_tracks = trained.dimensions.control_tracks;
   scoring.rc_average = options.rc_average;
@@ -325,19 +180,22 @@ const std::vector<ConfigKey>& variants_keys() {
       {.key = "vcf",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.vcf; }),
        .flag = "--vcf",
-       .help = "Variants: VCF (plain or bgzipped), BCF, or chrombpnet's TSV (chrom, 1-based pos, ref, alt, optional id; '-' for an empty allele)",
+       .help = "Variants: VCF (plain or bgzipped), BCF, or chrombpnet's TSV (chrom, 1-based pos, "
+               "ref, alt, optional id; '-' for an empty allele)",
        .commands = variants,
        .required = true},
       {.key = "out",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.out; }),
        .flag = "--out",
-       .help = "Scores: .tsv (or - for standard output), .vcf, .vcf.gz (bgzipped, with a .tbi) or .bcf (with a .csi): the input records with INFO fields",
+       .help = "Scores: .tsv (or - for standard output), .vcf, .vcf.gz (bgzipped, with a .tbi) or "
+               ".bcf (with a .csi): the input records with INFO fields",
        .commands = variants,
        .required = true},
       {.key = "output",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.output; }),
        .flag = "--output",
-       .help = "Outputs to score, comma-separated (default: every output of one value per task, and every profile)",
+       .help = "Outputs to score, comma-separated (default: every output of one value per task, "
+               "and every profile)",
        .commands = variants},
       {.key = "task",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.task; }),
@@ -353,7 +211,8 @@ const std::vector<ConfigKey>& variants_keys() {
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.ref_mismatch; }),
        .choices = {"error", "skip", "warn"},
        .flag = "--ref-mismatch",
-       .help = "REF differing from the FASTA: error (list the first ones), skip, or warn (and score with REF)",
+       .help = "REF differing from the FASTA: error (list the first ones), skip, or warn (and "
+               "score with REF)",
        .commands = variants},
       {.key = "contig-end",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.contig_end; }),
@@ -370,7 +229,8 @@ const std::vector<ConfigKey>& variants_keys() {
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.null_shuffles; }),
        .range = IntRange{0, 100000},
        .flag = "--null-shuffles",
-       .help = "Also score each variant's alleles in N dinucleotide-shuffled backgrounds, for empirical p-values of diff, log2fc and jsd (0: none)",
+       .help = "Also score each variant's alleles in N dinucleotide-shuffled backgrounds, for "
+               "empirical p-values of diff, log2fc and jsd (0: none)",
        .commands = variants},
       {.key = "seed",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.seed; }),

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "data/dinucleotide_shuffle.h"
 #include "data/counter_rng.h"
+#include "data/dinucleotide_shuffle.h"
 
 namespace strand::explain {
 

@@ -19,8 +19,10 @@ start=$(date +%s)
 echo "pip wheel: $(($(date +%s) - start)) s"
 wheel="$(ls "${work}"/wheels/strand-*.whl)"
 python3 -m zipfile -l "${wheel}" | awk '{print $1}' | grep -E '^strand/' | sort
-for member in strand/__init__.py strand/_strand.pyi strand/py.typed; do
-  python3 -m zipfile -l "${wheel}" | grep -q "^${member} " || { echo "missing ${member}" >&2; exit 1; }
+members="$(python3 -m zipfile -l "${wheel}")"
+for member in strand/__init__.py strand/_strand.pyi strand/py.typed strand/explain.py \
+  strand/variants.py; do
+  grep -q "^${member} " <<<"${members}" || { echo "missing ${member}" >&2; exit 1; }
 done
 "${work}/venv/bin/pip" install --quiet "${wheel}"
 cd "${work}"  # not the repository: the installed package must stand alone

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "data/counter_rng.h"
 #include "data/dinucleotide_shuffle.h"
 #include "data/encoding.h"
-#include "data/counter_rng.h"
 
 namespace strand::variants {
 

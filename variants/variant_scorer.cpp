@@ -14,10 +14,10 @@
 #include <set>
 
 #include "core/error.h"
-#include "data/data_error.h"
-#include "data/loader/data_loader.h"
-#include "data/encoding.h"
 #include "data/counter_rng.h"
+#include "data/data_error.h"
+#include "data/encoding.h"
+#include "data/loader/data_loader.h"
 #include "data/text_fields.h"
 #include "data/warnings.h"
 #include "train/stop_signal.h"
@@ -501,7 +501,7 @@ class ScoringRun {
     data::LoaderOptions loader_options;
     loader_options.sampler.batch_size = 2 * options_.batch_size;
     loader_options.sampler.shuffle = false;
-    loader_options.threads = options_.loader_threads;
+    loader_options.loader_threads = options_.loader_threads;
     data::DataLoader loader(source_, std::move(loader_options));
     const int64_t length = options_.input_length;
     std::vector<double> scores(layout_.measures.size());

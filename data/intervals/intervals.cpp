@@ -70,10 +70,11 @@ IntervalFormat parse_interval_format(const std::string& name) {
 
 IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& options) {
   if (options.format == IntervalFormat::kRecords) {
-    throw DataError(fmt::format(
-        "'{}': records are read as FASTA records with a label TSV (data/sources/record_source.h), not as "
-        "intervals",
-        path));
+    throw DataError(
+        fmt::format("'{}': records are read as FASTA records with a label TSV "
+                    "(data/sources/record_source.h), not as "
+                    "intervals",
+                    path));
   }
   IntervalSet set;
   set.path = path;

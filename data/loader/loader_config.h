@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "core/value_range.h"
+#include "data/intervals/intervals.h"
+#include "data/intervals/negatives.h"
+#include "data/labels.h"
 #include "data/loader/batch.h"
 #include "data/loader/data_loader.h"
-#include "data/intervals/intervals.h"
-#include "data/labels.h"
-#include "data/intervals/negatives.h"
-#include "data/sources/sequence_source.h"
 #include "data/signals/signal_tracks.h"
+#include "data/sources/sequence_source.h"
 
 namespace strand::data {
 

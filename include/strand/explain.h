@@ -10,6 +10,7 @@
 #include "explain/ism.h"
 #include "explain/logo.h"
 #include "explain/marginalize.h"
+#include "explain/parallel_units.h"
 #include "explain/references.h"
 #include "explain/target.h"
 #include "strand/train.h"

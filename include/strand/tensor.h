@@ -1,5 +1,6 @@
 // Umbrella header: tensors, devices, dtypes, the op registry, the primitive ops, the argument
-// checks ops share, and the backend module loader with the CUDA runtime interface. The ops themselves: <strand/ops.h>.
+// checks ops share, and the backend module loader with the CUDA runtime interface. The ops
+// themselves: <strand/ops.h>.
 //   #include <strand/tensor.h>
 #pragma once
 

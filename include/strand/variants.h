@@ -4,8 +4,11 @@
 #pragma once
 
 #include "strand/train.h"
+#include "variants/allele_window_source.h"
 #include "variants/allele_windows.h"
 #include "variants/contig_names.h"
+#include "variants/incremental_forward.h"
+#include "variants/pair_forward.h"
 #include "variants/score_files.h"
 #include "variants/variant_reader.h"
 #include "variants/variant_scorer.h"

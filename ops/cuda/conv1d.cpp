@@ -3,10 +3,10 @@
 // declarations, checks, CPU adapters and gradient rules are in ops/conv1d.cpp.
 #include "ops/conv1d.h"
 
-#include "ops/elementwise.h"
-#include "ops/reduction.h"
 #include "kernels/cuda/conv1d.h"
 #include "kernels/cuda/elementwise.h"
+#include "ops/elementwise.h"
+#include "ops/reduction.h"
 #include "tensor/cuda/adapter_util.h"
 #include "tensor/cuda/conv_engine.h"
 

@@ -26,56 +26,17 @@
 #include "data/sources/sequence_source.h"
 #include "layers/layer_catalog.h"
 #include "layers/module.h"
+#include "python_model.h"
 #include "threads.h"
 
 namespace nb = nanobind;
 
 namespace strand::python {
-namespace {
 
-// One sequence input as the forward pass takes it: base codes (N, L) uint8, or one-hot
-// (N, 4, L) float32; `storage` keeps encoded strings or a transposed copy alive.
-struct SequenceBatchSource {
-  const uint8_t* codes = nullptr;
-  const float* one_hot = nullptr;
-  int64_t count = 0;
-  int64_t length = 0;
-  std::vector<uint8_t> encoded;
-  std::vector<float> transposed;
-};
-
-// A model and what Python asks of it. Forward passes on one model run one at a time (layers
-// keep per-call state such as cached workspaces).
-class PythonModel {
- public:
-  PythonModel(cli::TrainedModel trained, Device device)
-      : trained_(std::move(trained)), device_(device) {
-    trained_.model->eval();
-    if (device_.is_cuda()) trained_.model->to(device_);
-    output_names_ = trained_.model->output_names();
-    output_shapes_ = trained_.model->output_shapes(cli::input_shapes(trained_.dimensions));
-  }
-
-  const cli::TrainedModel& trained() const { return trained_; }
-  Model& model() { return *trained_.model; }
-  Device device() const { return device_; }
-  const std::vector<std::string>& output_names() const { return output_names_; }
-  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
-  std::mutex& mutex() { return mutex_; }
-
- private:
-  cli::TrainedModel trained_;
-  Device device_;
-  std::vector<std::string> output_names_;
-  std::vector<Shape> output_shapes_;
-  std::mutex mutex_;
-};
-
-const char* kInputHelp =
+const char* const kInputHelp =
     "a list of strings, uint8 base codes (N, L) (A=0, C=1, G=2, T=3, N=4) or float32 one-hot "
     "(N, 4, L)";
 
-// Reads `x` for a model of input length `length`.
 SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const std::string& layout,
                                    std::optional<AnyArray>& array) {
   SequenceBatchSource source;
@@ -173,6 +134,53 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
   source.one_hot = source.transposed.data();
   return source;
 }
+
+Tensor sequence_codes(SequenceBatchSource& source, const std::string& what) {
+  const int64_t count = source.count, length = source.length;
+  if (source.codes != nullptr) {
+    return Tensor::from_blob(const_cast<uint8_t*>(source.codes), {count, length}, DType::kUInt8);
+  }
+  source.encoded.resize(static_cast<size_t>(count * length));
+  for (int64_t n = 0; n < count; ++n) {
+    for (int64_t l = 0; l < length; ++l) {
+      uint8_t code = data::kCodeN;
+      int ones = 0;
+      for (int64_t c = 0; c < 4; ++c) {
+        const float value = source.one_hot[(n * 4 + c) * length + l];
+        if (value == 1.0F) {
+          code = static_cast<uint8_t>(c);
+          ++ones;
+        } else if (value != 0.0F) {
+          ones = 2;
+        }
+      }
+      if (ones > 1) {
+        throw cli::ConfigError(fmt::format(
+            "{}: sequence {}, position {} is not one-hot (one 1 and three 0s, or all 0 for N); "
+            "explanations take sequences: pass base codes, strings or a one-hot encoding",
+            what, n, l));
+      }
+      source.encoded[static_cast<size_t>(n * length + l)] = code;
+    }
+  }
+  source.codes = source.encoded.data();
+  source.one_hot = nullptr;
+  return Tensor::from_blob(source.encoded.data(), {count, length}, DType::kUInt8);
+}
+
+cli::ConfigError python_argument_error(
+    const cli::ConfigError& error, const std::vector<std::pair<std::string, std::string>>& flags) {
+  const std::string message = error.what();
+  for (const auto& [flag, argument] : flags) {
+    if (message.starts_with(flag) && message.size() > flag.size() &&
+        (message[flag.size()] == ':' || message[flag.size()] == ' ')) {
+      return cli::ConfigError(argument + message.substr(flag.size()));
+    }
+  }
+  return error;
+}
+
+namespace {
 
 // The sequence tensor of rows [start, start + count), forward or reverse complemented
 // (`scratch` holds the reverse complement).

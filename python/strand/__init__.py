@@ -1,4 +1,5 @@
-"""strand from Python: trained models, the genomic data loader, tensors and training.
+"""strand from Python: trained models, the genomic data loader, tensors, training, attributions
+(strand.explain) and variant scores (strand.variants).
 
     import strand
     run = strand.train("reference", epochs=5)           # strand train, from a dict, file or preset
@@ -7,6 +8,8 @@
     module = model.to_torch()                            # a torch.nn.Module with the same weights
     for batch in strand.data.Loader(fasta="genome.fa", intervals="peaks.bed", window=1000):
         codes = torch.from_numpy(batch["codes"])         # no copy
+    effects = strand.explain.ism(model, ["ACGT..."])     # (N, 4, L), as tangermeme lays it out
+    table = strand.variants.score(model, fasta="genome.fa", vcf="calls.vcf.gz")  # a DataFrame
 
 The engine is strand's C++ library (strand._strand); compute releases the GIL.
 """
@@ -23,7 +26,7 @@ from ._strand import (
     from_torch,
     load,
 )
-from . import data
+from . import data, explain, variants
 from ._torch import to_torch
 from ._train import TrainRun, build, resolved_config, resume, train
 
@@ -42,6 +45,7 @@ __all__ = [
     "TrainingDiverged",
     "build",
     "data",
+    "explain",
     "from_numpy",
     "from_torch",
     "load",
@@ -49,4 +53,5 @@ __all__ = [
     "resume",
     "to_torch",
     "train",
+    "variants",
 ]

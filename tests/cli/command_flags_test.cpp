@@ -14,11 +14,14 @@
 
 #include "cli/app.h"
 #include "cli/config_source.h"
+#include "cli/explain_command.h"
+#include "cli/marginalize_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
+#include "cli/variants_command.h"
 #include "cli_test_support.h"
 #include "test_helpers.h"
 
@@ -105,14 +108,18 @@ std::set<std::string> help_flags(const std::string& command) {
 
 // Every key table: the config's and each command's own.
 std::vector<const std::vector<ConfigKey>*> tables() {
-  return {&config_keys(),   &config_source_keys(), &train_keys(),  &predict_keys(),
-          &simulate_keys(), &negatives_keys(),     &prepare_keys()};
+  return {&config_keys(),    &config_source_keys(), &train_keys(),    &predict_keys(),
+          &explain_keys(),   &marginalize_keys(),   &variants_keys(), &simulate_keys(),
+          &negatives_keys(), &prepare_keys()};
 }
 
 TEST_CASE("command flags: each row of a command's own table sets its own field") {
   check_rows<ConfigSource>(config_source_keys());
   check_rows<TrainFlags>(train_keys());
   check_rows<PredictOptions>(predict_keys());
+  check_rows<ExplainOptions>(explain_keys());
+  check_rows<MarginalizeOptions>(marginalize_keys());
+  check_rows<VariantsOptions>(variants_keys());
   check_rows<SimulateOptions>(simulate_keys());
   check_rows<NegativesOptions>(negatives_keys());
   check_rows<PrepareOptions>(prepare_keys());

@@ -265,7 +265,7 @@ TEST_CASE("variants: a VCF without a header, and ALT '.', are errors naming the 
   CHECK(scene.outputs().empty());
 }
 
-TEST_CASE("variants: a REF mismatch is an error listing the lines; --ref-mismatch skips or warns") {
+TEST_CASE("variants: a REF mismatch is an error listing the lines, --ref-mismatch skips or warns") {
   VariantScene scene;
   const char r = scene.base("chr1", 300);
   const std::string body =
@@ -285,7 +285,7 @@ TEST_CASE("variants: a REF mismatch is an error listing the lines; --ref-mismatc
   CHECK(result.out.find("1 scored despite a REF mismatch") != std::string::npos);
 }
 
-TEST_CASE("variants: contig names without 'chr' are explained; --chrom-alias maps them") {
+TEST_CASE("variants: contig names without 'chr' are explained, --chrom-alias maps them") {
   VariantScene scene;
   const char r = scene.base("chr2", 400);
   const std::string vcf = scene.vcf("in.vcf", fmt::format("2\t400\t.\t{}\tA\t.\t.\t.\n", r));

@@ -62,7 +62,7 @@ std::unique_ptr<data::DataLoader> loader_on(Device device) {
   options.sampler.batch_size = kBatch;
   options.sampler.shuffle = true;
   options.sampler.seed = 3;
-  options.threads = 2;
+  options.loader_threads = 2;
 #ifdef STRAND_WITH_CUDA
   if (device.is_cuda()) {
     options.allocator = {[device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },

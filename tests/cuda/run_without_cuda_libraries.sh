@@ -39,7 +39,10 @@ expect_one_cuda_error() {
 }
 
 echo "== 1. which programs need the CUDA libraries (ldd)"
-ldd "$module" | grep -qE "$cuda_libraries" || fail "the module $module needs no CUDA library?"
+# Here-strings, not pipes into grep -q: grep stops at the first match, and under pipefail the
+# writer's SIGPIPE would fail the check.
+module_libraries=$(ldd "$module")
+grep -qE "$cuda_libraries" <<<"$module_libraries" || fail "the module $module needs no CUDA library?"
 for binary in "$strand" "$libstrand" "$@"; do
   needed=$(ldd "$binary" | grep -oE "$cuda_libraries[.0-9]*" | sort -u | tr '\n' ' ')
   [ -z "$needed" ] || fail "$(basename "$binary") needs CUDA libraries: $needed"
@@ -73,7 +76,7 @@ for folder in $folders; do
 done
 missing=$(ldd "$module" | awk '/not found/ {print $1}' | tr '\n' ' ')
 echo "  the module now misses: ${missing:-nothing}"
-echo "$missing" | grep -q "libcudart" || fail "libcudart is still found: the libraries are not hidden"
+grep -q "libcudart" <<<"$missing" || fail "libcudart is still found: the libraries are not hidden"
 
 "$strand" layers >"$work/layers.log" 2>&1 || fail "strand layers: $(tail -3 "$work/layers.log")"
 (cd "$work" && "$strand" simulate --out data --n-pos 512 --n-neg 512 --validation 256 --test 256 >simulate.log 2>&1) ||

@@ -205,13 +205,13 @@ TEST_CASE("explain: bad input is refused naming the flag, with nothing written")
   // Zero references.
   refused(explain(dir, "deeplift_shap",
                   {"--fasta", dir.str("r.fa"), "--references", "0", "--out", out}),
-          "--references: DeepLIFT/SHAP needs at least one reference");
+          "--references: must be in [1, 100000], got 0");
   // Flags of another method, an unknown method or extension, a bad range.
   refused(
       explain(dir, "gradient", {"--fasta", dir.str("r.fa"), "--positions", "1-5", "--out", out}),
       "--positions: goes with --method ism");
   refused(explain(dir, "lime", {"--fasta", dir.str("r.fa"), "--out", out}),
-          "--method: 'lime' is not one of");
+          "--method: lime not in {ism,deeplift_shap,gradient,input_x_gradient}");
   refused(explain(dir, "ism", {"--fasta", dir.str("r.fa"), "--out", dir.str("out.csv")}),
           "the format follows the extension");
   refused(explain(dir, "ism", {"--fasta", dir.str("r.fa"), "--positions", "90-120", "--out", out}),

@@ -81,7 +81,7 @@ TEST_CASE("variant scorer: a motif-breaking variant scores strongly negative, a 
   CHECK(sink.value(0, "motif.alt") == doctest::Approx(motif_ref + break_diff));
 }
 
-TEST_CASE("variant scorer: one row per ALT in input order; skips counted by reason") {
+TEST_CASE("variant scorer: one row per ALT in input order, skips counted by reason") {
   Scene scene;
   const char r1 = scene.base(0, 300), r2 = scene.base(0, 10), r3 = scene.base(1, 1990);
   std::string body;
@@ -261,7 +261,7 @@ TEST_CASE("variant scorer: a profile output scores the Jensen-Shannon distance p
   CHECK(averaged.value(1, "plus.jsd") != sink.value(1, "plus.jsd"));
 }
 
-TEST_CASE("variant scorer: null shuffles give p-values; the motif break is significant") {
+TEST_CASE("variant scorer: null shuffles give p-values: the motif break is significant") {
   Scene scene;
   std::string body =
       snv("break", "chr1", 502, scene.base(0, 502), testing::breaking_base(scene.genome.motif, 1));
@@ -294,7 +294,7 @@ TEST_CASE("variant scorer: null shuffles give p-values; the motif break is signi
   CHECK(again.value(1, "motif.diff_pval") == sink.value(1, "motif.diff_pval"));
 }
 
-TEST_CASE("variant scorer: a stop request ends the run at the next batch; nothing committed") {
+TEST_CASE("variant scorer: a stop request ends the run at the next batch, nothing committed") {
   Scene scene;
   std::string body;
   for (int64_t p = 100; p < 1900; p += 50) body += snv("v", "chr1", p, scene.base(0, p), 'N');

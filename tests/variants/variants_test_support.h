@@ -105,7 +105,7 @@ inline MotifGenome motif_genome(const std::string& motif_name, int contigs, int6
                                 const std::vector<std::pair<int, int64_t>>& sites,
                                 uint64_t seed = 26) {
   MotifGenome genome;
-  genome.motif = data::MotifLibrary::load(data::default_motif_file()).get(motif_name);
+  genome.motif = data::MotifLibrary::builtin().get(motif_name);
   data::Rng rng(seed);
   for (int c = 0; c < contigs; ++c) {
     std::vector<uint8_t> codes(static_cast<size_t>(length));
