@@ -265,6 +265,199 @@ const std::vector<ConfigKey>& explain_keys() {
   return keys;
 }
 
+namespace {
+
+// The sequence --plot draws: --plot-sequence by name or index, else the first; -1 without
+// --plot.
+int64_t plot_sequence_index(const ExplainOptions& options, const DataSplit& split,
+                            int64_t positions) {
+  if (options.plot.empty()) return -1;
+  if (!options.plot_range.empty()) position_range(options.plot_range, positions, "--plot-range");
+  if (options.plot_sequence.empty()) return 0;
+  const int64_t n = split.source->size();
+  const auto named =
+      std::find(split.sample_names.begin(), split.sample_names.end(), options.plot_sequence);
+  if (named != split.sample_names.end()) return named - split.sample_names.begin();
+  const auto index = data::parse_int(options.plot_sequence);
+  if (index && *index >= 0 && *index < n) return *index;
+  throw ConfigError(
+      fmt::format("--plot-sequence: '{}' is neither a sequence's name nor an index in [0, {})",
+                  options.plot_sequence, n));
+}
+
+// DeepLIFT/SHAP's side outputs and convergence figures, sequence by sequence: the worst relative
+// deviation, how many sequences miss the summation, --deviations and --save-references.
+class ShapBookkeeping {
+ public:
+  ShapBookkeeping(const ExplainOptions& options, int64_t references, int64_t length)
+      : references_(references), length_(length) {
+    if (!options.save_references.empty()) {
+      saved_references_ = std::make_unique<io::AtomicFileWriter>(options.save_references);
+    }
+    if (!options.deviations.empty()) {
+      deviations_ = std::make_unique<io::AtomicFileWriter>(options.deviations);
+      deviations_->write(std::string("name\tprediction\treference_mean\tdeviation\trelative\n"));
+    }
+  }
+
+  bool keeps_references() const { return saved_references_ != nullptr; }
+
+  // Records the `count` sequences of `result` from `first` on.
+  void record(const explain::DeepLiftShapResult& result, const DataSplit& split, int64_t first,
+              int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
+      const double deviation = result.deviation.data<float>()[i];
+      const double relative = result.relative_deviation.data<float>()[i];
+      const std::string& name = split.sample_names[static_cast<size_t>(first + i)];
+      if (relative > worst_relative_) {
+        worst_relative_ = relative;
+        worst_index_ = first + i;
+      }
+      if (relative > kWarnRelativeDeviation && deviation > kDeviationNoise) ++warned_;
+      if (deviations_) {
+        deviations_->write(fmt::format(
+            "{}\t{:.7g}\t{:.7g}\t{:.3g}\t{:.3g}\n", name, result.prediction.data<float>()[i],
+            result.reference_mean.data<float>()[i], deviation, relative));
+      }
+      if (saved_references_) {
+        std::string text;
+        for (int64_t k = 0; k < references_; ++k) {
+          text += fmt::format(">{}_ref{}\n", name, k);
+          text += data::decode(result.references.data<uint8_t>() + (i * references_ + k) * length_,
+                               static_cast<size_t>(length_));
+          text += "\n";
+        }
+        saved_references_->write(text);
+      }
+    }
+  }
+
+  // The convergence line, and a warning when sequences miss the summation.
+  void report(const DataSplit& split, std::ostream& log) const {
+    if (split.source->size() > 0) {
+      log << fmt::format(
+          "convergence: the contributions of each sequence sum to f(x) - mean f(references) "
+          "within {:.3g} relative (worst: '{}')\n",
+          worst_relative_,
+          split.sample_names[static_cast<size_t>(std::max<int64_t>(worst_index_, 0))]);
+      if (warned_ > 0) {
+        log << fmt::format(
+            "warning: {} sequence(s) miss the summation by more than {} relative: an op of the "
+            "model may lack an exact DeepLIFT rule, or a sequence has N bases (--deviations "
+            "FILE lists every sequence)\n",
+            warned_, kWarnRelativeDeviation);
+      }
+    }
+  }
+
+  // Publishes --save-references and --deviations (after the attribution files: an error in
+  // one of those leaves nothing written).
+  void commit(const ExplainOptions& options, std::ostream& log) {
+    if (saved_references_) {
+      saved_references_->commit();
+      log << fmt::format("wrote {} ({} references per sequence)\n", options.save_references,
+                         references_);
+    }
+    if (deviations_) {
+      deviations_->commit();
+      log << "wrote " << options.deviations << "\n";
+    }
+  }
+
+ private:
+  int64_t references_;
+  int64_t length_;
+  std::unique_ptr<io::AtomicFileWriter> saved_references_, deviations_;
+  double worst_relative_ = 0.0;
+  int64_t worst_index_ = -1, warned_ = 0;
+};
+
+// What one explain run needs per chunk of sequences.
+struct ExplainPlan {
+  const ExplainOptions* options = nullptr;
+  explain::Target target;
+  int64_t offset = 0, positions = 0;  // the window of each sequence explained
+  int64_t references = 0;             // deeplift_shap
+  explain::ReferenceFunction reference_function;
+  int64_t batch = 0;
+  bool ism = false, shap = false;
+};
+
+// The scores of `codes` (K, L) by the plan's method: (K, 4, positions) for ism, else (K, 4, L);
+// ISM's path is counted in `fast_chunks`, DeepLIFT/SHAP's figures go to `shap`.
+Tensor explain_chunk(Model& model, const ExplainPlan& plan, const Tensor& codes, int64_t first,
+                     const DataSplit& split, ShapBookkeeping& bookkeeping, int64_t& fast_chunks) {
+  const ExplainOptions& options = *plan.options;
+  if (plan.ism) {
+    explain::IsmOptions o;
+    o.target = plan.target;
+    o.start = plan.offset;
+    o.end = plan.offset + plan.positions;
+    o.batch_size = plan.batch;
+    o.path = options.ism_path == "fast"    ? explain::IsmPath::kFast
+             : options.ism_path == "brute" ? explain::IsmPath::kBruteForce
+                                           : explain::IsmPath::kAuto;
+    const explain::IsmResult result = explain::ism(model, codes, o);
+    fast_chunks += result.fast ? 1 : 0;
+    return result.effects;
+  }
+  if (plan.shap) {
+    explain::DeepLiftShapOptions o;
+    o.target = plan.target;
+    o.references = plan.references;
+    o.seed = options.seed;
+    o.reference_function = plan.reference_function;
+    o.batch_size = plan.batch;
+    o.first_index = first;
+    o.keep_references = bookkeeping.keeps_references();
+    const explain::DeepLiftShapResult result = explain::deep_lift_shap(model, codes, o);
+    bookkeeping.record(result, split, first, codes.shape()[0]);
+    return result.hypothetical;
+  }
+  explain::GradientOptions o;
+  o.target = plan.target;
+  o.batch_size = plan.batch;
+  return options.method == "gradient" ? explain::gradient(model, codes, o)
+                                      : explain::input_x_gradient(model, codes, o);
+}
+
+// Draws the logo of --plot: `scores` (4, positions) and `codes` (positions) of sequence `index`.
+void write_logo(const ExplainOptions& options, const ExplainPlan& plan,
+                const ResolvedTarget& resolved, const std::string& name, const Tensor& scores,
+                const Tensor& codes, std::ostream& log) {
+  const int64_t positions = plan.positions;
+  const Tensor heights = logo_scores(scores, codes, plan.ism);
+  int64_t from = 0, to = positions;
+  if (!options.plot_range.empty()) {
+    std::tie(from, to) = position_range(options.plot_range, positions, "--plot-range");
+  } else if (positions > kLogoBases) {
+    // kLogoBases around the column of the largest total height.
+    int64_t peak = 0;
+    float best = -1.0F;
+    for (int64_t l = 0; l < positions; ++l) {
+      float column = 0.0F;
+      for (int64_t c = 0; c < 4; ++c) column += std::abs(heights.data<float>()[c * positions + l]);
+      if (column > best) {
+        best = column;
+        peak = l;
+      }
+    }
+    from = std::clamp<int64_t>(peak - kLogoBases / 2, 0, positions - kLogoBases);
+    to = from + kLogoBases;
+  }
+  explain::LogoOptions logo;
+  logo.title = fmt::format("{} ({}, output '{}' task {})", name, options.method,
+                           resolved.output_name, resolved.task_label);
+  logo.y_label = plan.ism ? "ISM: -mean effect" : "contribution";
+  logo.first_position = plan.offset + from + 1;
+  io::write_file_atomically(options.plot,
+                            explain::logo_svg(heights.slice(1, from, to).contiguous(), logo));
+  log << fmt::format("wrote {} (logo of '{}', positions {}-{})\n", options.plot, name,
+                     plan.offset + from + 1, plan.offset + to);
+}
+
+}  // namespace
+
 int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   check_flags(options);
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
@@ -275,217 +468,83 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   inputs.command = "explain";
   const DataSplit split = build_scoring_split(inputs, config);
   const int64_t length = split.source->length();
-  TrainedModel trained = load_trained_model(files, config, length);
-  if (trained.dimensions.length != length) {
-    throw ConfigError(fmt::format(
-        "explain: the model was trained on {} bp windows, the input has {} (give --window {}, "
-        "or --center for longer FASTA records)",
-        trained.dimensions.length, length, trained.dimensions.length));
-  }
+  TrainedModel trained = load_sequence_model(files, config, length, "explain");
   Model& model = *trained.model;
-  require_sequence_only(model, "explain");
   const ResolvedTarget resolved =
       resolve_target(trained, options.output, options.task, options.predictions);
-  const explain::Target& target = resolved.target;
   const int64_t n = split.source->size();
-  const bool ism = options.method == "ism", shap = options.method == "deeplift_shap";
 
-  int64_t offset = 0, positions = length;
+  ExplainPlan plan;
+  plan.options = &options;
+  plan.target = resolved.target;
+  plan.ism = options.method == "ism";
+  plan.shap = options.method == "deeplift_shap";
+  plan.positions = length;
   if (!options.positions.empty()) {
     const auto [a, b] = position_range(options.positions, length, "--positions");
-    offset = a;
-    positions = b - a;
+    plan.offset = a;
+    plan.positions = b - a;
   }
-  int64_t references = options.references;
-  explain::ReferenceFunction reference_function;
+  plan.references = options.references;
   if (!options.reference_fasta.empty()) {
-    reference_function = fasta_references(options.reference_fasta, n, length, &references);
+    plan.reference_function =
+        fasta_references(options.reference_fasta, n, length, &plan.references);
   }
-  // The sequence a logo shows.
-  int64_t plot_index = -1;
-  if (!options.plot.empty()) {
-    plot_index = 0;
-    if (!options.plot_sequence.empty()) {
-      const auto named =
-          std::find(split.sample_names.begin(), split.sample_names.end(), options.plot_sequence);
-      const auto index = data::parse_int(options.plot_sequence);
-      if (named != split.sample_names.end()) {
-        plot_index = named - split.sample_names.begin();
-      } else if (index && *index >= 0 && *index < n) {
-        plot_index = *index;
-      } else {
-        throw ConfigError(fmt::format(
-            "--plot-sequence: '{}' is neither a sequence's name nor an index in [0, {})",
-            options.plot_sequence, n));
-      }
-    }
-    if (!options.plot_range.empty()) position_range(options.plot_range, positions, "--plot-range");
-  }
+  const int64_t plot_index = plot_sequence_index(options, split, plan.positions);
 
   // Every output is opened before the work, so a path that cannot be written fails at once.
   AttributionLayout layout;
   layout.samples = n;
-  layout.offset = offset;
-  layout.positions = positions;
+  layout.offset = plan.offset;
+  layout.positions = plan.positions;
   layout.owned_step = inputs.tiles.empty() ? 0 : inputs.step.value_or(length);
-  layout.score_name = ism ? "max_effect" : "contribution";
+  layout.score_name = plan.ism ? "max_effect" : "contribution";
   std::vector<std::unique_ptr<AttributionWriter>> writers;
   for (const std::string& out : options.outs) {
     writers.push_back(make_attribution_writer(out, split, layout, inputs.fasta));
   }
-  std::unique_ptr<io::AtomicFileWriter> saved_references, deviations;
-  if (!options.save_references.empty()) {
-    saved_references = std::make_unique<io::AtomicFileWriter>(options.save_references);
-  }
-  if (!options.deviations.empty()) {
-    deviations = std::make_unique<io::AtomicFileWriter>(options.deviations);
-    deviations->write(std::string("name\tprediction\treference_mean\tdeviation\trelative\n"));
-  }
+  ShapBookkeeping bookkeeping(options, plan.references, length);
 
   log << fmt::format("explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}\n",
                      options.method, resolved.output_name, resolved.task_label,
-                     target.activation ? "predictions" : "logits", n, length,
+                     plan.target.activation ? "predictions" : "logits", n, length,
                      trained.files.checkpoint.string());
-  const int64_t batch = options.batch_size > 0 ? options.batch_size : ism ? 256 : 64;
+  plan.batch = options.batch_size > 0 ? options.batch_size : plan.ism ? 256 : 64;
   // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
-  const int64_t chunk = ism    ? std::clamp<int64_t>(batch / (3 * positions), 1, 64)
-                        : shap ? std::clamp<int64_t>(batch / references, 1, 64)
-                               : std::clamp<int64_t>(batch, 1, 64);
+  const int64_t chunk = plan.ism    ? std::clamp<int64_t>(plan.batch / (3 * plan.positions), 1, 64)
+                        : plan.shap ? std::clamp<int64_t>(plan.batch / plan.references, 1, 64)
+                                    : std::clamp<int64_t>(plan.batch, 1, 64);
   split.source->prepare_workers(1);
-  double worst_relative = 0.0;
-  int64_t worst_index = -1, warned = 0, fast_chunks = 0;
+  int64_t fast_chunks = 0;
   Tensor plot_scores, plot_codes;
   for (int64_t first = 0; first < n; first += chunk) {
     const int64_t count = std::min(chunk, n - first);
     const Tensor codes = fetch_codes(split, first, count);
     AttributionBatch out;
     out.first = first;
-    out.codes = codes.slice(1, offset, offset + positions).contiguous();
-    if (ism) {
-      explain::IsmOptions o;
-      o.target = target;
-      o.start = offset;
-      o.end = offset + positions;
-      o.batch_size = batch;
-      o.path = options.ism_path == "fast"    ? explain::IsmPath::kFast
-               : options.ism_path == "brute" ? explain::IsmPath::kBruteForce
-                                             : explain::IsmPath::kAuto;
-      const explain::IsmResult result = explain::ism(model, codes, o);
-      fast_chunks += result.fast ? 1 : 0;
-      out.scores = result.effects;
-    } else if (shap) {
-      explain::DeepLiftShapOptions o;
-      o.target = target;
-      o.references = references;
-      o.seed = options.seed;
-      o.reference_function = reference_function;
-      o.batch_size = batch;
-      o.first_index = first;
-      o.keep_references = saved_references != nullptr;
-      const explain::DeepLiftShapResult result = explain::deep_lift_shap(model, codes, o);
-      out.scores = result.hypothetical;
-      for (int64_t i = 0; i < count; ++i) {
-        const double deviation = result.deviation.data<float>()[i];
-        const double relative = result.relative_deviation.data<float>()[i];
-        const std::string& name = split.sample_names[static_cast<size_t>(first + i)];
-        if (relative > worst_relative) {
-          worst_relative = relative;
-          worst_index = first + i;
-        }
-        if (relative > kWarnRelativeDeviation && deviation > kDeviationNoise) ++warned;
-        if (deviations) {
-          deviations->write(fmt::format(
-              "{}\t{:.7g}\t{:.7g}\t{:.3g}\t{:.3g}\n", name, result.prediction.data<float>()[i],
-              result.reference_mean.data<float>()[i], deviation, relative));
-        }
-        if (saved_references) {
-          std::string text;
-          for (int64_t k = 0; k < references; ++k) {
-            text += fmt::format(">{}_ref{}\n", name, k);
-            text += data::decode(result.references.data<uint8_t>() + (i * references + k) * length,
-                                 static_cast<size_t>(length));
-            text += "\n";
-          }
-          saved_references->write(text);
-        }
-      }
-    } else {
-      explain::GradientOptions o;
-      o.target = target;
-      o.batch_size = batch;
-      out.scores = options.method == "gradient" ? explain::gradient(model, codes, o)
-                                                : explain::input_x_gradient(model, codes, o);
+    out.codes = codes.slice(1, plan.offset, plan.offset + plan.positions).contiguous();
+    out.scores = explain_chunk(model, plan, codes, first, split, bookkeeping, fast_chunks);
+    if (!plan.ism) {
+      out.scores = out.scores.slice(2, plan.offset, plan.offset + plan.positions).contiguous();
     }
-    if (!ism) out.scores = out.scores.slice(2, offset, offset + positions).contiguous();
-    base_scores(out.scores, out.codes, ism, out.base_score);
+    base_scores(out.scores, out.codes, plan.ism, out.base_score);
     for (auto& writer : writers) writer->write(out);
     if (plot_index >= first && plot_index < first + count) {
-      plot_scores = out.scores.slice(0, plot_index - first, plot_index - first + 1)
-                        .reshape({4, positions})
-                        .contiguous();
-      plot_codes = out.codes.slice(0, plot_index - first, plot_index - first + 1)
-                       .reshape({positions})
-                       .contiguous();
+      const int64_t k = plot_index - first;
+      plot_scores = out.scores.slice(0, k, k + 1).reshape({4, plan.positions}).contiguous();
+      plot_codes = out.codes.slice(0, k, k + 1).reshape({plan.positions}).contiguous();
     }
   }
-  if (shap && n > 0) {
-    log << fmt::format(
-        "convergence: the contributions of each sequence sum to f(x) - mean f(references) within "
-        "{:.3g} relative (worst: '{}')\n",
-        worst_relative, split.sample_names[static_cast<size_t>(std::max<int64_t>(worst_index, 0))]);
-    if (warned > 0) {
-      log << fmt::format(
-          "warning: {} sequence(s) miss the summation by more than {} relative: an op of the "
-          "model may lack an exact DeepLIFT rule, or a sequence has N bases (--deviations FILE "
-          "lists every sequence)\n",
-          warned, kWarnRelativeDeviation);
-    }
-  }
-  if (ism) {
+  if (plan.shap) bookkeeping.report(split, log);
+  if (plan.ism) {
     log << fmt::format("ism: {} path\n",
                        fast_chunks > 0 ? "fast (exact, windowed)" : "brute-force");
   }
   for (auto& writer : writers) log << "wrote " << writer->finish() << "\n";
-  if (saved_references) {
-    saved_references->commit();
-    log << fmt::format("wrote {} ({} references per sequence)\n", options.save_references,
-                       references);
-  }
-  if (deviations) {
-    deviations->commit();
-    log << "wrote " << options.deviations << "\n";
-  }
+  bookkeeping.commit(options, log);
   if (!options.plot.empty() && plot_codes.defined()) {
-    const Tensor heights = logo_scores(plot_scores, plot_codes, ism);
-    int64_t from = 0, to = positions;
-    if (!options.plot_range.empty()) {
-      std::tie(from, to) = position_range(options.plot_range, positions, "--plot-range");
-    } else if (positions > kLogoBases) {
-      int64_t peak = 0;
-      float best = -1.0F;
-      for (int64_t l = 0; l < positions; ++l) {
-        float column = 0.0F;
-        for (int64_t c = 0; c < 4; ++c)
-          column += std::abs(heights.data<float>()[c * positions + l]);
-        if (column > best) {
-          best = column;
-          peak = l;
-        }
-      }
-      from = std::clamp<int64_t>(peak - kLogoBases / 2, 0, positions - kLogoBases);
-      to = from + kLogoBases;
-    }
-    explain::LogoOptions logo;
-    logo.title = fmt::format("{} ({}, output '{}' task {})",
-                             split.sample_names[static_cast<size_t>(plot_index)], options.method,
-                             resolved.output_name, resolved.task_label);
-    logo.y_label = ism ? "ISM: -mean effect" : "contribution";
-    logo.first_position = offset + from + 1;
-    io::write_file_atomically(options.plot,
-                              explain::logo_svg(heights.slice(1, from, to).contiguous(), logo));
-    log << fmt::format("wrote {} (logo of '{}', positions {}-{})\n", options.plot,
-                       split.sample_names[static_cast<size_t>(plot_index)], offset + from + 1,
-                       offset + to);
+    write_logo(options, plan, resolved, split.sample_names[static_cast<size_t>(plot_index)],
+               plot_scores, plot_codes, log);
   }
   return n;
 }

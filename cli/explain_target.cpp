@@ -47,6 +47,19 @@ void require_sequence_only(const Model& model, const std::string& command) {
   }
 }
 
+TrainedModel load_sequence_model(const TrainedModelFiles& files, const RunConfig& config,
+                                 int64_t length, const std::string& command) {
+  TrainedModel trained = load_trained_model(files, config, length);
+  if (trained.dimensions.length != length) {
+    throw ConfigError(fmt::format(
+        "{}: the model was trained on {} bp windows, the input has {} (give --window {}, or "
+        "--center for longer FASTA records)",
+        command, trained.dimensions.length, length, trained.dimensions.length));
+  }
+  require_sequence_only(*trained.model, command);
+  return trained;
+}
+
 ResolvedTarget resolve_target(const TrainedModel& trained, const std::string& output,
                               const std::string& task, bool predictions) {
   const Model& model = *trained.model;

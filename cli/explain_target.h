@@ -29,4 +29,10 @@ ResolvedTarget resolve_target(const TrainedModel& trained, const std::string& ou
 /// these commands cannot supply, naming the command and the input.
 void require_sequence_only(const Model& model, const std::string& command);
 
+/// The trained model of `files` for sequences of `length` bases, as explain and marginalize
+/// take it. Throws ConfigError naming `command` when it was trained on another length, or when
+/// it reads inputs beyond the sequence (require_sequence_only()).
+TrainedModel load_sequence_model(const TrainedModelFiles& files, const RunConfig& config,
+                                 int64_t length, const std::string& command);
+
 }  // namespace strand::cli

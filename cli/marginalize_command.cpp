@@ -143,7 +143,13 @@ const std::vector<ConfigKey>& marginalize_keys() {
   return keys;
 }
 
-void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
+namespace {
+
+using NamedMotif = std::pair<std::string, std::vector<uint8_t>>;  // name, base codes
+
+// The motifs of --motif (names looked up in --meme, parsed with file:line errors before any
+// model is loaded), with the flags' combinations checked.
+std::vector<NamedMotif> given_motifs(const MarginalizeOptions& options) {
   if (options.motifs.empty() || options.motifs.size() > 2) {
     throw ConfigError(fmt::format("--motif: give one motif, or two with --spacing (got {})",
                                   options.motifs.size()));
@@ -156,7 +162,6 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   if (pair && !options.position.empty()) {
     throw ConfigError("--position: places a single motif; a pair is centred at each --spacing");
   }
-  // The motifs (a MEME file is parsed, file:line errors, before any model is loaded).
   std::vector<data::Motif> meme;
   if (!options.meme.empty()) {
     try {
@@ -165,9 +170,100 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
       throw ConfigError(fmt::format("--meme: {}", error.what()));
     }
   }
-  std::vector<std::pair<std::string, std::vector<uint8_t>>> motifs;
-  for (const std::string& text : options.motifs)
+  std::vector<NamedMotif> motifs;
+  for (const std::string& text : options.motifs) {
     motifs.push_back(motif_of(text, meme, options.meme));
+  }
+  return motifs;
+}
+
+// Where a single motif starts (0-based): --position, else centred; checked to fit `length`.
+int64_t single_motif_start(const MarginalizeOptions& options, const NamedMotif& motif,
+                           int64_t length) {
+  const auto width = static_cast<int64_t>(motif.second.size());
+  if (width > length) {
+    throw ConfigError(fmt::format("--motif: '{}' has {} bases; the sequences have {}", motif.first,
+                                  width, length));
+  }
+  if (options.position.empty()) return (length - width) / 2;
+  const auto given = data::parse_int(options.position);
+  if (!given || *given < 1 || *given + width - 1 > length) {
+    throw ConfigError(fmt::format(
+        "--position: '{}' does not place the motif's {} bases inside sequences of {} (1 to {})",
+        options.position, width, length, length - width + 1));
+  }
+  return *given - 1;
+}
+
+// Every spacing of a pair must place both motifs inside `length` bases.
+void check_pair_spacings(const std::vector<NamedMotif>& motifs, int64_t first, int64_t last,
+                         int64_t length) {
+  try {
+    for (int64_t d = first; d <= last; ++d) {
+      explain::pair_starts(length, static_cast<int64_t>(motifs[0].second.size()),
+                           static_cast<int64_t>(motifs[1].second.size()), d);
+    }
+  } catch (const Error& error) {
+    throw ConfigError(error.what());
+  }
+}
+
+// The backgrounds (N, L): the first --backgrounds sequences of `split`, each
+// dinucleotide-shuffled unless --no-shuffle.
+Tensor background_sequences(const MarginalizeOptions& options, const DataSplit& split) {
+  const int64_t length = split.source->length();
+  const int64_t n = options.backgrounds == 0 ? split.source->size()
+                                             : std::min(options.backgrounds, split.source->size());
+  if (n == 0) throw ConfigError("marginalize: the input has no sequences");
+  split.source->prepare_workers(1);
+  Tensor sequences = Tensor::empty({n, length}, DType::kUInt8);
+  for (int64_t i = 0; i < n; ++i) {
+    split.source->fetch(i, 0, sequences.data<uint8_t>() + i * length, nullptr, 0);
+  }
+  if (!options.shuffle) return sequences;
+  Tensor backgrounds = Tensor::empty({n, length}, DType::kUInt8);
+  const explain::ReferenceFunction shuffle = explain::dinucleotide_shuffles(options.seed);
+  for (int64_t i = 0; i < n; ++i) {
+    shuffle(i, sequences.data<uint8_t>() + i * length, length, 1,
+            backgrounds.data<uint8_t>() + i * length);
+  }
+  return backgrounds;
+}
+
+// One motif's table: each task's mean prediction before and after the insertion.
+std::string single_motif_table(const explain::MarginalizeResult& result,
+                               const std::vector<std::string>& columns) {
+  const Tensor before = ops::mean(result.before, {0}).contiguous();
+  const Tensor after = ops::mean(result.after, {0}).contiguous();
+  std::string table = "task\tbefore\tafter\teffect\n";
+  for (size_t t = 0; t < columns.size(); ++t) {
+    const double b = before.data<float>()[t], a = after.data<float>()[t];
+    table += fmt::format("{}\t{:.6g}\t{:.6g}\t{:.6g}\n", columns[t], b, a, a - b);
+  }
+  return table;
+}
+
+// A pair's table: per spacing and task, the means with neither, A, B and both motifs, and the
+// interaction both - a - b + background.
+std::string pair_table(const std::vector<explain::SpacingEffect>& effects,
+                       const std::vector<std::string>& columns) {
+  std::string table = "spacing\ttask\tbackground\ta\tb\tboth\tinteraction\n";
+  for (const explain::SpacingEffect& e : effects) {
+    for (size_t t = 0; t < columns.size(); ++t) {
+      const double g = e.background.data<float>()[t], a = e.a.data<float>()[t],
+                   b = e.b.data<float>()[t], both = e.both.data<float>()[t];
+      table += fmt::format("{}\t{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\n", e.spacing,
+                           columns[t], g, a, b, both, both - a - b + g);
+    }
+  }
+  return table;
+}
+
+}  // namespace
+
+void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
+  const std::vector<NamedMotif> motifs = given_motifs(options);
+  const bool pair = motifs.size() == 2;
   const auto [first_spacing, last_spacing] =
       pair ? spacing_range(options.spacing) : std::pair<int64_t, int64_t>{0, 0};
 
@@ -179,15 +275,8 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   inputs.command = "marginalize";
   const DataSplit split = build_scoring_split(inputs, config);
   const int64_t length = split.source->length();
-  TrainedModel trained = load_trained_model(files, config, length);
-  if (trained.dimensions.length != length) {
-    throw ConfigError(fmt::format(
-        "marginalize: the model was trained on {} bp windows, the input has {} (give --window "
-        "{}, or --center for longer FASTA records)",
-        trained.dimensions.length, length, trained.dimensions.length));
-  }
+  TrainedModel trained = load_sequence_model(files, config, length, "marginalize");
   Model& model = *trained.model;
-  require_sequence_only(model, "marginalize");
   ResolvedTarget resolved =
       resolve_target(trained, options.output, options.task.empty() ? "all" : options.task, false);
   explain::Target target = resolved.target;
@@ -196,54 +285,11 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   const std::vector<std::string> columns =
       target.task < 0 ? resolved.task_names : std::vector<std::string>{resolved.task_label};
 
-  // Where a single motif goes, checked before the work.
-  int64_t start = 0;
-  if (!pair) {
-    const auto width = static_cast<int64_t>(motifs[0].second.size());
-    start = (length - width) / 2;
-    if (!options.position.empty()) {
-      const auto given = data::parse_int(options.position);
-      if (!given || *given < 1 || *given + width - 1 > length) {
-        throw ConfigError(fmt::format(
-            "--position: '{}' does not place the motif's {} bases inside sequences of {} (1 to "
-            "{})",
-            options.position, width, length, length - width + 1));
-      }
-      start = *given - 1;
-    }
-    if (width > length) {
-      throw ConfigError(fmt::format("--motif: '{}' has {} bases; the sequences have {}",
-                                    motifs[0].first, width, length));
-    }
-  } else {
-    try {
-      for (int64_t d = first_spacing; d <= last_spacing; ++d) {
-        explain::pair_starts(length, static_cast<int64_t>(motifs[0].second.size()),
-                             static_cast<int64_t>(motifs[1].second.size()), d);
-      }
-    } catch (const Error& error) {
-      throw ConfigError(error.what());
-    }
-  }
+  // Where the motifs go, checked before the work.
+  const int64_t start = pair ? 0 : single_motif_start(options, motifs[0], length);
+  if (pair) check_pair_spacings(motifs, first_spacing, last_spacing, length);
 
-  // The backgrounds: the first N sequences, each dinucleotide-shuffled unless --no-shuffle.
-  const int64_t n = options.backgrounds == 0 ? split.source->size()
-                                             : std::min(options.backgrounds, split.source->size());
-  if (n == 0) throw ConfigError("marginalize: the input has no sequences");
-  split.source->prepare_workers(1);
-  Tensor sequences = Tensor::empty({n, length}, DType::kUInt8);
-  for (int64_t i = 0; i < n; ++i) {
-    split.source->fetch(i, 0, sequences.data<uint8_t>() + i * length, nullptr, 0);
-  }
-  Tensor backgrounds = sequences;
-  if (options.shuffle) {
-    backgrounds = Tensor::empty({n, length}, DType::kUInt8);
-    const explain::ReferenceFunction shuffle = explain::dinucleotide_shuffles(options.seed);
-    for (int64_t i = 0; i < n; ++i) {
-      shuffle(i, sequences.data<uint8_t>() + i * length, length, 1,
-              backgrounds.data<uint8_t>() + i * length);
-    }
-  }
+  const Tensor backgrounds = background_sequences(options, split);
   explain::MarginalizeOptions o;
   o.target = target;
   o.batch_size = options.batch_size;
@@ -251,32 +297,16 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
                      pair ? fmt::format("{} and {} at spacings {} to {}", motifs[0].first,
                                         motifs[1].first, first_spacing, last_spacing)
                           : fmt::format("{} at position {}", motifs[0].first, start + 1),
-                     resolved.output_name, target.activation ? "predictions" : "logits", n,
-                     !options.shuffle ? "sequences" : "shuffled backgrounds", length);
-  std::string table;
-  if (!pair) {
-    const explain::MarginalizeResult result =
-        explain::marginalize(model, backgrounds, {{motifs[0].second, start}}, o);
-    const Tensor before = ops::mean(result.before, {0}).contiguous();
-    const Tensor after = ops::mean(result.after, {0}).contiguous();
-    table = "task\tbefore\tafter\teffect\n";
-    for (size_t t = 0; t < columns.size(); ++t) {
-      const double b = before.data<float>()[t], a = after.data<float>()[t];
-      table += fmt::format("{}\t{:.6g}\t{:.6g}\t{:.6g}\n", columns[t], b, a, a - b);
-    }
-  } else {
-    const std::vector<explain::SpacingEffect> effects = explain::marginalize_spacing(
-        model, backgrounds, motifs[0].second, motifs[1].second, first_spacing, last_spacing, o);
-    table = "spacing\ttask\tbackground\ta\tb\tboth\tinteraction\n";
-    for (const explain::SpacingEffect& e : effects) {
-      for (size_t t = 0; t < columns.size(); ++t) {
-        const double g = e.background.data<float>()[t], a = e.a.data<float>()[t],
-                     b = e.b.data<float>()[t], both = e.both.data<float>()[t];
-        table += fmt::format("{}\t{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\n", e.spacing,
-                             columns[t], g, a, b, both, both - a - b + g);
-      }
-    }
-  }
+                     resolved.output_name, target.activation ? "predictions" : "logits",
+                     backgrounds.shape()[0], options.shuffle ? "shuffled backgrounds" : "sequences",
+                     length);
+  const std::string table =
+      pair ? pair_table(
+                 explain::marginalize_spacing(model, backgrounds, motifs[0].second,
+                                              motifs[1].second, first_spacing, last_spacing, o),
+                 columns)
+           : single_motif_table(
+                 explain::marginalize(model, backgrounds, {{motifs[0].second, start}}, o), columns);
   io::write_file_atomically(options.out, table);
   log << fmt::format("wrote {} ({} rows)\n", options.out,
                      std::count(table.begin(), table.end(), '\n') - 1);
