@@ -24,6 +24,7 @@
 #include "train/stop_signal.h"
 #include "variants/contig_names.h"
 #include "variants/score_files.h"
+#include "variants/variant_attributions.h"
 #include "variants/variant_scorer.h"
 
 namespace strand::cli {
@@ -72,11 +73,11 @@ std::string summary_line(const variants::VariantSummary& summary) {
 
 }  // namespace
 
-int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.fasta.empty()) throw ConfigError("--fasta: the genome FASTA is required");
-  if (options.vcf.empty()) throw ConfigError("--vcf: the variants file is required");
-  if (options.out.empty())
-    throw ConfigError("--out: an output path (.tsv, .vcf.gz, .bcf) is required");
+namespace {
+
+// The policies and figures of the flags as the library's scoring options for `trained`.
+variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
+                                                const TrainedModel& trained) {
   variants::VariantScoringOptions scoring;
   try {
     scoring.ref_mismatch = variants::parse_ref_mismatch_policy(options.ref_mismatch);
@@ -90,13 +91,6 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
     throw ConfigError(
         fmt::format("--contig-end: '{}' is not one of pad, skip", options.contig_end));
   }
-  std::ostream& log = options.out == "-" ? err : out;
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
-  RunConfig config = load_config_file(files.config);
-  if (options.threads > 0) config.threads = options.threads;
-  omp_set_num_threads(resolved_threads(config));
-  const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
-
   scoring.outputs =
       scored_outputs(trained, split_commas(options.output), split_commas(options.task));
   scoring.input_length = trained.dimensions.length;
@@ -109,6 +103,57 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
     scoring.contig_aliases = variants::read_contig_aliases(options.chrom_alias);
     scoring.contig_alias_file = options.chrom_alias;
   }
+  return scoring;
+}
+
+// --attributions-out, else --out's name with its extensions replaced by .attributions.npz.
+std::string attributions_path(const VariantsOptions& options) {
+  if (!options.attributions_out.empty()) return options.attributions_out;
+  if (options.out == "-") {
+    throw ConfigError("--attributions: give --attributions-out FILE.npz when --out is -");
+  }
+  std::string stem = options.out;
+  for (const char* extension : {".gz", ".vcf", ".bcf", ".tsv"}) {
+    if (stem.ends_with(extension)) stem.resize(stem.size() - std::strlen(extension));
+  }
+  return stem + ".attributions.npz";
+}
+
+// DeepLIFT/SHAP of the strongest variants, written beside the scores (an .npz and its .tsv).
+void write_attributions(const VariantsOptions& options, const TrainedModel& trained,
+                        const variants::VariantScoringOptions& scoring,
+                        const variants::StrongestVariants& strongest, std::ostream& log) {
+  const std::vector<variants::StrongVariant> chosen = strongest.strongest();
+  variants::VariantAttributionOptions attribution;
+  attribution.input_length = scoring.input_length;
+  attribution.seed = options.seed;
+  attribution.contig_aliases = scoring.contig_aliases;
+  const variants::VariantAttributions result =
+      variants::attribute_variants(*trained.model, options.fasta, chosen, attribution);
+  const std::string npz = attributions_path(options);
+  std::string tsv = npz;
+  if (tsv.ends_with(".npz")) tsv.resize(tsv.size() - 4);
+  tsv += ".tsv";
+  variants::write_variant_attributions(npz, tsv, chosen, result);
+  log << fmt::format("wrote {} and {} (DeepLIFT/SHAP of the {} strongest variants)\n", npz, tsv,
+                     chosen.size());
+}
+
+}  // namespace
+
+int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.fasta.empty()) throw ConfigError("--fasta: the genome FASTA is required");
+  if (options.vcf.empty()) throw ConfigError("--vcf: the variants file is required");
+  if (options.out.empty())
+    throw ConfigError("--out: an output path (.tsv, .vcf.gz, .bcf) is required");
+  if (options.attributions > 0) attributions_path(options);  // checked before the work
+  std::ostream& log = options.out == "-" ? err : out;
+  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  RunConfig config = load_config_file(files.config);
+  if (options.threads > 0) config.threads = options.threads;
+  omp_set_num_threads(resolved_threads(config));
+  const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
+  variants::VariantScoringOptions scoring = scoring_options(options, trained);
   auto last_report = std::chrono::steady_clock::now();
   scoring.progress = [&log, &last_report](const variants::VariantSummary& figures) {
     const auto now = std::chrono::steady_clock::now();
@@ -138,8 +183,12 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
       options.out, &out,
       fmt::format("model={} fasta={} variants={}", trained.files.checkpoint.string(), options.fasta,
                   options.vcf));
+  // With --attributions the scores are published only after the attributions are written.
+  variants::StrongestVariants strongest(*sink, options.attributions, scoring.outputs);
+  variants::VariantScoreSink& target =
+      options.attributions > 0 ? static_cast<variants::VariantScoreSink&>(strongest) : *sink;
   const variants::VariantSummary summary =
-      variants::score_variants(*trained.model, options.vcf, options.fasta, *sink, scoring);
+      variants::score_variants(*trained.model, options.vcf, options.fasta, target, scoring);
   stop_guard.reset();
   if (summary.stop_signal != 0) {
     log << fmt::format("variants: interrupted by {} after {} ALT allele(s); nothing written\n",
@@ -147,6 +196,10 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
     return train::signal_exit_status(summary.stop_signal);
   }
   log << "variants: " << summary_line(summary) << "\n";
+  if (options.attributions > 0) {
+    write_attributions(options, trained, scoring, strongest, log);
+    strongest.commit_inner();
+  }
   if (options.out != "-") {
     const variants::ScoreFileFormat format = variants::score_file_format(options.out);
     const char* index = format == variants::ScoreFileFormat::kVcfGz ? " and its .tbi"
@@ -232,10 +285,26 @@ const std::vector<ConfigKey>& variants_keys() {
        .help = "Also score each variant's alleles in N dinucleotide-shuffled backgrounds, for "
                "empirical p-values of diff, log2fc and jsd (0: none)",
        .commands = variants},
+      {.key = "attributions",
+       .field = field<VariantsOptions>([](auto& o) -> auto& { return o.attributions; }),
+       .range = IntRange{0, 10000},
+       .range_note = "0: none",
+       .flag = "--attributions",
+       .help = "DeepLIFT/SHAP (20 dinucleotide shuffles) of the ref and alt windows of the K "
+               "variants of largest |diff| (jsd for profiles), for the output and task of that "
+               "score, explaining logits: an .npz of one-hot and hypothetical contributions "
+               "(K, 4, L) per allele, TF-MoDISco's layout, and a .tsv listing them",
+       .commands = variants},
+      {.key = "attributions-out",
+       .field = field<VariantsOptions>([](auto& o) -> auto& { return o.attributions_out; }),
+       .flag = "--attributions-out",
+       .help = "The .npz of --attributions (its .tsv beside it)",
+       .commands = variants,
+       .unset = "--out's name with .attributions.npz"},
       {.key = "seed",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.seed; }),
        .flag = "--seed",
-       .help = "Seed of the shuffles",
+       .help = "Seed of the shuffles (null backgrounds, --attributions references)",
        .commands = variants},
       {.key = "batch-size",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.batch_size; }),

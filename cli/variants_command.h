@@ -27,6 +27,8 @@ struct VariantsOptions {
   std::string chrom_alias;             // VARIANTS_NAME<TAB>FASTA_NAME lines
   int64_t null_shuffles = 0;
   uint64_t seed = 1;
+  int64_t attributions = 0;      // DeepLIFT/SHAP of the K strongest variants; 0: none
+  std::string attributions_out;  // their .npz; default: beside --out
 };
 
 /// The rows of VariantsOptions: every flag of `strand variants`.

@@ -10,6 +10,7 @@
 #include "variants/incremental_forward.h"
 #include "variants/pair_forward.h"
 #include "variants/score_files.h"
+#include "variants/variant_attributions.h"
 #include "variants/variant_reader.h"
 #include "variants/variant_scorer.h"
 #include "variants/variant_scores.h"

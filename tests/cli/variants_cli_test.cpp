@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli_test_support.h"
+#include "io/npz.h"
 #include "test_helpers.h"
 
 namespace strand::cli {
@@ -301,6 +302,90 @@ TEST_CASE("variants: contig names without 'chr' are explained, --chrom-alias map
   const std::string missing = scene.vcf("in_missing.vcf", "chrM\t4\t.\tA\tG\t.\t.\t.\n");
   result = run(scene.args(missing, "m.tsv"));
   CHECK(result.err.find(missing + ":5: contig 'chrM' is not in FASTA") != std::string::npos);
+}
+
+// The fields of a TSV line.
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream row(line);
+  for (std::string field; std::getline(row, field, '\t');) fields.push_back(field);
+  return fields;
+}
+
+TEST_CASE("variants: --attributions explains the strongest variants' windows beside the scores") {
+  VariantScene scene;
+  std::string body;
+  for (const int64_t position : {200, 700, 1200, 1700, 2200}) body += scene.snv("chr1", position);
+  const std::string vcf = scene.vcf("in.vcf", body);
+  const auto result = run(with(scene.args(vcf, "s.tsv"), {"--attributions", "2"}));
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  CHECK(result.out.find("(DeepLIFT/SHAP of the 2 strongest variants)") != std::string::npos);
+  CHECK(scene.outputs() ==
+        std::vector<std::string>{"s.attributions.npz", "s.attributions.tsv", "s.tsv"});
+
+  // The two rows of largest |diff|, strongest first.
+  std::vector<std::pair<double, int64_t>> by_strength;
+  {
+    std::istringstream in(read_text(scene.dir.path() / "s.tsv"));
+    std::string line;
+    std::getline(in, line);
+    for (int64_t row = 0; std::getline(in, line); ++row) {
+      by_strength.emplace_back(std::abs(std::stod(tab_fields(line)[7])), row);
+    }
+  }
+  std::sort(by_strength.rbegin(), by_strength.rend());
+  std::istringstream listed(read_text(scene.dir.path() / "s.attributions.tsv"));
+  std::string line;
+  std::getline(listed, line);
+  CHECK(line.starts_with("rank\trow\tid\tchrom\tpos\tref\talt\tcolumn\tstrength"));
+  std::vector<int64_t> positions;
+  for (int rank = 0; rank < 2; ++rank) {
+    REQUIRE(std::getline(listed, line));
+    const std::vector<std::string> f = tab_fields(line);
+    REQUIRE(f.size() == 13);
+    CHECK(std::stoll(f[1]) == by_strength[static_cast<size_t>(rank)].second);
+    CHECK(f[7] == "task_0.diff");
+    CHECK(std::stod(f[8]) ==
+          doctest::Approx(by_strength[static_cast<size_t>(rank)].first).epsilon(1e-4));
+    // Convergence of DeepLIFT/SHAP on both windows.
+    CHECK(std::stod(f[11]) < 1e-3);
+    CHECK(std::stod(f[12]) < 1e-3);
+    positions.push_back(std::stoll(f[4]));
+  }
+  CHECK_FALSE(std::getline(listed, line));
+
+  // The windows: 100 genome bases with the variant at position 50, the alt base there.
+  const auto arrays = io::read_npz(scene.dir.path() / "s.attributions.npz");
+  std::map<std::string, const io::NpyArray*> named;
+  for (const io::NpyArray& array : arrays) named[array.name] = &array;
+  for (const char* name : {"ref_onehot", "alt_onehot", "ref_hypothetical", "alt_hypothetical"}) {
+    REQUIRE(named.count(name) == 1);
+    CHECK(named[name]->shape == Shape{2, 4, 100});
+  }
+  CHECK(named["ref_onehot"]->descr == "|u1");
+  CHECK(named["ref_hypothetical"]->descr == "<f4");
+  const auto base_at = [&](const char* name, int64_t k, int64_t l) {
+    for (int64_t c = 0; c < 4; ++c) {
+      if (named[name]->bytes[static_cast<size_t>((k * 4 + c) * 100 + l)] == 1) return "ACGT"[c];
+    }
+    return 'N';
+  };
+  for (int64_t k = 0; k < 2; ++k) {
+    const int64_t p = positions[static_cast<size_t>(k)];
+    for (int64_t l = 0; l < 100; ++l) {
+      CHECK(base_at("ref_onehot", k, l) == scene.base("chr1", p - 50 + l));
+    }
+    const char ref = scene.base("chr1", p);
+    CHECK(base_at("alt_onehot", k, 50) == (ref == 'A' ? 'G' : 'A'));
+  }
+
+  // --out - needs a place for the attributions; nothing is written without it.
+  std::vector<std::string> to_stdout = scene.args(vcf, "t.tsv");
+  to_stdout[8] = "-";
+  const auto refused = run(with(to_stdout, {"--attributions", "1"}));
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("--attributions: give --attributions-out FILE.npz when --out is -") !=
+        std::string::npos);
 }
 
 TEST_CASE("variants: --task picks columns, --null-shuffles adds p-values, bad flags refused") {
