@@ -3,6 +3,9 @@ genome with intervals for the loader. Everything is made here; nothing is read f
 repository."""
 import os
 import pathlib
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -92,3 +95,32 @@ def strand_exe():
     """The strand program of this build (CTest sets STRAND_EXE), or None."""
     path = os.environ.get("STRAND_EXE")
     return pathlib.Path(path) if path and os.path.exists(path) else None
+
+
+def ticks_while(call):
+    """Runs call() and returns (the count of a second thread's ticks while it ran, its result).
+    The thread runs only when the main thread lets go of the GIL (a switch interval far longer
+    than any test, so never by preemption): a count above 0 proves call() released the GIL."""
+    ticks = []
+    go, done = threading.Event(), threading.Event()
+
+    def count():
+        go.wait()
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0)  # lets the main thread take the GIL back as soon as it asks
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        go.set()
+        before = len(ticks)
+        result = call()
+        during = len(ticks) - before
+    finally:
+        done.set()
+        sys.setswitchinterval(interval)
+        counter.join()
+    return during, result

@@ -1,15 +1,12 @@
 """strand.explain: ISM, DeepLIFT/SHAP, gradients and marginalisation of a trained model, checked
 against the model's own predictions (Model.predict), and clear errors for bad arguments."""
-import sys
-import threading
-import time
 import warnings
 
 import numpy as np
 import pytest
 
 import strand
-from conftest import random_sequences
+from conftest import random_sequences, ticks_while
 
 
 def encode(sequences):
@@ -320,26 +317,7 @@ def test_the_gil_is_released_while_explaining(reference_model):
     """A thread that runs only when the main thread lets go of the GIL (a switch interval far
     longer than the test) counts while ISM runs: it can only have counted if ism released it."""
     codes = encode(random_sequences(np.random.default_rng(2), 64, reference_model.input_length))
-    ticks = []
-    go, done = threading.Event(), threading.Event()
-
-    def count():
-        go.wait()
-        while not done.is_set():
-            ticks.append(1)
-            time.sleep(0)
-
-    counter = threading.Thread(target=count)
-    counter.start()
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1000.0)
-    try:
-        go.set()
-        before = len(ticks)
-        strand.explain.ism(reference_model, codes, path="brute_force", threads=1)
-        during = len(ticks) - before
-    finally:
-        done.set()
-        sys.setswitchinterval(interval)
-        counter.join()
+    during, _ = ticks_while(
+        lambda: strand.explain.ism(reference_model, codes, path="brute_force", threads=1)
+    )
     assert during > 0

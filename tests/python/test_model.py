@@ -1,15 +1,12 @@
 """strand.load and Model.predict: inputs as strings, base codes and one-hot arrays, outputs,
 options, and clear errors for bad input."""
 import subprocess
-import sys
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import strand
-from conftest import random_sequences
+from conftest import random_sequences, ticks_while
 
 
 def encode(sequences):
@@ -141,28 +138,7 @@ def test_the_gil_is_released_while_predicting(reference_model):
     counted if predict released the GIL."""
     codes = encode(random_sequences(np.random.default_rng(2), 64, 120))
     codes = np.repeat(codes, 200, axis=0)  # 12,800 sequences
-    ticks = []
-    go, done = threading.Event(), threading.Event()
-
-    def count():
-        go.wait()
-        while not done.is_set():
-            ticks.append(1)
-            time.sleep(0)  # lets the main thread take the GIL back as soon as it asks
-
-    counter = threading.Thread(target=count)
-    counter.start()
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1000.0)
-    try:
-        go.set()
-        before = len(ticks)
-        reference_model.predict(codes, threads=1)
-        during = len(ticks) - before
-    finally:
-        done.set()
-        sys.setswitchinterval(interval)
-        counter.join()
+    during, _ = ticks_while(lambda: reference_model.predict(codes, threads=1))
     assert during > 0
 
 

@@ -2,13 +2,12 @@
 chrombpnet's rule cuts, the table has the CLI's columns, and bad input raises clear errors."""
 import subprocess
 import sys
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import strand
+from conftest import ticks_while
 
 TEXT_COLUMNS = ["id", "chrom", "pos", "ref", "alt"]
 
@@ -257,26 +256,7 @@ def test_the_gil_is_released_while_scoring(reference_model, small_genome, tmp_pa
     records = [("chr1", pos, f"v{pos}", genome["chr1"][pos - 1],
                 [other_letters(genome["chr1"][pos - 1])[0]]) for pos in range(100, 2900)]
     path = write_vcf(tmp_path / "many.vcf", records, genome)
-    ticks = []
-    go, done = threading.Event(), threading.Event()
-
-    def count():
-        go.wait()
-        while not done.is_set():
-            ticks.append(1)
-            time.sleep(0)
-
-    counter = threading.Thread(target=count)
-    counter.start()
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1000.0)
-    try:
-        go.set()
-        before = len(ticks)
-        table = strand.variants.score(reference_model, fasta, path, threads=1)
-        during = len(ticks) - before
-    finally:
-        done.set()
-        sys.setswitchinterval(interval)
-        counter.join()
+    during, table = ticks_while(
+        lambda: strand.variants.score(reference_model, fasta, path, threads=1)
+    )
     assert during > 0 and len(table["id"]) == len(records)
