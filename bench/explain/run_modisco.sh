@@ -61,9 +61,11 @@ explain_and_match() {
 if [[ "${which}" == reference || "${which}" == all ]]; then
   dir="${WORK_DIR}/reference"
   mkdir -p "${dir}"
-  "${STRAND}" simulate --out "${dir}/data" | sed -n 1p
-  "${STRAND}" train --threads "${THREADS}" --output-dir "${dir}" --run-name run \
-    > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
+  if [[ ! -f "${dir}/run/checkpoints/best.safetensors" ]]; then  # a rerun reuses the model
+    "${STRAND}" simulate --out "${dir}/data" | sed -n 1p
+    "${STRAND}" train --threads "${THREADS}" --output-dir "${dir}" --run-name run \
+      > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
+  fi
   grep -E "^(test|best|epochs run)" "${dir}/train.log" || true
   first_records "${dir}/data/test.fa" "${dir}/data/test.tsv" "${EXPLAIN_SEQS}" positives \
     "${dir}/positives.fa"
@@ -74,15 +76,17 @@ if [[ "${which}" == basset || "${which}" == all ]]; then
   dir="${WORK_DIR}/basset"
   mkdir -p "${dir}"
   data="${dir}/data"
-  "${STRAND}" simulate --simulation multi_motif_embedding --motifs "${MOTIFS}" \
-    --n-seqs "${BASSET_SEQS}" --length "${BASSET_LENGTH}" --validation 1000 --test 2000 \
-    --seed 0 --out "${data}" | sed -n 1p
-  "${STRAND}" train --model basset --format records --window 0 \
-    --fasta "${data}/train.fa" --intervals "${data}/train.tsv" \
-    --valid-fasta "${data}/valid.fa" --valid-intervals "${data}/valid.tsv" \
-    --test-fasta "${data}/test.fa" --test-intervals "${data}/test.tsv" \
-    --epochs "${BASSET_EPOCHS}" --threads "${THREADS}" --output-dir "${dir}" --run-name run \
-    > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
+  if [[ ! -f "${dir}/run/checkpoints/best.safetensors" ]]; then  # a rerun reuses the model
+    "${STRAND}" simulate --simulation multi_motif_embedding --motifs "${MOTIFS}" \
+      --n-seqs "${BASSET_SEQS}" --length "${BASSET_LENGTH}" --validation 1000 --test 2000 \
+      --seed 0 --out "${data}" | sed -n 1p
+    "${STRAND}" train --model basset --format records --window 0 \
+      --fasta "${data}/train.fa" --intervals "${data}/train.tsv" \
+      --valid-fasta "${data}/valid.fa" --valid-intervals "${data}/valid.tsv" \
+      --test-fasta "${data}/test.fa" --test-intervals "${data}/test.tsv" \
+      --epochs "${BASSET_EPOCHS}" --threads "${THREADS}" --output-dir "${dir}" --run-name run \
+      > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
+  fi
   grep -E "^(test|best|epochs run)" "${dir}/train.log" || true
   first_records "${data}/test.fa" "${data}/test.tsv" "${EXPLAIN_SEQS}" all "${dir}/test.fa"
   explain_and_match basset "${dir}/run" "${dir}/test.fa" all "${data}/motifs.meme" \
