@@ -75,7 +75,7 @@ void check_tracks(std::string_view text) {
   // resolution itself is what train does before its checks, and must keep every entry's parts.
   cli::RunConfig config;
   config.data.source = "files";
-  config.data.files.profile_bigwigs = entries;
+  config.data.files.loader.signals.profile_bigwigs = entries;
   cli::RunConfig resolved;
   try {
     resolved = cli::with_absolute_paths(config);
@@ -83,7 +83,7 @@ void check_tracks(std::string_view text) {
     return;
   }
   std::vector<data::TrackGroup> again;
-  const bool accepted_again = groups_of(resolved.data.files.profile_bigwigs, again);
+  const bool accepted_again = groups_of(resolved.data.files.loader.signals.profile_bigwigs, again);
   if (accepted != accepted_again) {
     finding(fmt::format("track list {} before its paths are made absolute, {} after",
                         accepted ? "accepted" : "refused",
