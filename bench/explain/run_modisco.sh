@@ -14,9 +14,10 @@
 #
 #   bash bench/explain/run_modisco.sh [reference|basset|all]
 #
-# Environment: STRAND (default build/cli/strand, built when missing), WORK_DIR, THREADS (2),
-# BASSET_SEQS (20000), BASSET_LENGTH (200), BASSET_EPOCHS (12), EXPLAIN_SEQS (2000),
-# MODISCO_SEQLETS (20000).
+# A rerun with the same WORK_DIR reuses a dataset's trained model (delete WORK_DIR/NAME/run to
+# retrain). Environment: STRAND (default build/cli/strand, built when missing), WORK_DIR,
+# THREADS (2), BASSET_SEQS (20000), BASSET_LENGTH (200), BASSET_EPOCHS (12), EXPLAIN_SEQS
+# (2000), MODISCO_SEQLETS (20000).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 which="${1:-all}"

@@ -4,7 +4,9 @@ bench/run_model_comparison.sh does) so that other load on the machine falls on b
 program's best round kept.
 
   ism            strand's fast path and its brute force vs tangermeme.saturation_mutagenesis
-                 (its default, which takes its own fastISM path when it expects it to pay)
+                 (its default, which takes its own fastISM path when it expects it to pay: a
+                 timed trial on one batch, so under load it may take either; each round
+                 prints the path it took)
   deeplift_shap  strand vs tangermeme.deep_lift_shap, 20 dinucleotide shuffles each (both
                  programs draw their own shuffles: the time includes drawing them)
 
@@ -57,6 +59,19 @@ def time_strand(args, case, method, extra, out):
     return time.perf_counter() - start
 
 
+def describe_path(paths, caught):
+    """The path of the last saturation_mutagenesis call, with tangermeme's reason for falling
+    back to plain ISM when it gave one."""
+    if not paths:
+        return ""
+    path = paths.pop()
+    paths.clear()
+    reasons = [str(w.message) for w in caught if "fast=False because" in str(w.message)]
+    if reasons:
+        path += " (" + reasons[0].split("because ")[1].split(". Pass")[0] + ")"
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--strand", required=True)
@@ -72,7 +87,21 @@ def main():
     torch.set_num_threads(args.threads)
     import explain_peers as peers
     from tangermeme.deep_lift_shap import deep_lift_shap
+    import tangermeme.saturation_mutagenesis as tangermeme_ism
     from tangermeme.saturation_mutagenesis import saturation_mutagenesis
+
+    # Which path tangermeme's saturation_mutagenesis took: from 1.6 its default (fast=True)
+    # times its fastISM against plain batched ISM on one batch and keeps the faster, or skips
+    # fastISM for a job it expects under 30 s, so under load it may take either.
+    paths = []
+    if hasattr(tangermeme_ism, "_fast_path"):
+        choose = tangermeme_ism._fast_path
+
+        def recorded(*a, **k):
+            result = choose(*a, **k)
+            paths.append("fastISM" if result[0] is not None else "plain")
+            return result
+        tangermeme_ism._fast_path = recorded
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,10 +123,12 @@ def main():
 
                 def tangermeme():
                     start = time.perf_counter()
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
                         saturation_mutagenesis(target, X, raw_outputs=True, device="cpu")
-                    return time.perf_counter() - start
+                    seconds = time.perf_counter() - start
+                    tangermeme.path = describe_path(paths, caught)
+                    return seconds
             else:
                 programs["strand"] = lambda: time_strand(
                     args, case, "deeplift_shap", ["--references", str(args.references)], out)
@@ -111,22 +142,27 @@ def main():
                     return time.perf_counter() - start
             programs["tangermeme"] = tangermeme
             best = {name: float("inf") for name in programs}
+            best_path = ""
             for round_ in range(args.rounds):
                 for name, program in programs.items():
                     seconds = program()
+                    if name == "tangermeme" and seconds < best[name]:
+                        best_path = getattr(program, "path", "")
                     best[name] = min(best[name], seconds)
-                    print(f"{case['name']} round {round_ + 1}: {name} {seconds:.2f} s",
-                          flush=True)
+                    note = getattr(program, "path", "")
+                    print(f"{case['name']} round {round_ + 1}: {name} {seconds:.2f} s"
+                          + (f" [{note}]" if note else ""), flush=True)
             for name in programs:
                 if name == "tangermeme":
                     continue
                 rows.append((case["name"], len(records), X.shape[-1], name, best[name],
-                             best["tangermeme"], best["tangermeme"] / best[name]))
+                             best["tangermeme"], best["tangermeme"] / best[name],
+                             best_path.split(" (")[0]))
     print(f"\n{'case':<14}{'seqs':>5}{'bp':>6}  {'program':<20}{'strand s':>10}"
-          f"{'tangermeme s':>14}{'ratio':>8}")
-    for name, n, length, program, ours, theirs, ratio in rows:
+          f"{'tangermeme s':>14}{'ratio':>8}  tangermeme's path")
+    for name, n, length, program, ours, theirs, ratio, path in rows:
         print(f"{name:<14}{n:>5}{length:>6}  {program:<20}{ours:>10.2f}{theirs:>14.2f}"
-              f"{ratio:>7.1f}x")
+              f"{ratio:>7.1f}x  {path}")
     return 0
 
 
