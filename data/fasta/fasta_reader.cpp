@@ -47,8 +47,9 @@ std::string describe(char c) {
 
 FastaReader::FastaReader(const std::string& path, const FastaOptions& options) : path_(path) {
   index_ = ensure_fasta_index(path, options);
-  entries_ = read_fai(index_.fai);
-  for (const FaiEntry& e : entries_) {
+  auto records = std::make_shared<Records>();
+  records->entries = read_fai(index_.fai);
+  for (const FaiEntry& e : records->entries) {
     // ensure_fasta_index checked the entries against the file; this guards the offset
     // arithmetic of read_bases should the .fai have been rewritten since.
     if (e.length <= 0 || !fai_base_offset(e, e.length - 1)) {
@@ -58,19 +59,16 @@ FastaReader::FastaReader(const std::string& path, const FastaOptions& options) :
           "rewritten while strand opened it?",
           index_.fai, e.line, excerpt(e.name), e.length, e.line_bases, e.line_width, e.offset));
     }
-    ids_.emplace(e.name, static_cast<int>(contigs_.size()));
-    contigs_.push_back({e.name, e.length});
+    records->ids.emplace(e.name, static_cast<int>(records->contigs.size()));
+    records->contigs.push_back({e.name, e.length});
   }
+  index_records_ = std::move(records);
   open_bytes();
 }
 
-FastaReader::FastaReader(std::string path, FastaIndexPaths index, std::vector<FaiEntry> entries,
-                         std::vector<Contig> contigs, std::unordered_map<std::string, int> ids)
-    : path_(std::move(path)),
-      index_(std::move(index)),
-      entries_(std::move(entries)),
-      contigs_(std::move(contigs)),
-      ids_(std::move(ids)) {
+FastaReader::FastaReader(std::string path, FastaIndexPaths index,
+                         std::shared_ptr<const Records> records)
+    : path_(std::move(path)), index_(std::move(index)), index_records_(std::move(records)) {
   open_bytes();
 }
 
@@ -84,13 +82,11 @@ void FastaReader::open_bytes() {
   if (!bytes_) throw DataError(fmt::format("cannot read FASTA '{}': {}", path_, error));
 }
 
-FastaReader FastaReader::clone() const {
-  return FastaReader(path_, index_, entries_, contigs_, ids_);
-}
+FastaReader FastaReader::clone() const { return FastaReader(path_, index_, index_records_); }
 
 int FastaReader::contig_id(std::string_view name) const {
-  const auto it = ids_.find(std::string(name));
-  return it == ids_.end() ? -1 : it->second;
+  const auto it = index_records_->ids.find(std::string(name));
+  return it == index_records_->ids.end() ? -1 : it->second;
 }
 
 int FastaReader::checked_contig(std::string_view contig, int64_t start, int64_t end) const {
@@ -98,7 +94,7 @@ int FastaReader::checked_contig(std::string_view contig, int64_t start, int64_t 
   if (id < 0) {
     throw DataError(fmt::format("contig '{}' is not in FASTA '{}'", contig, path_));
   }
-  const Contig& c = contigs_[static_cast<size_t>(id)];
+  const Contig& c = index_records_->contigs[static_cast<size_t>(id)];
   if (start < 0 || start > end || end > c.length) {
     throw DataError(fmt::format("range [{}, {}) is outside contig '{}' (length {}) of '{}'", start,
                                 end, contig, c.length, path_));
@@ -107,7 +103,7 @@ int FastaReader::checked_contig(std::string_view contig, int64_t start, int64_t 
 }
 
 const char* FastaReader::read_bases(int id, int64_t start, int64_t end) const {
-  const FaiEntry& e = entries_[static_cast<size_t>(id)];
+  const FaiEntry& e = index_records_->entries[static_cast<size_t>(id)];
   // Never nullopt: the constructor checked the record's last base.
   const auto byte_of = [&e](int64_t i) { return *fai_base_offset(e, i); };
   const int64_t first = byte_of(start);

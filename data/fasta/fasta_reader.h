@@ -34,7 +34,9 @@ class FastaReader {
   FastaReader(const FastaReader&) = delete;
   FastaReader& operator=(const FastaReader&) = delete;
 
-  /// A second, independent handle on the same file and index (no index checks repeated).
+  /// A second, independent handle on the same file and index (no index checks repeated; the
+  /// index is shared, not copied: a loader's workers each clone a reader of a FASTA that may
+  /// hold millions of records).
   FastaReader clone() const;
 
   /// The FASTA path as given.
@@ -42,7 +44,7 @@ class FastaReader {
   /// The index files in use.
   const FastaIndexPaths& index_paths() const { return index_; }
   /// The records in file order (contig ids are positions in this list).
-  const std::vector<Contig>& contigs() const { return contigs_; }
+  const std::vector<Contig>& contigs() const { return index_records_->contigs; }
   /// Index of a contig by name, or -1 when absent.
   int contig_id(std::string_view name) const;
 
@@ -57,8 +59,14 @@ class FastaReader {
                    uint8_t* lower_mask = nullptr) const;
 
  private:
-  FastaReader(std::string path, FastaIndexPaths index, std::vector<FaiEntry> entries,
-              std::vector<Contig> contigs, std::unordered_map<std::string, int> ids);
+  // The records of the index, read once and shared by clones.
+  struct Records {
+    std::vector<FaiEntry> entries;  // line geometry per contig id
+    std::vector<Contig> contigs;
+    std::unordered_map<std::string, int> ids;
+  };
+
+  FastaReader(std::string path, FastaIndexPaths index, std::shared_ptr<const Records> records);
   void open_bytes();
   int checked_contig(std::string_view contig, int64_t start, int64_t end) const;
   // Bases [start, end) of record `id`, packed (line breaks dropped) at the front of raw_.
@@ -66,9 +74,7 @@ class FastaReader {
 
   std::string path_;
   FastaIndexPaths index_;
-  std::vector<FaiEntry> entries_;  // line geometry per contig id
-  std::vector<Contig> contigs_;
-  std::unordered_map<std::string, int> ids_;
+  std::shared_ptr<const Records> index_records_;
   std::unique_ptr<FastaBytes> bytes_;
   mutable std::string raw_;  // the bytes of the last read, reused
 };
