@@ -105,6 +105,9 @@ DataSplit interval_file_split(const ScoringInputs& options, const RunConfig& con
   loader.format = format;
   loader.window = window;
   loader.labels = {data::LabelKind::kReal, false};
+  // Scoring reads each window once: from the file when it is needed, so memory stays flat
+  // however many intervals there are (no pool of every window's bases).
+  loader.streaming = format != data::IntervalFormat::kRecords;
   const bool bed = format == data::IntervalFormat::kBed;
   if (bed || format == data::IntervalFormat::kNarrowPeak) {
     if (!options.label_columns.empty()) {
@@ -135,6 +138,7 @@ DataSplit window_split(const std::string& command, data::FastaReader reader, dat
   source_options.window = window;
   source_options.use_summit = false;
   source_options.labels = {data::LabelKind::kReal, false};
+  source_options.streaming = true;  // each window is read once, when it is scored
   return describe_split(command, std::make_shared<data::IntervalSource>(
                                      std::move(reader), std::move(set), source_options));
 }
