@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "data/data_error.h"
+#include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
 #include "explain/deep_lift_shap.h"
 #include "io/atomic_file.h"
@@ -23,17 +24,12 @@ bool stronger(const StrongVariant& a, const StrongVariant& b) {
   return a.strength != b.strength ? a.strength > b.strength : a.row < b.row;
 }
 
-// The one-hot (K, 4, L) of codes (K, L); N (4) is an all-zero column.
-std::vector<uint8_t> one_hot(const Tensor& codes) {
+// The one-hot (K, 4, L) float of codes (K, L), as strand explain's <stem>_onehot.npz holds it.
+std::vector<float> one_hot(const Tensor& codes) {
   const int64_t k = codes.shape()[0], length = codes.shape()[1];
-  std::vector<uint8_t> out(static_cast<size_t>(k * 4 * length), 0);
-  const uint8_t* c = codes.data<uint8_t>();
-  for (int64_t i = 0; i < k; ++i) {
-    for (int64_t l = 0; l < length; ++l) {
-      const uint8_t base = c[i * length + l];
-      if (base < 4) out[static_cast<size_t>((i * 4 + base) * length + l)] = 1;
-    }
-  }
+  std::vector<float> out(static_cast<size_t>(k * 4 * length));
+  data::one_hot(codes.data<uint8_t>(), static_cast<size_t>(k), static_cast<size_t>(length),
+                out.data());
   return out;
 }
 
@@ -157,8 +153,8 @@ void write_variant_attributions(const std::string& npz, const std::string& tsv,
   const std::pair<const char*, const Tensor*> onehots[] = {{"ref_onehot", &attributions.ref_codes},
                                                            {"alt_onehot", &attributions.alt_codes}};
   for (const auto& [name, codes] : onehots) {
-    archive.begin_array(name, io::NpyType::kUInt8, {k, 4, length});
-    archive.append(std::span<const uint8_t>(one_hot(*codes)));
+    archive.begin_array(name, io::NpyType::kFloat32, {k, 4, length});
+    archive.append(std::span<const float>(one_hot(*codes)));
   }
   const std::pair<const char*, const Tensor*> scores[] = {
       {"ref_hypothetical", &attributions.ref_hypothetical},

@@ -81,7 +81,7 @@ VariantAttributions attribute_variants(Model& model, const std::string& fasta,
                                        const std::vector<StrongVariant>& variants,
                                        const VariantAttributionOptions& options);
 
-/// Writes `attributions` of `variants` as an .npz (ref_onehot, alt_onehot as (K, 4, L) uint8,
+/// Writes `attributions` of `variants` as an .npz (ref_onehot, alt_onehot as (K, 4, L) float32,
 /// ref_hypothetical, alt_hypothetical (K, 4, L) float32, row (K) int64: TF-MoDISco-lite reads
 /// a pair of them) and a TSV beside it (`tsv`: rank, row, id, chrom, pos, ref, alt, column,
 /// strength, the explained ref and alt values, their deviations), both atomically.

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -362,11 +363,13 @@ TEST_CASE("variants: --attributions explains the strongest variants' windows bes
     REQUIRE(named.count(name) == 1);
     CHECK(named[name]->shape == Shape{2, 4, 100});
   }
-  CHECK(named["ref_onehot"]->descr == "|u1");
+  CHECK(named["ref_onehot"]->descr == "<f4");
   CHECK(named["ref_hypothetical"]->descr == "<f4");
   const auto base_at = [&](const char* name, int64_t k, int64_t l) {
     for (int64_t c = 0; c < 4; ++c) {
-      if (named[name]->bytes[static_cast<size_t>((k * 4 + c) * 100 + l)] == 1) return "ACGT"[c];
+      float value = 0.0F;
+      std::memcpy(&value, named[name]->bytes.data() + ((k * 4 + c) * 100 + l) * 4, 4);
+      if (value == 1.0F) return "ACGT"[c];
     }
     return 'N';
   };
