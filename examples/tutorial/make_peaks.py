@@ -25,8 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def read_fasta(path):
+    """Records of a FASTA, plain or gzipped, upper-cased: {name: sequence}."""
     records, name = {}, None
-    with gzip.open(path, "rt") as handle:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as handle:
         for line in handle:
             line = line.strip()
             if line.startswith(">"):
@@ -38,7 +39,8 @@ def read_fasta(path):
 
 
 def read_motifs(path, names):
-    """PWMs of the Kheradpour/Kellis file: '>NAME ...' then 'IUPAC pA pC pG pT' rows."""
+    """PWMs of the Kheradpour/Kellis file (strand's motif library): '>NAME ...' then
+    'IUPAC pA pC pG pT' rows."""
     motifs, name = {}, None
     with gzip.open(path, "rt") as handle:
         for line in handle:

@@ -16,13 +16,14 @@ Deterministic; only the Python standard library and the strand program. Run from
 
     python3 make_variants.py ../../build/cli/strand      # writes variants.vcf
 """
-import gzip
 import math
 import os
 import random
 import subprocess
 import sys
 import tempfile
+
+from make_peaks import read_fasta, read_motifs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIMULATE = ["simulate", "--simulation", "chip_nexus_profile", "--motifs", "CTCF_known1,REST_known1",
@@ -32,36 +33,6 @@ CONTIG = "chr4"
 BREAKS_PER_MOTIF = 4
 FAR = 500
 FAR_VARIANTS = 4
-
-
-def read_fasta(path):
-    records, name = {}, None
-    with open(path) as handle:
-        for line in handle:
-            line = line.strip()
-            if line.startswith(">"):
-                name = line[1:].split()[0]
-                records[name] = []
-            elif name:
-                records[name].append(line.upper())
-    return {name: "".join(parts) for name, parts in records.items()}
-
-
-def read_motifs(path, names):
-    """PWMs of strand's motif library: '>NAME ...' then 'IUPAC pA pC pG pT' rows."""
-    motifs, name = {}, None
-    with gzip.open(path, "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            if not fields:
-                continue
-            if fields[0].startswith(">"):
-                name = fields[0][1:]
-                if name in names:
-                    motifs[name] = []
-            elif name in motifs:
-                motifs[name].append([float(x) for x in fields[1:5]])
-    return motifs
 
 
 def score(sequence, start, pwm, reverse):
