@@ -216,21 +216,9 @@ STRAND_REGISTER_KERNELS(elementwise_cpu) {
 // ---- DeepLIFT multipliers (on tensors, composed from the ops above) ------------------------
 namespace ops {
 
-Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
-                          const Tensor& y_or_none, const Tensor& y_ref) {
-  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y_ref.shape() &&
-                   (!y_or_none.defined() || y_or_none.shape() == x.shape()),
-               "rescale_multiplier: x {}, x_ref {}, y and y_ref {} differ in shape", x.describe(),
-               x_ref.describe(), y_ref.describe());
-  if (x.device().type == DeviceType::kCPU) {
-    Tensor m = Tensor::empty(x.shape(), x.dtype(), x.device());
-    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(),
-                        y_or_none.defined() ? y_or_none.contiguous() : Tensor(), y_ref.contiguous(),
-                        m);
-    return m;
-  }
+Tensor rescale_multiplier_composed(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
+                                   const Tensor& y_or_none, const Tensor& y_ref) {
   const Tensor y = y_or_none.defined() ? y_or_none : unary(kind, x);
-  // Other devices: the same rule composed from ops they have.
   const Tensor derivative = [&]() {
     const Tensor one = Tensor::ones(x.shape(), x.dtype(), x.device());
     switch (kind) {
@@ -265,6 +253,30 @@ Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref
   return add(secant, mul(close, sub(derivative, secant)));
 }
 
+Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
+                          const Tensor& y_or_none, const Tensor& y_ref) {
+  STRAND_CHECK(x.shape() == x_ref.shape() && x.shape() == y_ref.shape() &&
+                   (!y_or_none.defined() || y_or_none.shape() == x.shape()),
+               "rescale_multiplier: x {}, x_ref {}, y and y_ref {} differ in shape", x.describe(),
+               x_ref.describe(), y_ref.describe());
+  if (x.device().type == DeviceType::kCPU) {
+    Tensor m = Tensor::empty(x.shape(), x.dtype(), x.device());
+    dispatch<RescaleOp>(x.device(), kind, x.contiguous(), x_ref.contiguous(),
+                        y_or_none.defined() ? y_or_none.contiguous() : Tensor(), y_ref.contiguous(),
+                        m);
+    return m;
+  }
+  return rescale_multiplier_composed(kind, x, x_ref, y_or_none, y_ref);
+}
+
+Tensor divide_where_changed_composed(const Tensor& routed, const Tensor& dx,
+                                     const Tensor& fallback) {
+  const Tensor zero = Tensor::zeros({}, dx.dtype(), dx.device());
+  const Tensor changed = greater(square(dx), zero);  // 1 where dx != 0
+  const Tensor unchanged = affine(changed, -1.0, 1.0);
+  return add(mul(changed, div(routed, add(dx, unchanged))), mul(unchanged, fallback));
+}
+
 Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback) {
   STRAND_CHECK(routed.shape() == dx.shape() && dx.shape() == fallback.shape(),
                "divide_where_changed: routed {}, dx {} and fallback {} differ in shape",
@@ -275,10 +287,7 @@ Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor
                                    fallback.contiguous(), out);
     return out;
   }
-  const Tensor zero = Tensor::zeros({}, dx.dtype(), dx.device());
-  const Tensor changed = greater(square(dx), zero);  // 1 where dx != 0
-  const Tensor unchanged = affine(changed, -1.0, 1.0);
-  return add(mul(changed, div(routed, add(dx, unchanged))), mul(unchanged, fallback));
+  return divide_where_changed_composed(routed, dx, fallback);
 }
 
 }  // namespace ops

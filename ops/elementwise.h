@@ -86,6 +86,12 @@ Tensor rescale_multiplier(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref
 /// which routes the change of each output to the inputs that were chosen. One pass on the CPU;
 /// other devices compose it.
 Tensor divide_where_changed(const Tensor& routed, const Tensor& dx, const Tensor& fallback);
+/// The two multipliers composed from the element-wise ops above: what devices without the
+/// one-pass kernels run, and the oracles the CPU kernels are tested against.
+Tensor rescale_multiplier_composed(UnaryOpKind kind, const Tensor& x, const Tensor& x_ref,
+                                   const Tensor& y, const Tensor& y_ref);
+Tensor divide_where_changed_composed(const Tensor& routed, const Tensor& dx,
+                                     const Tensor& fallback);
 }  // namespace ops
 
 // ---- Differentiable (broadcasting) ------------------------------------------------------

@@ -38,6 +38,29 @@ TEST_CASE("cuda: unary ops match the CPU") {
   }
 }
 
+// DeepLIFT's multipliers: composed from element-wise ops on the GPU, one pass on the CPU.
+TEST_CASE("cuda: rescale and divide_where_changed multipliers match the CPU") {
+  STRAND_REQUIRE_GPU();
+  for (DType dtype : kFloatTypes) {
+    const Tensor x = random_tensor({4, 33}, 21, dtype);
+    const Tensor x_ref = ops::mul(x, random_tensor({4, 33}, 22, dtype));
+    for (UnaryOpKind kind : {UnaryOpKind::kRelu, UnaryOpKind::kSigmoid, UnaryOpKind::kTanh,
+                             UnaryOpKind::kSoftplus, UnaryOpKind::kExp, UnaryOpKind::kGelu}) {
+      INFO("kind " << static_cast<int>(kind) << " dtype " << dtype_name(dtype));
+      const Tensor y = ops::unary(kind, x), y_ref = ops::unary(kind, x_ref);
+      check_close(ops::rescale_multiplier(kind, gpu(x), gpu(x_ref), gpu(y), gpu(y_ref)),
+                  ops::rescale_multiplier(kind, x, x_ref, y, y_ref), tolerance_for(dtype),
+                  "rescale_multiplier");
+    }
+    const Tensor dx = ops::sub(x, x_ref);
+    const Tensor routed = random_tensor({4, 33}, 23, dtype);
+    const Tensor fallback = random_tensor({4, 33}, 24, dtype);
+    check_close(ops::divide_where_changed(gpu(routed), gpu(dx), gpu(fallback)),
+                ops::divide_where_changed(routed, dx, fallback), tolerance_for(dtype),
+                "divide_where_changed");
+  }
+}
+
 TEST_CASE("cuda: binary ops broadcast like the CPU") {
   STRAND_REQUIRE_GPU();
   for (DType dtype : kFloatTypes) {

@@ -96,4 +96,37 @@ TEST_CASE("sum_to_shape undoes broadcasting") {
   CHECK(ops::sum_to_shape(g, {2, 1}).to_vector<double>() == std::vector<double>{12, 12});
 }
 
+// DeepLIFT's multipliers: the one-pass CPU kernels against their composition from element-wise
+// ops (the oracle, and what other devices run), with some inputs equal to their references so
+// that the derivative branch (|dx| < 1e-6) and the unchanged branch are taken.
+TEST_CASE("rescale and divide_where_changed kernels match their composed oracles") {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    INFO("dtype " << dtype_name(dtype));
+    const Tensor x = random_tensor({3, 17}, 5, dtype);
+    Tensor x_ref = random_tensor({3, 17}, 6, dtype);
+    // Every fourth reference equals its input: dx = 0.
+    for (int64_t i = 0; i < x.numel(); i += 4) {
+      if (dtype == DType::kFloat32) {
+        x_ref.data<float>()[i] = x.data<float>()[i];
+      } else {
+        x_ref.data<double>()[i] = x.data<double>()[i];
+      }
+    }
+    const double tolerance = dtype == DType::kFloat32 ? 1e-4 : 1e-10;
+    for (UnaryOpKind kind : {UnaryOpKind::kRelu, UnaryOpKind::kSigmoid, UnaryOpKind::kTanh,
+                             UnaryOpKind::kSoftplus, UnaryOpKind::kExp, UnaryOpKind::kGelu}) {
+      INFO("kind " << static_cast<int>(kind));
+      const Tensor y = ops::unary(kind, x), y_ref = ops::unary(kind, x_ref);
+      CHECK(max_abs_difference(ops::rescale_multiplier(kind, x, x_ref, y, y_ref),
+                               ops::rescale_multiplier_composed(kind, x, x_ref, y, y_ref)) <
+            tolerance);
+    }
+    const Tensor dx = ops::sub(x, x_ref);
+    const Tensor routed = random_tensor({3, 17}, 7, dtype);
+    const Tensor fallback = random_tensor({3, 17}, 8, dtype);
+    CHECK(max_abs_difference(ops::divide_where_changed(routed, dx, fallback),
+                             ops::divide_where_changed_composed(routed, dx, fallback)) < tolerance);
+  }
+}
+
 }  // namespace strand
