@@ -29,7 +29,15 @@ constexpr bool kCacheCpuBlocks = true;
 size_t rounded_size(size_t nbytes) {
   // aligned_alloc needs a size that is a multiple of the alignment.
   const size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-  return rounded == 0 ? kCpuAlignment : rounded;
+  if (rounded == 0) return kCpuAlignment;
+  if (!kCacheCpuBlocks || rounded < CpuAllocator::kCpuCacheMinBytes) return rounded;
+  // Cached blocks come in size classes, four per power of two (at most 25% larger than asked),
+  // so that tensors whose sizes vary a little from one batch to the next (windows of ISM and
+  // variant scoring) reuse each other's blocks instead of each size filling the cache.
+  size_t power = CpuAllocator::kCpuCacheMinBytes;
+  while (power * 2 <= rounded) power *= 2;
+  const size_t quarter = power / 4;
+  return (rounded + quarter - 1) / quarter * quarter;
 }
 
 // Atomic: a backend module registers its allocator while other threads may be allocating.

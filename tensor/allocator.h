@@ -30,7 +30,8 @@ Allocator& allocator_for(DeviceType type);
 void set_allocator(DeviceType type, Allocator* allocator);
 
 /// 64-byte aligned host memory. Blocks of at least kCpuCacheMinBytes are kept when freed (up
-/// to kCpuCacheMaxBytes in all) and handed out again for the same size: a training step
+/// to kCpuCacheMaxBytes in all) and handed out again for the same size class (four per power
+/// of two): a training step
 /// allocates the same activation and gradient sizes every time, and memory the C library
 /// returned to the kernel faults page by page when touched again (a quarter of a small conv
 /// network's step time before this cache). Builds with AddressSanitizer cache nothing, so that
