@@ -13,4 +13,5 @@
 #include "explain/parallel_units.h"
 #include "explain/references.h"
 #include "explain/target.h"
+#include "explain/windowed_forward.h"
 #include "strand/train.h"

@@ -1,0 +1,963 @@
+// Windowed forward passes (explain/windowed_forward.h): the plan of steps, the columns each step's
+// consumers read, the reference pass, and the changes of a batch of alternates.
+//
+// Layout: a change is (M, C, W) float, contiguous, so that a Conv1D convolves every alternate's
+// window in one conv1d call and pooling or activations see an ordinary batch. Alternate m's
+// window starts at column starts[m] of the step's output and lies inside the columns the step's
+// consumers read (its `need`, a range inside [0, L)); the change is 0 outside it.
+#include "explain/windowed_forward.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "kernels/cpu/gemm.h"
+#include "layers/conv1d.h"
+#include "layers/dense.h"
+#include "layers/graph.h"
+#include "layers/pooling.h"
+#include "layers/sequential.h"
+#include "ops/conv1d.h"
+#include "ops/matmul.h"
+#include "ops/pooling.h"
+#include "ops/shape.h"
+
+namespace strand::explain {
+namespace {
+
+// Floor and ceiling of a / b for b > 0 and any sign of a.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+bool is_elementwise(const std::string& type) {
+  static const std::set<std::string> kTypes = {"ReLU",     "Sigmoid", "Tanh",        "Exp",
+                                               "Softplus", "GELU",    "BatchNorm1D", "Dropout"};
+  return kTypes.count(type) > 0;
+}
+
+// Columns [lo, hi).
+struct Range {
+  int64_t lo = 0, hi = 0;
+};
+
+Range hull(Range a, Range b) {
+  if (a.hi <= a.lo) return b;
+  if (b.hi <= b.lo) return a;
+  return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
+
+Range clip(Range r, int64_t length) {
+  return {std::clamp<int64_t>(r.lo, 0, length), std::clamp<int64_t>(r.hi, 0, length)};
+}
+
+// One step's value for a batch of M alternates.
+struct Value {
+  bool local = false;
+  Tensor change;                // local: (M, C, W), alt - ref over each alternate's window
+  std::vector<int64_t> starts;  // local: per alternate
+  int64_t width = 0;            // local: W
+  Tensor full;                  // global: (M, ...) the alternates' values
+};
+
+// Windows for `out`: alternate m's change spans [a[m], b[m]) (its natural window); each is
+// clipped to `need`, the common width is the widest clipped one (at least 1), and each window is
+// placed inside `need` covering its clipped span.
+void place(const std::vector<int64_t>& a, const std::vector<int64_t>& b, Range need, Value& out) {
+  int64_t width = 1;
+  for (size_t m = 0; m < a.size(); ++m) {
+    width = std::max(width, std::min(b[m], need.hi) - std::max(a[m], need.lo));
+  }
+  width = std::min(width, need.hi - need.lo);
+  out.local = true;
+  out.width = width;
+  out.starts.resize(a.size());
+  for (size_t m = 0; m < a.size(); ++m) {
+    out.starts[m] = std::clamp(std::max(a[m], need.lo), need.lo, need.hi - width);
+  }
+}
+
+// `change` ((M, C, W_from) over windows `from`) over windows (to, width): 0 where it has none.
+Tensor rewindow(const Tensor& change, const std::vector<int64_t>& from,
+                const std::vector<int64_t>& to, int64_t width) {
+  const int64_t m_count = change.size(0), channels = change.size(1), w_from = change.size(2);
+  if (width == w_from && to == from) return change;
+  Tensor out = Tensor::empty({m_count, channels, width});
+  const float* in = change.data<float>();
+  float* o = out.data<float>();
+#pragma omp parallel for schedule(static) if (m_count * channels * width >= 65536)
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto k = static_cast<size_t>(m);
+    const int64_t lo = std::clamp<int64_t>(from[k] - to[k], 0, width);
+    const int64_t hi = std::clamp<int64_t>(from[k] + w_from - to[k], lo, width);
+    for (int64_t c = 0; c < channels; ++c) {
+      float* row = o + (m * channels + c) * width;
+      std::fill(row, row + lo, 0.0F);
+      if (hi > lo) {
+        std::memcpy(row + lo, in + (m * channels + c) * w_from + (to[k] + lo - from[k]),
+                    static_cast<size_t>(hi - lo) * 4);
+      }
+      std::fill(row + hi, row + width, 0.0F);
+    }
+  }
+  return out;
+}
+
+Tensor rewindow(const Value& v, const std::vector<int64_t>& to, int64_t width) {
+  return rewindow(v.change, v.starts, to, width);
+}
+
+// Columns [starts[m], starts[m] + width) of row slots[m] of `ref` ((G, C, L) contiguous), 0
+// outside [0, L), plus `change` where given: (M, C, width), the alternates' values there.
+Tensor values_over(const Tensor& ref, std::span<const int64_t> slots,
+                   const std::vector<int64_t>& starts, int64_t width, const Value* change) {
+  const int64_t channels = ref.size(1), length = ref.size(2);
+  const auto m_count = static_cast<int64_t>(slots.size());
+  Tensor out = Tensor::empty({m_count, channels, width});
+  const float* r = ref.data<float>();
+  float* o = out.data<float>();
+#pragma omp parallel for schedule(static) if (m_count * channels * width >= 65536)
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto k = static_cast<size_t>(m);
+    const int64_t start = starts[k];
+    const int64_t lo = std::clamp<int64_t>(-start, 0, width);
+    const int64_t hi = std::clamp<int64_t>(length - start, lo, width);
+    int64_t c_lo = 0, c_hi = 0;  // the change's columns in this window
+    if (change != nullptr) {
+      c_lo = std::clamp<int64_t>(change->starts[k] - start, 0, width);
+      c_hi = std::clamp<int64_t>(change->starts[k] + change->width - start, c_lo, width);
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      float* row = o + (m * channels + c) * width;
+      const float* ref_row = r + (slots[k] * channels + c) * length + start;
+      std::fill(row, row + lo, 0.0F);
+      if (hi > lo) std::memcpy(row + lo, ref_row + lo, static_cast<size_t>(hi - lo) * 4);
+      std::fill(row + hi, row + width, 0.0F);
+      if (c_hi > c_lo) {
+        const float* d = change->change.data<float>() + (m * channels + c) * change->width +
+                         (start + c_lo - change->starts[k]);
+#pragma omp simd
+        for (int64_t j = 0; j < c_hi - c_lo; ++j) row[c_lo + j] += d[j];
+      }
+    }
+  }
+  return out;
+}
+
+// values - ref over the windows: `values` ((M, C, W)) becomes the change, in place.
+void subtract_reference(Tensor& values, const Tensor& ref, std::span<const int64_t> slots,
+                        const std::vector<int64_t>& starts) {
+  const int64_t m_count = values.size(0), channels = values.size(1), width = values.size(2);
+  const int64_t length = ref.size(2);
+  float* o = values.data<float>();
+  const float* r = ref.data<float>();
+#pragma omp parallel for schedule(static) if (m_count * channels * width >= 65536)
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto k = static_cast<size_t>(m);
+    for (int64_t c = 0; c < channels; ++c) {
+      float* row = o + (m * channels + c) * width;
+      const float* ref_row = r + (slots[k] * channels + c) * length + starts[k];
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) row[j] -= ref_row[j];
+    }
+  }
+}
+
+// The alternates' full values (M, C, L): the reference rows with each change added.
+Tensor materialize(const Value& v, const Tensor& ref, std::span<const int64_t> slots) {
+  const std::vector<int64_t> zero(slots.size(), 0);
+  return values_over(ref, slots, zero, ref.size(2), &v);
+}
+
+// Rows `slots` of a reference (G, ...): (M, ...).
+Tensor reference_rows(const Tensor& ref, std::span<const int64_t> slots) {
+  Shape shape = ref.shape();
+  const int64_t row = ref.numel() / shape[0];
+  shape[0] = static_cast<int64_t>(slots.size());
+  Tensor out = Tensor::empty(shape);
+  for (size_t m = 0; m < slots.size(); ++m) {
+    std::memcpy(out.data<float>() + static_cast<int64_t>(m) * row,
+                ref.data<float>() + slots[m] * row, static_cast<size_t>(row) * 4);
+  }
+  return out;
+}
+
+}  // namespace
+
+struct WindowedForward::Step {
+  enum class Kind {
+    kInput,        // the one-hot sequence
+    kConv,         // Conv1D: the change convolved
+    kPool,         // MaxPool1D / AvgPool1D on a window
+    kCrop,         // Crop1D: a shifted window
+    kElementwise,  // activations, BatchNorm1D, Dropout on a window
+    kMerge,        // Add / Concat of windows
+    kFlatten,      // Flatten of a window: kept as the window, read by kSparseDense or whole
+    kGlobalAvg,    // GlobalAvgPool1D of a window
+    kGlobalMax,    // GlobalMaxPool1D of a window
+    kSparseDense,  // Dense of a flattened window
+    kLayer,        // any layer, run whole on every alternate
+  };
+  Kind kind = Kind::kLayer;
+  Layer* layer = nullptr;
+  std::string name;
+  std::vector<size_t> inputs;
+  Shape shape;  // per-sample output shape
+  bool local = false;
+  Range need;           // local: the output columns the consumers read
+  int64_t reach = 0;    // local: the widest window a one-column change grows to here
+  bool relu = false;    // kElementwise: a ReLU, fused
+  bool affine = false;  // kElementwise: BatchNorm1D or Dropout, y = a x + c per channel in
+                        // evaluation, so the change is scaled by a
+  int64_t kernel = 0;   // kConv
+  Conv1DParams conv;    // kConv
+  Tensor weight;        // kConv (O, C, K), kSparseDense (O, F)
+  Tensor taps;          // kConv: the weight as (K, O, C), each tap an (O, C) matrix
+  Pool1DParams pool;    // kPool
+  bool max_pool = true;
+  int64_t crop_left = 0;  // kCrop
+  bool concat = false;    // kMerge
+  int64_t readers = 0;    // consumers in the plan (to free values early)
+};
+
+WindowedForward::WindowedForward() = default;
+WindowedForward::~WindowedForward() = default;
+
+int64_t WindowedForward::windowed_steps() const {
+  int64_t count = 0;
+  for (const Step& step : steps_) count += step.local && step.kind != Step::Kind::kInput ? 1 : 0;
+  return count;
+}
+
+int64_t WindowedForward::alternates_per_call() const {
+  int64_t widest = 1;  // floats of one alternate's largest change
+  for (const Step& step : steps_) {
+    if (step.local && step.shape.size() == 2) widest = std::max(widest, step.shape[0] * step.reach);
+  }
+  constexpr int64_t kBudget = int64_t{1} << 20;  // 4 MiB of floats
+  return std::clamp<int64_t>(kBudget / widest, 4, 256);
+}
+
+namespace {
+
+// Classifies one layer of the plan given its inputs' steps.
+template <typename StepT>
+void classify(StepT& step, const std::vector<StepT>& steps, const Shape& in_shape) {
+  using Kind = typename StepT::Kind;
+  const std::string type = step.layer->type_name();
+  bool all_local = true;
+  for (const size_t from : step.inputs) {
+    all_local = all_local && steps[from].local && steps[from].kind != Kind::kFlatten;
+  }
+  const bool one_local_input = all_local && step.inputs.size() == 1 && in_shape.size() == 2;
+  step.local = true;
+  if (type == "Conv1D" && one_local_input) {
+    auto* conv = dynamic_cast<Conv1D*>(step.layer);
+    step.kind = Kind::kConv;
+    step.kernel = conv->kernel_size();
+    step.conv = conv->params_for_length(in_shape[1]);
+    step.weight = conv->weight().value().contiguous();
+    step.taps = step.weight.transpose(0, 2).transpose(1, 2).contiguous();  // (K, O, C)
+  } else if ((type == "MaxPool1D" || type == "AvgPool1D") && one_local_input) {
+    step.max_pool = type == "MaxPool1D";
+    step.pool = step.max_pool ? dynamic_cast<MaxPool1D*>(step.layer)->params()
+                              : dynamic_cast<AvgPool1D*>(step.layer)->params();
+    // A last, shorter window (ceil_mode) would read the zeros past the end.
+    const bool partial =
+        step.pool.ceil_mode && (in_shape[1] - step.pool.kernel) % step.pool.stride != 0;
+    step.kind = partial ? Kind::kLayer : Kind::kPool;
+    step.local = !partial;
+  } else if (type == "Crop1D" && one_local_input) {
+    step.kind = Kind::kCrop;
+    step.crop_left = (in_shape[1] - step.shape[1]) / 2;
+  } else if (is_elementwise(type) && one_local_input) {
+    step.kind = Kind::kElementwise;
+    step.relu = type == "ReLU";
+    step.affine = type == "BatchNorm1D" || type == "Dropout";
+  } else if ((type == "Add" || type == "Concat") && all_local && in_shape.size() == 2) {
+    step.kind = Kind::kMerge;
+    step.concat = type == "Concat";
+  } else if (type == "Flatten" && one_local_input) {
+    step.kind = Kind::kFlatten;
+  } else if (type == "GlobalAvgPool1D" && one_local_input) {
+    step.kind = Kind::kGlobalAvg;
+    step.local = false;
+  } else if (type == "GlobalMaxPool1D" && one_local_input) {
+    step.kind = Kind::kGlobalMax;
+    step.local = false;
+  } else if (type == "Dense" && step.inputs.size() == 1 &&
+             steps[step.inputs[0]].kind == Kind::kFlatten) {
+    step.kind = Kind::kSparseDense;
+    step.weight = dynamic_cast<Dense*>(step.layer)->weight().value().contiguous();
+    step.local = false;
+  } else {
+    step.kind = Kind::kLayer;
+    step.local = false;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t length,
+                                                       std::vector<size_t> outputs,
+                                                       std::string* why) {
+  const auto refuse = [why](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return std::unique_ptr<WindowedForward>();
+  };
+  for (const auto& [name, parameter] : model.named_parameters()) {
+    const bool counter = parameter.dtype() == DType::kFloat64 && parameter.dim() == 0;
+    if (parameter.device() != Device::cpu() || (parameter.dtype() != DType::kFloat32 && !counter)) {
+      return refuse("it runs float32 models on the CPU, and parameter '" + name + "' is " +
+                    parameter.value().describe());
+    }
+  }
+  // The layers and what each reads, in order: step 0 is the sequence.
+  struct Node {
+    Layer* layer;
+    std::string name;
+    std::vector<std::string> inputs;
+  };
+  std::vector<Node> nodes;
+  std::vector<std::string> output_nodes;
+  if (auto* sequential = dynamic_cast<Sequential*>(&model)) {
+    const size_t count =
+        sequential->size() - (sequential->output_activation(0) != Activation::kIdentity ? 1 : 0);
+    std::string previous = kSequenceInput;
+    for (size_t i = 0; i < count; ++i) {
+      nodes.push_back({sequential->layer(i).get(), std::to_string(i), {previous}});
+      previous = std::to_string(i);
+    }
+    for (const size_t output : outputs) {
+      if (output != 0) return refuse(fmt::format("a Sequential has one output, not {}", output));
+      output_nodes.push_back(previous);
+    }
+  } else if (auto* graph = dynamic_cast<Graph*>(&model)) {
+    for (const Graph::Node& node : graph->nodes()) {
+      nodes.push_back({node.layer.get(), node.name, node.inputs});
+    }
+    for (const size_t output : outputs) {
+      output_nodes.push_back(graph->output_value_node(output).name);
+    }
+  } else {
+    return refuse("it covers Sequential and Graph models, not " + model.type_name());
+  }
+  // The nodes the outputs need.
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i].name] = i;
+  std::vector<bool> needed(nodes.size(), false);
+  std::vector<std::string> stack = output_nodes;
+  while (!stack.empty()) {
+    const std::string name = stack.back();
+    stack.pop_back();
+    if (name == kSequenceInput) continue;
+    const auto it = index.find(name);
+    if (it == index.end()) return refuse("the model reads an input '" + name + "'");
+    if (needed[it->second]) continue;
+    needed[it->second] = true;
+    for (const std::string& input : nodes[it->second].inputs) stack.push_back(input);
+  }
+
+  auto plan = std::unique_ptr<WindowedForward>(new WindowedForward());
+  plan->length_ = length;
+  Step input;
+  input.kind = Step::Kind::kInput;
+  input.name = kSequenceInput;
+  input.shape = {4, length};
+  input.local = true;
+  plan->steps_.push_back(input);
+  std::map<std::string, size_t> step_of = {{kSequenceInput, 0}};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!needed[i]) continue;
+    Step step;
+    step.layer = nodes[i].layer;
+    step.name = nodes[i].name;
+    std::vector<Shape> input_shapes;
+    for (const std::string& name : nodes[i].inputs) {
+      const size_t from = step_of.at(name);
+      step.inputs.push_back(from);
+      input_shapes.push_back(plan->steps_[from].shape);
+      ++plan->steps_[from].readers;
+    }
+    try {
+      step.shape = step.layer->output_shape_of(input_shapes);
+    } catch (const Error& error) {
+      return refuse(fmt::format("node '{}': {}", step.name, error.what()));
+    }
+    classify(step, plan->steps_, input_shapes.empty() ? Shape{} : input_shapes[0]);
+    step_of[step.name] = plan->steps_.size();
+    plan->steps_.push_back(std::move(step));
+  }
+  for (const std::string& name : output_nodes) {
+    plan->output_steps_.push_back(step_of.at(name));
+    ++plan->steps_[plan->output_steps_.back()].readers;
+  }
+  if (plan->windowed_steps() == 0) {
+    return refuse("no layer of the model reads the sequence locally");
+  }
+  plan->plan_windows();
+  return plan;
+}
+
+void WindowedForward::plan_windows() {
+  // Backwards: the columns of each local step that its consumers read. An output reads all of
+  // its columns, a global step all of its input's.
+  const auto columns = [this](size_t s) {
+    return steps_[s].shape.size() == 2 ? steps_[s].shape[1] : int64_t{0};
+  };
+  for (const size_t s : output_steps_) steps_[s].need = {0, columns(s)};
+  for (size_t s = steps_.size(); s-- > 1;) {
+    const Step& step = steps_[s];
+    for (const size_t from : step.inputs) {
+      const int64_t l_in = columns(from);
+      Range read{0, l_in};
+      if (step.local && step.need.hi > step.need.lo) {
+        const Range n = step.need;
+        switch (step.kind) {
+          case Step::Kind::kConv: {
+            const int64_t span = (step.kernel - 1) * step.conv.dilation;
+            read = {n.lo * step.conv.stride - step.conv.pad_left,
+                    (n.hi - 1) * step.conv.stride - step.conv.pad_left + span + 1};
+            break;
+          }
+          case Step::Kind::kPool:
+            read = {n.lo * step.pool.stride, (n.hi - 1) * step.pool.stride + step.pool.kernel};
+            break;
+          case Step::Kind::kCrop:
+            read = {n.lo + step.crop_left, n.hi + step.crop_left};
+            break;
+          case Step::Kind::kElementwise:
+          case Step::Kind::kMerge:
+            read = n;
+            break;
+          default:
+            break;
+        }
+      }
+      steps_[from].need = hull(steps_[from].need, clip(read, l_in));
+    }
+  }
+  // Forwards: the widest window a one-column change grows to, within what is read.
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
+    if (!step.local) continue;
+    if (step.need.hi <= step.need.lo) step.need = {0, std::max<int64_t>(1, columns(s))};
+    int64_t grown = 1;
+    for (const size_t from : step.inputs) {
+      const int64_t w = steps_[from].reach;
+      switch (step.kind) {
+        case Step::Kind::kConv:
+          grown = std::max(grown,
+                           (w - 1 + (step.kernel - 1) * step.conv.dilation) / step.conv.stride + 1);
+          break;
+        case Step::Kind::kPool:
+          grown = std::max(grown, (w + step.pool.kernel - 2) / step.pool.stride + 1);
+          break;
+        default:
+          grown = std::max(grown, w);
+      }
+    }
+    step.reach = std::min(grown, step.need.hi - step.need.lo);
+  }
+}
+
+namespace {
+
+using Step = WindowedForward::Step;
+
+// What one step reads for a batch of alternates.
+struct StepInputs {
+  size_t index;  // the step's
+  const Step& step;
+  const WindowedReference& ref;
+  std::span<const int64_t> slots;
+  const std::vector<Value>& values;
+  const std::vector<int64_t>& pending;
+
+  const Value& value(size_t i) const { return values[step.inputs[i]]; }
+  const Tensor& reference(size_t i) const { return ref.values[step.inputs[i]]; }
+  const Tensor& own_reference() const { return ref.values[index]; }
+  // Whether `copy`, a copy of input i's change, may be written in place: nothing else reads the
+  // input after this step, and no other value shares its storage.
+  bool writable(size_t i, const Tensor& copy) const {
+    return copy.storage() != value(i).change.storage() ||
+           (pending[step.inputs[i]] == 1 && copy.storage().use_count() == 2);
+  }
+};
+
+// Per alternate, the output columns [ceil((a + pad - span) / stride), floor((b - 1 + pad) /
+// stride) + 1) that a change over input columns [a, b) reaches.
+void grown_windows(const Value& v, int64_t pad, int64_t span, int64_t stride,
+                   std::vector<int64_t>& a, std::vector<int64_t>& b) {
+  a.resize(v.starts.size());
+  b.resize(v.starts.size());
+  for (size_t m = 0; m < v.starts.size(); ++m) {
+    a[m] = ceil_div(v.starts[m] + pad - span, stride);
+    b[m] = floor_div(v.starts[m] + v.width - 1 + pad, stride) + 1;
+  }
+}
+
+// conv1d of the change over each alternate's read window [r[m], r[m] + read): zeros around
+// the change are padding where every window sits the same way around it, else copied in.
+Tensor convolve_padded(const Step& step, const Value& v, const std::vector<int64_t>& r,
+                       int64_t read) {
+  const int64_t left = v.starts[0] - r[0], right = r[0] + read - (v.starts[0] + v.width);
+  bool uniform = left >= 0 && right >= 0;
+  for (size_t m = 1; m < r.size() && uniform; ++m) uniform = v.starts[m] - r[m] == left;
+  Conv1DParams params = step.conv;
+  params.pad_left = uniform ? left : 0;
+  params.pad_right = uniform ? right : 0;
+  return ops::conv1d(uniform ? v.change : rewindow(v, r, read), step.weight, Tensor(), params);
+}
+
+// A stride-1 convolution of the change tap by tap, over the change's columns only (a padded
+// conv1d would also multiply the zeros around it: twice the work for a residual block's window):
+// out[m, :, u] += W_k change[m, :, u - shift(m, k)]. Wide windows accumulate each tap's GEMM
+// straight into the output; narrow ones (a Basset layer's few columns) stack every alternate's
+// columns into one GEMM for all taps and add its rows at their shifts.
+Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
+  const auto m_count = static_cast<int64_t>(v.starts.size());
+  const int64_t k_count = step.kernel, o_count = step.taps.size(1), c_count = step.taps.size(2);
+  const int64_t w_in = v.width, w_out = out.width;
+  Tensor result = Tensor::zeros({m_count, o_count, w_out});
+  float* o = result.data<float>();
+  const float* taps = step.taps.data<float>();
+  const float* d = v.change.data<float>();
+  const auto shift = [&](int64_t m, int64_t k) {
+    const auto i = static_cast<size_t>(m);
+    return v.starts[i] + step.conv.pad_left - k * step.conv.dilation - out.starts[i];
+  };
+  if (w_in >= 32) {
+    for (int64_t m = 0; m < m_count; ++m) {
+      for (int64_t k = 0; k < k_count; ++k) {
+        const int64_t s = shift(m, k);
+        const int64_t v0 = std::max<int64_t>(0, -s), v1 = std::min(w_in, w_out - s);
+        if (v1 <= v0) continue;
+        kernels::cpu::gemm<float>(o_count, v1 - v0, c_count, taps + k * o_count * c_count, c_count,
+                                  1, d + m * c_count * w_in + v0, w_in, 1, 1.0F,
+                                  o + m * o_count * w_out + s + v0, w_out);
+      }
+    }
+    return result;
+  }
+  // (K * O, C) @ (C, M * W_in): the change's columns side by side.
+  Tensor columns = Tensor::empty({c_count, m_count * w_in});
+  float* col = columns.data<float>();
+  for (int64_t m = 0; m < m_count; ++m) {
+    for (int64_t c = 0; c < c_count; ++c) {
+      std::memcpy(col + c * m_count * w_in + m * w_in, d + (m * c_count + c) * w_in,
+                  static_cast<size_t>(w_in) * 4);
+    }
+  }
+  const int64_t n = m_count * w_in;
+  Tensor product = Tensor::empty({k_count * o_count, n});
+  float* p = product.data<float>();
+  kernels::cpu::gemm<float>(k_count * o_count, n, c_count, taps, c_count, 1, col, n, 1, 0.0F, p, n);
+  for (int64_t m = 0; m < m_count; ++m) {
+    for (int64_t k = 0; k < k_count; ++k) {
+      const int64_t s = shift(m, k);
+      const int64_t v0 = std::max<int64_t>(0, -s), v1 = std::min(w_in, w_out - s);
+      for (int64_t oc = 0; oc < o_count; ++oc) {
+        float* row = o + (m * o_count + oc) * w_out + s;
+        const float* from = p + (k * o_count + oc) * n + m * w_in;
+#pragma omp simd
+        for (int64_t j = v0; j < v1; ++j) row[j] += from[j];
+      }
+    }
+  }
+  return result;
+}
+
+Value conv_change(const StepInputs& in) {
+  const Step& step = in.step;
+  const Value& v = in.value(0);
+  const int64_t stride = step.conv.stride, span = (step.kernel - 1) * step.conv.dilation;
+  Value out;
+  std::vector<int64_t> a, b;
+  grown_windows(v, step.conv.pad_left, span, stride, a, b);
+  place(a, b, step.need, out);
+  // Tap by tap where the input has channels enough to keep the GEMMs busy; a one-hot input's
+  // four channels convolve faster padded (its few extra columns cost little).
+  if (stride == 1 && step.taps.size(2) >= 32) {
+    out.change = convolve_taps(step, v, out);
+    return out;
+  }
+  // Alternate m's output window reads input columns [r[m], r[m] + read).
+  const int64_t read = (out.width - 1) * stride + span + 1;
+  std::vector<int64_t> r(out.starts.size());
+  for (size_t m = 0; m < r.size(); ++m) r[m] = out.starts[m] * stride - step.conv.pad_left;
+  out.change = convolve_padded(step, v, r, read);
+  return out;
+}
+
+Value pool_change(const StepInputs& in) {
+  const Step& step = in.step;
+  const Value& v = in.value(0);
+  const int64_t k = step.pool.kernel, stride = step.pool.stride;
+  Value out;
+  std::vector<int64_t> a, b;
+  grown_windows(v, 0, k - 1, stride, a, b);
+  place(a, b, step.need, out);
+  std::vector<int64_t> r(out.starts.size());
+  for (size_t m = 0; m < r.size(); ++m) r[m] = out.starts[m] * stride;
+  const Tensor x = values_over(in.reference(0), in.slots, r, (out.width - 1) * stride + k, &v);
+  Pool1DParams params = step.pool;
+  params.ceil_mode = false;
+  out.change = step.max_pool ? ops::max_pool1d(x, params).first : ops::avg_pool1d(x, params);
+  subtract_reference(out.change, in.own_reference(), in.slots, out.starts);
+  return out;
+}
+
+Value crop_change(const StepInputs& in) {
+  const Value& v = in.value(0);
+  std::vector<int64_t> shifted(v.starts.size()), b(v.starts.size());
+  for (size_t m = 0; m < shifted.size(); ++m) {
+    shifted[m] = v.starts[m] - in.step.crop_left;
+    b[m] = shifted[m] + v.width;
+  }
+  Value out;
+  place(shifted, b, in.step.need, out);
+  out.change = rewindow(v.change, shifted, out.starts, out.width);
+  return out;
+}
+
+Value elementwise_change(const StepInputs& in) {
+  const Value& v = in.value(0);
+  std::vector<int64_t> b(v.starts.size());
+  for (size_t m = 0; m < b.size(); ++m) b[m] = v.starts[m] + v.width;
+  Value out;
+  place(v.starts, b, in.step.need, out);
+  if (in.step.affine) {
+    out.change = rewindow(v, out.starts, out.width);
+    if (!in.writable(0, out.change)) out.change = out.change.clone();
+    const int64_t m_count = out.change.size(0), channels = out.change.size(1);
+    const float* scale = in.ref.scales[in.index].data<float>();
+    float* o = out.change.data<float>();
+    for (int64_t row = 0; row < m_count * channels; ++row) {
+      const float a = scale[row % channels];
+#pragma omp simd
+      for (int64_t j = 0; j < out.width; ++j) o[row * out.width + j] *= a;
+    }
+    return out;
+  }
+  if (!in.step.relu) {
+    const Tensor x = values_over(in.reference(0), in.slots, out.starts, out.width, &v);
+    out.change = in.step.layer->forward(Var(x)).value().contiguous();
+    if (out.change.storage() == x.storage()) out.change = out.change.clone();
+    subtract_reference(out.change, in.own_reference(), in.slots, out.starts);
+    return out;
+  }
+  // max(ref_in + change, 0) - ref_out in one pass.
+  const Tensor change = rewindow(v, out.starts, out.width);
+  out.change = in.writable(0, change) ? change : Tensor::empty(change.shape());
+  const Tensor& ref_in = in.reference(0);
+  const int64_t m_count = change.size(0), channels = change.size(1), width = out.width;
+  const int64_t length = ref_in.size(2);
+  const float* d = change.data<float>();
+  const float* r_in = ref_in.data<float>();
+  const float* r_out = in.own_reference().data<float>();
+  float* o = out.change.data<float>();
+#pragma omp parallel for schedule(static) if (m_count * channels * width >= 65536)
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto k = static_cast<size_t>(m);
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t at = (m * channels + c) * width;
+      const int64_t ref_at = (in.slots[k] * channels + c) * length + out.starts[k];
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) {
+        o[at + j] = std::max(r_in[ref_at + j] + d[at + j], 0.0F) - r_out[ref_at + j];
+      }
+    }
+  }
+  return out;
+}
+
+Value merge_change(const StepInputs& in) {
+  const size_t m_count = in.slots.size();
+  std::vector<int64_t> a(m_count, std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> b(m_count, std::numeric_limits<int64_t>::min());
+  for (size_t i = 0; i < in.step.inputs.size(); ++i) {
+    const Value& v = in.value(i);
+    for (size_t m = 0; m < m_count; ++m) {
+      a[m] = std::min(a[m], v.starts[m]);
+      b[m] = std::max(b[m], v.starts[m] + v.width);
+    }
+  }
+  Value out;
+  place(a, b, in.step.need, out);
+  if (in.step.concat) {
+    std::vector<Tensor> parts;
+    for (size_t i = 0; i < in.step.inputs.size(); ++i) {
+      parts.push_back(rewindow(in.value(i), out.starts, out.width));
+    }
+    out.change = ops::concat(parts, 1);
+    return out;
+  }
+  // The sum of the changes, each added where its window is, onto an input whose window is the
+  // output's and whose storage may be written (the residual branch, usually), else a copy.
+  size_t base = 0;
+  Tensor sum;
+  for (size_t i = 0; i < in.step.inputs.size() && !sum.defined(); ++i) {
+    const Value& v = in.value(i);
+    if (v.starts != out.starts || v.width != out.width) continue;
+    Tensor candidate = v.change;  // a second holder, as writable() expects
+    if (in.writable(i, candidate)) {
+      base = i;
+      sum = candidate;
+    }
+  }
+  if (!sum.defined()) sum = rewindow(in.value(0), out.starts, out.width);
+  if (!in.writable(base, sum)) sum = sum.clone();
+  out.change = sum;
+  const int64_t channels = out.change.size(1);
+  float* o = out.change.data<float>();
+  for (size_t i = 0; i < in.step.inputs.size(); ++i) {
+    if (i == base) continue;
+    const Value& v = in.value(i);
+    const float* d = v.change.data<float>();
+#pragma omp parallel for schedule(static) if (out.change.numel() >= 65536)
+    for (int64_t m = 0; m < static_cast<int64_t>(m_count); ++m) {
+      const auto k = static_cast<size_t>(m);
+      const int64_t lo = std::clamp<int64_t>(v.starts[k] - out.starts[k], 0, out.width);
+      const int64_t hi = std::clamp<int64_t>(v.starts[k] + v.width - out.starts[k], lo, out.width);
+      for (int64_t c = 0; c < channels; ++c) {
+        float* row = o + (m * channels + c) * out.width;
+        const float* from = d + (m * channels + c) * v.width + (out.starts[k] - v.starts[k]);
+#pragma omp simd
+        for (int64_t j = lo; j < hi; ++j) row[j] += from[j];
+      }
+    }
+  }
+  return out;
+}
+
+Value global_avg_value(const StepInputs& in) {
+  const Value& v = in.value(0);
+  const int64_t channels = v.change.size(1), l = in.reference(0).size(2);
+  Value out;
+  out.full = reference_rows(in.own_reference(), in.slots);  // (M, C)
+  float* o = out.full.data<float>();
+  const float* d = v.change.data<float>();
+  for (int64_t m = 0; m < static_cast<int64_t>(in.slots.size()); ++m) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* row = d + (m * channels + c) * v.width;
+      double change = 0.0;
+#pragma omp simd reduction(+ : change)
+      for (int64_t j = 0; j < v.width; ++j) change += row[j];
+      o[m * channels + c] += static_cast<float>(change / static_cast<double>(l));
+    }
+  }
+  return out;
+}
+
+Value global_max_value(const StepInputs& in) {
+  const Value& v = in.value(0);
+  const Tensor window = values_over(in.reference(0), in.slots, v.starts, v.width, &v);
+  const int64_t channels = window.size(1), l = in.reference(0).size(2);
+  const auto m_count = static_cast<int64_t>(in.slots.size());
+  Value out;
+  out.full = Tensor::empty({m_count, channels});
+  float* o = out.full.data<float>();
+  const float* w = window.data<float>();
+  const float* prefix = in.ref.prefix_max[in.index].data<float>();
+  const float* suffix = in.ref.suffix_max[in.index].data<float>();
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto k = static_cast<size_t>(m);
+    const int64_t lo = v.starts[k], hi = v.starts[k] + v.width;  // inside [0, L)
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t row = (in.slots[k] * channels + c) * (l + 1);
+      float best = std::max(prefix[row + lo], suffix[row + hi]);
+      const float* values = w + (m * channels + c) * v.width;
+      for (int64_t t = 0; t < v.width; ++t) best = std::max(best, values[t]);
+      o[m * channels + c] = best;
+    }
+  }
+  return out;
+}
+
+// ref + W[:, columns of the changed positions] * change, over the hull of the batch's windows.
+Value sparse_dense_value(const StepInputs& in, const Tensor& flatten_input) {
+  const Value& v = in.value(0);
+  const int64_t channels = flatten_input.size(1), l = flatten_input.size(2);
+  const auto m_count = static_cast<int64_t>(in.slots.size());
+  int64_t h0 = l, h1 = 0;
+  for (const int64_t a : v.starts) {
+    h0 = std::min(h0, a);
+    h1 = std::max(h1, a + v.width);
+  }
+  Value out;
+  out.full = reference_rows(in.own_reference(), in.slots);  // (M, O)
+  const std::vector<int64_t> hull_starts(static_cast<size_t>(m_count), h0);
+  const Tensor rows = rewindow(v, hull_starts, h1 - h0).reshape({m_count, channels * (h1 - h0)});
+  const int64_t o_count = in.step.weight.size(0);
+  const Tensor columns = in.step.weight.reshape({o_count, channels, l})
+                             .slice(2, h0, h1)
+                             .contiguous()
+                             .reshape({o_count, channels * (h1 - h0)});
+  out.full.add_(ops::matmul(rows.contiguous(), columns.transpose(0, 1)));
+  return out;
+}
+
+Value layer_value(const StepInputs& in, const std::vector<Step>& steps) {
+  const auto m_count = static_cast<int64_t>(in.slots.size());
+  std::vector<Var> args;
+  for (size_t i = 0; i < in.step.inputs.size(); ++i) {
+    const Value& v = in.value(i);
+    const Step& from = steps[in.step.inputs[i]];
+    if (!v.local) {
+      args.emplace_back(v.full);
+    } else if (from.kind == Step::Kind::kFlatten) {
+      const Tensor& flatten_input = in.ref.values[from.inputs[0]];
+      args.emplace_back(materialize(v, flatten_input, in.slots).reshape({m_count, -1}));
+    } else {
+      args.emplace_back(materialize(v, in.reference(i), in.slots));
+    }
+  }
+  Value out;
+  out.full = in.step.layer->forward_inputs(args).value().contiguous();
+  return out;
+}
+
+// Step s's value for the batch.
+Value step_value(const std::vector<Step>& steps, size_t s, const WindowedReference& ref,
+                 std::span<const int64_t> slots, const std::vector<Value>& values,
+                 const std::vector<int64_t>& pending) {
+  const Step& step = steps[s];
+  const StepInputs in{s, step, ref, slots, values, pending};
+  switch (step.kind) {
+    case Step::Kind::kConv:
+      return conv_change(in);
+    case Step::Kind::kPool:
+      return pool_change(in);
+    case Step::Kind::kCrop:
+      return crop_change(in);
+    case Step::Kind::kElementwise:
+      return elementwise_change(in);
+    case Step::Kind::kMerge:
+      return merge_change(in);
+    case Step::Kind::kFlatten:
+      return in.value(0);  // the change stays; Dense reads it sparsely
+    case Step::Kind::kGlobalAvg:
+      return global_avg_value(in);
+    case Step::Kind::kGlobalMax:
+      return global_max_value(in);
+    case Step::Kind::kSparseDense:
+      return sparse_dense_value(in, ref.values[steps[step.inputs[0]].inputs[0]]);
+    case Step::Kind::kInput:
+    case Step::Kind::kLayer:
+      break;
+  }
+  return layer_value(in, steps);
+}
+
+}  // namespace
+
+WindowedReference WindowedForward::reference(const Tensor& codes) const {
+  STRAND_CHECK(codes.dim() == 2 && codes.size(1) == length_ && codes.dtype() == DType::kUInt8,
+               "windowed forward: planned for (G, {}) base codes, got {}", length_,
+               codes.describe());
+  NoGradGuard no_grad;
+  WindowedReference ref;
+  ref.rows = codes.size(0);
+  ref.values.resize(steps_.size());
+  ref.prefix_max.resize(steps_.size());
+  ref.suffix_max.resize(steps_.size());
+  ref.scales.resize(steps_.size());
+  ref.values[0] = ops::one_hot(codes.contiguous());
+  for (size_t s = 1; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    std::vector<Var> args;
+    for (const size_t from : step.inputs) args.emplace_back(ref.values[from]);
+    ref.values[s] = step.layer->forward_inputs(args).value().contiguous();
+    if (step.affine) {
+      // a per channel, read off the layer as f(1) - f(0).
+      const int64_t channels = step.shape[0];
+      Tensor probe = Tensor::zeros({1, channels, 2});
+      for (int64_t c = 0; c < channels; ++c) probe.data<float>()[c * 2 + 1] = 1.0F;
+      const Tensor y = step.layer->forward(Var(probe)).value().contiguous();
+      ref.scales[s] = Tensor::empty({channels});
+      for (int64_t c = 0; c < channels; ++c) {
+        ref.scales[s].data<float>()[c] = y.data<float>()[c * 2 + 1] - y.data<float>()[c * 2];
+      }
+    }
+    if (step.kind != Step::Kind::kGlobalMax) continue;
+    // Prefix and suffix maxima of the input: (G, C, L + 1).
+    const Tensor& in = ref.values[step.inputs[0]];
+    const int64_t rows = in.size(0) * in.size(1), l = in.size(2);
+    Tensor prefix = Tensor::empty({in.size(0), in.size(1), l + 1});
+    Tensor suffix = Tensor::empty({in.size(0), in.size(1), l + 1});
+    for (int64_t row = 0; row < rows; ++row) {
+      const float* v = in.data<float>() + row * l;
+      float* p = prefix.data<float>() + row * (l + 1);
+      float* q = suffix.data<float>() + row * (l + 1);
+      p[0] = -std::numeric_limits<float>::infinity();
+      for (int64_t t = 0; t < l; ++t) p[t + 1] = std::max(p[t], v[t]);
+      q[l] = -std::numeric_limits<float>::infinity();
+      for (int64_t t = l - 1; t >= 0; --t) q[t] = std::max(q[t + 1], v[t]);
+    }
+    ref.prefix_max[s] = prefix;
+    ref.suffix_max[s] = suffix;
+  }
+  return ref;
+}
+
+const Tensor& WindowedForward::reference_output(const WindowedReference& reference,
+                                                size_t k) const {
+  return reference.values.at(output_steps_.at(k));
+}
+
+std::vector<Tensor> WindowedForward::alternates(const WindowedReference& ref,
+                                                std::span<const int64_t> slots,
+                                                std::span<const int64_t> starts,
+                                                const Tensor& letters) const {
+  const auto m_count = static_cast<int64_t>(slots.size());
+  STRAND_CHECK(letters.dim() == 2 && letters.size(0) == m_count &&
+                   letters.dtype() == DType::kUInt8 && starts.size() == slots.size(),
+               "windowed forward: {} alternates need (M, W) letters, got {}", m_count,
+               letters.describe());
+  const int64_t width = letters.size(1);
+  for (size_t m = 0; m < slots.size(); ++m) {
+    STRAND_CHECK(
+        slots[m] >= 0 && slots[m] < ref.rows && starts[m] >= 0 && starts[m] + width <= length_,
+        "windowed forward: alternate {} (row {}, columns {}-{}) is outside the {} "
+        "references of {} bases",
+        m, slots[m], starts[m], starts[m] + width, ref.rows, length_);
+  }
+  NoGradGuard no_grad;
+  std::vector<Value> values(steps_.size());
+  std::vector<int64_t> pending(steps_.size());
+  for (size_t s = 0; s < steps_.size(); ++s) pending[s] = steps_[s].readers;
+  // The input's change: one-hot(letters) - one-hot(reference) over each window.
+  Value& in = values[0];
+  in.starts.assign(starts.begin(), starts.end());
+  in.local = true;
+  in.width = width;
+  in.change = ops::one_hot(letters.contiguous());
+  subtract_reference(in.change, ref.values[0], slots, in.starts);
+  for (size_t s = 1; s < steps_.size(); ++s) {
+    values[s] = step_value(steps_, s, ref, slots, values, pending);
+    for (const size_t from : steps_[s].inputs) {
+      if (--pending[from] == 0) values[from] = Value();
+    }
+  }
+  std::vector<Tensor> outputs;
+  for (const size_t s : output_steps_) {
+    const Value& v = values[s];
+    if (!v.local) {
+      outputs.push_back(v.full);
+    } else if (steps_[s].kind == Step::Kind::kFlatten) {
+      outputs.push_back(
+          materialize(v, ref.values[steps_[s].inputs[0]], slots).reshape({m_count, -1}));
+    } else {
+      outputs.push_back(materialize(v, ref.values[s], slots));
+    }
+  }
+  return outputs;
+}
+
+}  // namespace strand::explain
