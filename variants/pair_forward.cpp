@@ -7,8 +7,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
+#include "explain/parallel_units.h"
+#include "layers/sequential.h"
 #include "train/code_inference.h"
 
 namespace strand::variants {
@@ -104,6 +107,13 @@ PairForward::PairForward(Model& model, std::vector<PairOutput> outputs, int64_t 
       !outputs_[0].profile) {
     incremental_ = IncrementalForward::plan(model, length);
   }
+  // Graphs (BPNet's profile and counts heads) through WindowedForward; a Sequential that
+  // IncrementalForward declines is one it found cheaper whole.
+  if (incremental && control_tracks_ == 0 && dynamic_cast<Sequential*>(&model) == nullptr) {
+    std::vector<size_t> indices;
+    for (const PairOutput& output : outputs_) indices.push_back(output.index);
+    windowed_ = explain::WindowedForward::make(model, length, indices, nullptr);
+  }
 }
 
 std::vector<Tensor> PairForward::forward(const Tensor& codes) {
@@ -114,8 +124,12 @@ std::vector<Tensor> PairForward::forward(const Tensor& codes) {
 
 std::vector<Tensor> PairForward::forward_averaged(const Tensor& codes) {
   std::vector<Tensor> forward_values = forward(codes);
-  if (!rc_average_) return forward_values;
-  const std::vector<Tensor> reverse_values = forward(reverse_complement_rows(codes));
+  if (rc_average_) average_with_reverse(forward_values, forward(reverse_complement_rows(codes)));
+  return forward_values;
+}
+
+void PairForward::average_with_reverse(std::vector<Tensor>& forward_values,
+                                       const std::vector<Tensor>& reverse_values) const {
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Tensor& f = forward_values[o];
     const Tensor& r = reverse_values[o];
@@ -140,7 +154,6 @@ std::vector<Tensor> PairForward::forward_averaged(const Tensor& codes) {
       }
     }
   }
-  return forward_values;
 }
 
 PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
@@ -210,6 +223,110 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
   return predictions;
 }
 
+std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowed(
+    const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
+    std::span<const ChangedRange> changed, bool mirrored) {
+  const int64_t batch = alt.size(0), length = alt.size(1);
+  const explain::WindowedReference reference = windowed_->reference(ref);
+  std::vector<Tensor> ref_values, alt_values;
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    ref_values.push_back(windowed_->reference_output(reference, k));
+    Shape shape = ref_values.back().shape();
+    shape[0] = batch;
+    alt_values.push_back(Tensor::empty(shape));
+  }
+  // Narrow changes (SNVs, MNVs) through the windows, all of one width; wide ones (indels: from
+  // the centre to the end) whole.
+  std::vector<int64_t> narrow, wide;
+  int64_t width = 1;
+  for (int64_t i = 0; i < batch; ++i) {
+    ChangedRange r = changed[static_cast<size_t>(i)];
+    if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
+    if (r.end - r.begin > length / 4) {
+      wide.push_back(i);
+      continue;
+    }
+    narrow.push_back(i);
+    width = std::max(width, r.end - r.begin);
+  }
+  const auto copy_rows = [](const Tensor& from, Tensor& to, std::span<const int64_t> rows) {
+    const int64_t row = from.numel() / std::max<int64_t>(1, from.size(0));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::memcpy(to.data<float>() + rows[i] * row,
+                  from.data<float>() + static_cast<int64_t>(i) * row, static_cast<size_t>(row) * 4);
+    }
+  };
+  // Each chunk of narrow alt windows is a unit of work of its own (explain/parallel_units.h).
+  const int64_t per_call = windowed_->alternates_per_call();
+  const auto narrow_count = static_cast<int64_t>(narrow.size());
+  const uint8_t* alt_codes = alt.data<uint8_t>();
+  explain::for_each_unit((narrow_count + per_call - 1) / per_call, [&](int64_t unit) {
+    const int64_t first = unit * per_call, count = std::min(per_call, narrow_count - first);
+    const std::span<const int64_t> rows(narrow.data() + first, static_cast<size_t>(count));
+    std::vector<int64_t> slots, starts;
+    Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
+    for (int64_t j = 0; j < count; ++j) {
+      const int64_t i = rows[static_cast<size_t>(j)];
+      ChangedRange r = changed[static_cast<size_t>(i)];
+      if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
+      // An empty range (an alt equal to its ref) reads the centre; its change is 0.
+      const int64_t start =
+          std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
+      slots.push_back(of_ref[static_cast<size_t>(i)]);
+      starts.push_back(start);
+      std::memcpy(letters.data<uint8_t>() + j * width, alt_codes + i * length + start,
+                  static_cast<size_t>(width));
+    }
+    const std::vector<Tensor> values = windowed_->alternates(reference, slots, starts, letters);
+    for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], rows);
+  });
+  if (!wide.empty()) {
+    std::vector<train::OutputRequest> requests;
+    for (const PairOutput& output : outputs_) requests.push_back({output.index, false});
+    const std::vector<Tensor> values =
+        train::forward_codes(*model_, gather_rows(alt, wide), requests, control_tracks_);
+    for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], wide);
+  }
+  // (B, T) outputs through their final activation, as forward() gives them.
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    if (outputs_[k].profile) continue;
+    const Activation activation = model_->output_activation(outputs_[k].index);
+    ref_values[k] = apply_activation(activation, Var(ref_values[k])).value().contiguous();
+    alt_values[k] = apply_activation(activation, Var(alt_values[k])).value().contiguous();
+  }
+  return {ref_values, alt_values};
+}
+
+PairPredictions PairForward::run_windowed(const Tensor& ref_codes, const Tensor& alt_codes,
+                                          std::span<const ChangedRange> changed) {
+  const DistinctRows distinct = distinct_rows(ref_codes);
+  const Tensor ref = gather_rows(ref_codes, distinct.rows);
+  const Tensor alt = alt_codes.contiguous();
+  const bool was_training = model_->is_training();
+  model_->eval();
+  std::pair<std::vector<Tensor>, std::vector<Tensor>> values;
+  try {
+    values = predict_windowed(ref, alt, distinct.of_row, changed, false);
+    if (rc_average_) {
+      const auto reverse =
+          predict_windowed(reverse_complement_rows(ref), reverse_complement_rows(alt),
+                           distinct.of_row, changed, true);
+      average_with_reverse(values.first, reverse.first);
+      average_with_reverse(values.second, reverse.second);
+    }
+  } catch (...) {
+    model_->train(was_training);
+    throw;
+  }
+  model_->train(was_training);
+  PairPredictions predictions;
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    predictions.ref.push_back(gather_rows(values.first[k], distinct.of_row));
+    predictions.alt.push_back(values.second[k]);
+  }
+  return predictions;
+}
+
 PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_codes,
                                  std::span<const ChangedRange> changed) {
   STRAND_CHECK(ref_codes.shape() == alt_codes.shape(),
@@ -217,6 +334,9 @@ PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_code
                ref_codes.describe(), alt_codes.describe());
   if (incremental_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
     return run_incremental(ref_codes, alt_codes, changed);
+  }
+  if (windowed_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
+    return run_windowed(ref_codes, alt_codes, changed);
   }
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
   const DistinctRows distinct = distinct_rows(ref_codes);

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include "explain/windowed_forward.h"
 #include "layers/model.h"
 #include "tensor/tensor.h"
 #include "variants/allele_windows.h"
@@ -35,8 +37,11 @@ class PairForward {
   /// prediction is the mean of the window's and its reverse complement's: (B, T) outputs
   /// average their predictions (as `strand predict --rc-average`), profiles their logits, the
   /// reverse complement's positions reversed and tracks mapped by reverse_tracks (as
-  /// chrombpnet's scorer averages them). With `incremental`, a model IncrementalForward can
-  /// plan for (`length`-base windows) computes alt windows from the ref windows' activations.
+  /// chrombpnet's scorer averages them). With `incremental`, alt windows that differ from their
+  /// ref window in a few positions (SNVs, MNVs) are computed from the ref windows' activations
+  /// (`length`-base windows): a Sequential with one (B, T) output through IncrementalForward
+  /// where it plans one, a Graph through explain::WindowedForward (BPNet's profile and counts
+  /// heads); indels' alt windows run whole.
   PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
               bool rc_average, int64_t length = 0, bool incremental = false);
 
@@ -46,19 +51,31 @@ class PairForward {
                       std::span<const ChangedRange> changed = {});
 
   /// Whether alt windows are computed incrementally.
-  bool incremental() const { return incremental_.has_value(); }
+  bool incremental() const { return incremental_.has_value() || windowed_ != nullptr; }
 
  private:
   std::vector<Tensor> forward(const Tensor& codes);
   std::vector<Tensor> forward_averaged(const Tensor& codes);
+  // forward_values averaged with reverse_values, the reverse complement's, in place.
+  void average_with_reverse(std::vector<Tensor>& forward_values,
+                            const std::vector<Tensor>& reverse_values) const;
   PairPredictions run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
                                   std::span<const ChangedRange> changed);
+  PairPredictions run_windowed(const Tensor& ref_codes, const Tensor& alt_codes,
+                               std::span<const ChangedRange> changed);
+  // The outputs' values for the distinct ref windows `ref` and every alt window `alt` (alt row
+  // i of ref row of_ref[i], changed within changed[i], or in mirrored columns for reverse
+  // complements): {ref values, alt values}, each activated as forward() returns them.
+  std::pair<std::vector<Tensor>, std::vector<Tensor>> predict_windowed(
+      const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
+      std::span<const ChangedRange> changed, bool mirrored);
 
   Model* model_;
   std::vector<PairOutput> outputs_;
   int64_t control_tracks_;
   bool rc_average_;
   std::optional<IncrementalForward> incremental_;
+  std::unique_ptr<explain::WindowedForward> windowed_;
 };
 
 /// The reverse complement of each row of (B, L) base codes, as a new tensor.

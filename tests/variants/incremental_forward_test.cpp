@@ -21,6 +21,9 @@
 namespace strand::variants {
 namespace {
 
+using testing::pairs_for;
+using testing::WindowPairs;
+
 // A Basset-like model: conv - BN - ReLU - max pool, twice more with other geometries, then
 // Flatten - Dense - BN - ReLU - Dropout - Dense - Sigmoid. Its BatchNorm statistics come from
 // one training-mode pass over random codes.
@@ -60,30 +63,6 @@ std::shared_ptr<Sequential> basset_like(int64_t length, bool same_padding) {
   }
   model->eval();
   return model;
-}
-
-// (rows, L) codes: random, with `alt` the same except where the allele sits.
-struct WindowPairs {
-  Tensor ref, alt;
-  std::vector<ChangedRange> changed;
-};
-
-WindowPairs pairs_for(int64_t length,
-                      const std::vector<std::pair<std::string, std::string>>& alleles,
-                      uint64_t seed) {
-  const auto rows = static_cast<int64_t>(alleles.size());
-  const Tensor source = strand::testing::random_codes(rows, length + 20, seed);
-  WindowPairs pairs{Tensor::empty({rows, length}, DType::kUInt8),
-                    Tensor::empty({rows, length}, DType::kUInt8),
-                    {}};
-  for (int64_t r = 0; r < rows; ++r) {
-    const auto& [ref, alt] = alleles[static_cast<size_t>(r)];
-    build_allele_windows(source.data<uint8_t>() + r * (length + 20), length, ref, alt,
-                         pairs.ref.data<uint8_t>() + r * length,
-                         pairs.alt.data<uint8_t>() + r * length);
-    pairs.changed.push_back(changed_range(length, ref, alt));
-  }
-  return pairs;
 }
 
 double worst(const Tensor& a, const Tensor& b) { return strand::testing::max_abs_difference(a, b); }

@@ -24,6 +24,7 @@
 #include "layers/pooling.h"
 #include "layers/sequential.h"
 #include "test_helpers.h"
+#include "variants/allele_windows.h"
 #include "variants/variant_scorer.h"
 
 namespace strand::variants::testing {
@@ -51,6 +52,30 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// (rows, L) codes: random, with `alt` the same except where the allele sits.
+struct WindowPairs {
+  Tensor ref, alt;
+  std::vector<ChangedRange> changed;
+};
+
+inline WindowPairs pairs_for(int64_t length,
+                             const std::vector<std::pair<std::string, std::string>>& alleles,
+                             uint64_t seed) {
+  const auto rows = static_cast<int64_t>(alleles.size());
+  const Tensor source = strand::testing::random_codes(rows, length + 20, seed);
+  WindowPairs pairs{Tensor::empty({rows, length}, DType::kUInt8),
+                    Tensor::empty({rows, length}, DType::kUInt8),
+                    {}};
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto& [ref, alt] = alleles[static_cast<size_t>(r)];
+    build_allele_windows(source.data<uint8_t>() + r * (length + 20), length, ref, alt,
+                         pairs.ref.data<uint8_t>() + r * length,
+                         pairs.alt.data<uint8_t>() + r * length);
+    pairs.changed.push_back(changed_range(length, ref, alt));
+  }
+  return pairs;
+}
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
