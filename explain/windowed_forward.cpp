@@ -524,7 +524,11 @@ Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
   const auto m_count = static_cast<int64_t>(v.starts.size());
   const int64_t k_count = step.kernel, o_count = step.taps.size(1), c_count = step.taps.size(2);
   const int64_t w_in = v.width, w_out = out.width;
-  Tensor result = Tensor::zeros({m_count, o_count, w_out});
+  const bool wide = w_in >= 32;
+  const int64_t middle = k_count / 2;
+  // Wide windows: the middle tap's GEMM writes its columns (beta 0), the rest are zeroed.
+  Tensor result =
+      wide ? Tensor::empty({m_count, o_count, w_out}) : Tensor::zeros({m_count, o_count, w_out});
   float* o = result.data<float>();
   const float* taps = step.taps.data<float>();
   const float* d = v.change.data<float>();
@@ -532,14 +536,23 @@ Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
     const auto i = static_cast<size_t>(m);
     return v.starts[i] + step.conv.pad_left - k * step.conv.dilation - out.starts[i];
   };
-  if (w_in >= 32) {
+  if (wide) {
     for (int64_t m = 0; m < m_count; ++m) {
-      for (int64_t k = 0; k < k_count; ++k) {
+      const int64_t s_mid = shift(m, middle);
+      const int64_t lo = std::clamp<int64_t>(s_mid, 0, w_out);
+      const int64_t hi = std::clamp<int64_t>(s_mid + w_in, lo, w_out);
+      for (int64_t oc = 0; oc < o_count; ++oc) {
+        float* row = o + (m * o_count + oc) * w_out;
+        std::fill(row, row + lo, 0.0F);
+        std::fill(row + hi, row + w_out, 0.0F);
+      }
+      for (int64_t i = 0; i < k_count; ++i) {
+        const int64_t k = (middle + i) % k_count;  // the middle tap first
         const int64_t s = shift(m, k);
         const int64_t v0 = std::max<int64_t>(0, -s), v1 = std::min(w_in, w_out - s);
         if (v1 <= v0) continue;
         kernels::cpu::gemm<float>(o_count, v1 - v0, c_count, taps + k * o_count * c_count, c_count,
-                                  1, d + m * c_count * w_in + v0, w_in, 1, 1.0F,
+                                  1, d + m * c_count * w_in + v0, w_in, 1, i == 0 ? 0.0F : 1.0F,
                                   o + m * o_count * w_out + s + v0, w_out);
       }
     }
