@@ -594,9 +594,10 @@ Value conv_change(const StepInputs& in) {
   std::vector<int64_t> a, b;
   grown_windows(v, step.conv.pad_left, span, stride, a, b);
   place(a, b, step.need, out);
-  // Tap by tap where the input has channels enough to keep the GEMMs busy; a one-hot input's
-  // four channels convolve faster padded (its few extra columns cost little).
-  if (stride == 1 && step.taps.size(2) >= 32) {
+  // Tap by tap where both channel counts keep the GEMMs busy; a one-hot input's four channels
+  // convolve faster padded (its few extra columns cost little), and so does a head of few
+  // output channels (BPNet's profile: conv1d's direct kernel instead of 75 thin GEMMs).
+  if (stride == 1 && step.taps.size(2) >= 32 && step.taps.size(1) >= 8) {
     out.change = convolve_taps(step, v, out);
     return out;
   }
