@@ -207,8 +207,10 @@ struct WindowedForward::Step {
   Layer* layer = nullptr;
   std::string name;
   std::vector<size_t> inputs;
-  Shape shape;  // per-sample output shape
+  Shape shape;        // per-sample output shape
+  Shape input_shape;  // its first input's (kSparseDense: the Flatten's input's)
   bool local = false;
+  bool keep = false;    // its reference value is read when alternates run
   Range need;           // local: the output columns the consumers read
   int64_t reach = 0;    // local: the widest window a one-column change grows to here
   bool relu = false;    // kElementwise: a ReLU, fused
@@ -232,6 +234,15 @@ int64_t WindowedForward::windowed_steps() const {
   int64_t count = 0;
   for (const Step& step : steps_) count += step.local && step.kind != Step::Kind::kInput ? 1 : 0;
   return count;
+}
+
+int64_t WindowedForward::reference_bytes_per_row() const {
+  int64_t bytes = 0;
+  for (const Step& step : steps_) {
+    if (step.keep) bytes += numel(step.shape) * 4;
+    if (step.kind == Step::Kind::kGlobalMax) bytes += 2 * (numel(step.input_shape) + 1) * 4;
+  }
+  return std::max<int64_t>(bytes, 1);
 }
 
 int64_t WindowedForward::alternates_per_call() const {
@@ -389,7 +400,11 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
     } catch (const Error& error) {
       return refuse(fmt::format("node '{}': {}", step.name, error.what()));
     }
-    classify(step, plan->steps_, input_shapes.empty() ? Shape{} : input_shapes[0]);
+    step.input_shape = input_shapes.empty() ? Shape{} : input_shapes[0];
+    classify(step, plan->steps_, step.input_shape);
+    if (step.kind == Step::Kind::kSparseDense) {
+      step.input_shape = plan->steps_[step.inputs[0]].input_shape;  // the Flatten's input's
+    }
     step_of[step.name] = plan->steps_.size();
     plan->steps_.push_back(std::move(step));
   }
@@ -405,6 +420,43 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
 }
 
 void WindowedForward::plan_windows() {
+  // The reference values alternates read (the others are freed during the reference pass).
+  steps_[0].keep = true;
+  const auto keep_local_input = [this](const Step& step, size_t i) {
+    const Step& from = steps_[step.inputs[i]];
+    steps_[from.kind == Step::Kind::kFlatten ? from.inputs[0] : step.inputs[i]].keep = true;
+  };
+  for (Step& step : steps_) {
+    switch (step.kind) {
+      case Step::Kind::kPool:
+        step.keep = true;
+        keep_local_input(step, 0);
+        break;
+      case Step::Kind::kElementwise:
+        step.keep = !step.affine && !step.relu;  // generic: f(ref_in + change) - ref_out
+        if (!step.affine) keep_local_input(step, 0);
+        break;
+      case Step::Kind::kGlobalMax:
+        keep_local_input(step, 0);
+        break;
+      case Step::Kind::kGlobalAvg:
+      case Step::Kind::kSparseDense:
+        step.keep = true;
+        break;
+      case Step::Kind::kLayer:
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+          if (steps_[step.inputs[i]].local) keep_local_input(step, i);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (const size_t s : output_steps_) {
+    steps_[s].keep = true;
+    if (steps_[s].kind == Step::Kind::kFlatten) steps_[steps_[s].inputs[0]].keep = true;
+  }
+
   // Backwards: the columns of each local step that its consumers read. An output reads all of
   // its columns, a global step all of its input's.
   const auto columns = [this](size_t s) {
@@ -674,17 +726,17 @@ Value elementwise_change(const StepInputs& in) {
   const int64_t length = ref_in.size(2);
   const float* d = change.data<float>();
   const float* r_in = ref_in.data<float>();
-  const float* r_out = in.own_reference().data<float>();
   float* o = out.change.data<float>();
 #pragma omp parallel for schedule(static) if (m_count * channels * width >= 65536)
   for (int64_t m = 0; m < m_count; ++m) {
     const auto k = static_cast<size_t>(m);
     for (int64_t c = 0; c < channels; ++c) {
       const int64_t at = (m * channels + c) * width;
-      const int64_t ref_at = (in.slots[k] * channels + c) * length + out.starts[k];
+      const float* r = r_in + (in.slots[k] * channels + c) * length + out.starts[k];
 #pragma omp simd
       for (int64_t j = 0; j < width; ++j) {
-        o[at + j] = std::max(r_in[ref_at + j] + d[at + j], 0.0F) - r_out[ref_at + j];
+        const float x = r[j];
+        o[at + j] = std::max(x + d[at + j], 0.0F) - std::max(x, 0.0F);
       }
     }
   }
@@ -752,7 +804,7 @@ Value merge_change(const StepInputs& in) {
 
 Value global_avg_value(const StepInputs& in) {
   const Value& v = in.value(0);
-  const int64_t channels = v.change.size(1), l = in.reference(0).size(2);
+  const int64_t channels = v.change.size(1), l = in.step.input_shape[1];
   Value out;
   out.full = reference_rows(in.own_reference(), in.slots);  // (M, C)
   float* o = out.full.data<float>();
@@ -795,9 +847,9 @@ Value global_max_value(const StepInputs& in) {
 }
 
 // ref + W[:, columns of the changed positions] * change, over the hull of the batch's windows.
-Value sparse_dense_value(const StepInputs& in, const Tensor& flatten_input) {
+Value sparse_dense_value(const StepInputs& in) {
   const Value& v = in.value(0);
-  const int64_t channels = flatten_input.size(1), l = flatten_input.size(2);
+  const int64_t channels = in.step.input_shape[0], l = in.step.input_shape[1];
   const auto m_count = static_cast<int64_t>(in.slots.size());
   int64_t h0 = l, h1 = 0;
   for (const int64_t a : v.starts) {
@@ -861,7 +913,7 @@ Value step_value(const std::vector<Step>& steps, size_t s, const WindowedReferen
     case Step::Kind::kGlobalMax:
       return global_max_value(in);
     case Step::Kind::kSparseDense:
-      return sparse_dense_value(in, ref.values[steps[step.inputs[0]].inputs[0]]);
+      return sparse_dense_value(in);
     case Step::Kind::kInput:
     case Step::Kind::kLayer:
       break;
@@ -883,11 +935,19 @@ WindowedReference WindowedForward::reference(const Tensor& codes) const {
   ref.suffix_max.resize(steps_.size());
   ref.scales.resize(steps_.size());
   ref.values[0] = ops::one_hot(codes.contiguous());
+  std::vector<int64_t> pending(steps_.size(), 0);  // readers still to run in this pass
+  for (const Step& step : steps_) {
+    for (const size_t from : step.inputs) ++pending[from];
+  }
   for (size_t s = 1; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     std::vector<Var> args;
     for (const size_t from : step.inputs) args.emplace_back(ref.values[from]);
     ref.values[s] = step.layer->forward_inputs(args).value().contiguous();
+    args.clear();
+    for (const size_t from : step.inputs) {
+      if (--pending[from] == 0 && !steps_[from].keep) ref.values[from] = Tensor();
+    }
     if (step.affine) {
       // a per channel, read off the layer as f(1) - f(0).
       const int64_t channels = step.shape[0];

@@ -59,8 +59,8 @@ class WindowedForward {
   WindowedForward(const WindowedForward&) = delete;
   WindowedForward& operator=(const WindowedForward&) = delete;
 
-  /// Runs the reference sequences `codes` ((G, L) uint8) whole, keeping every step's value. The
-  /// model must be in evaluation mode.
+  /// Runs the reference sequences `codes` ((G, L) uint8) whole, keeping the values alternates
+  /// read (reference_bytes_per_row() per sequence). The model must be in evaluation mode.
   WindowedReference reference(const Tensor& codes) const;
 
   /// Output k's value for the references: (G, ...).
@@ -75,6 +75,10 @@ class WindowedForward {
   /// How many alternates one call should carry: enough to keep the GEMMs busy, few enough that
   /// a step's changes (M, C, W) stay in cache.
   int64_t alternates_per_call() const;
+
+  /// The bytes reference() keeps per reference sequence (what alternates read: the inputs of
+  /// activations and pooling, the outputs), for callers that size their groups of references.
+  int64_t reference_bytes_per_row() const;
 
   /// The number of steps whose output is a window of columns (for tests: 0 means no saving).
   int64_t windowed_steps() const;

@@ -226,15 +226,7 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
 std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowed(
     const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
     std::span<const ChangedRange> changed, bool mirrored) {
-  const int64_t batch = alt.size(0), length = alt.size(1);
-  const explain::WindowedReference reference = windowed_->reference(ref);
-  std::vector<Tensor> ref_values, alt_values;
-  for (size_t k = 0; k < outputs_.size(); ++k) {
-    ref_values.push_back(windowed_->reference_output(reference, k));
-    Shape shape = ref_values.back().shape();
-    shape[0] = batch;
-    alt_values.push_back(Tensor::empty(shape));
-  }
+  const int64_t batch = alt.size(0), length = alt.size(1), refs = ref.size(0);
   // Narrow changes (SNVs, MNVs) through the windows, all of one width; wide ones (indels: from
   // the centre to the end) whole.
   std::vector<int64_t> narrow, wide;
@@ -256,30 +248,59 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
                   from.data<float>() + static_cast<int64_t>(i) * row, static_cast<size_t>(row) * 4);
     }
   };
-  // Each chunk of narrow alt windows is a unit of work of its own (explain/parallel_units.h).
+  // The ref windows in groups whose kept activations fit in about 64 MiB (BPNet keeps ~10 MB a
+  // window), each group's narrow alt windows in chunks, a unit of work each
+  // (explain/parallel_units.h).
+  constexpr int64_t kReferenceBudget = int64_t{64} << 20;
+  const int64_t group =
+      std::clamp<int64_t>(kReferenceBudget / windowed_->reference_bytes_per_row(), 1, refs);
   const int64_t per_call = windowed_->alternates_per_call();
-  const auto narrow_count = static_cast<int64_t>(narrow.size());
   const uint8_t* alt_codes = alt.data<uint8_t>();
-  explain::for_each_unit((narrow_count + per_call - 1) / per_call, [&](int64_t unit) {
-    const int64_t first = unit * per_call, count = std::min(per_call, narrow_count - first);
-    const std::span<const int64_t> rows(narrow.data() + first, static_cast<size_t>(count));
-    std::vector<int64_t> slots, starts;
-    Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
-    for (int64_t j = 0; j < count; ++j) {
-      const int64_t i = rows[static_cast<size_t>(j)];
-      ChangedRange r = changed[static_cast<size_t>(i)];
-      if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
-      // An empty range (an alt equal to its ref) reads the centre; its change is 0.
-      const int64_t start =
-          std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
-      slots.push_back(of_ref[static_cast<size_t>(i)]);
-      starts.push_back(start);
-      std::memcpy(letters.data<uint8_t>() + j * width, alt_codes + i * length + start,
-                  static_cast<size_t>(width));
+  std::vector<Tensor> ref_values(outputs_.size()), alt_values(outputs_.size());
+  for (int64_t g0 = 0; g0 < refs; g0 += group) {
+    const int64_t g1 = std::min(refs, g0 + group);
+    const explain::WindowedReference reference =
+        windowed_->reference(ref.slice(0, g0, g1).contiguous());
+    std::vector<int64_t> group_rows(static_cast<size_t>(g1 - g0));
+    std::iota(group_rows.begin(), group_rows.end(), g0);
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      const Tensor& value = windowed_->reference_output(reference, k);
+      if (g0 == 0) {
+        Shape shape = value.shape();
+        shape[0] = refs;
+        ref_values[k] = Tensor::empty(shape);
+        shape[0] = batch;
+        alt_values[k] = Tensor::empty(shape);
+      }
+      copy_rows(value, ref_values[k], group_rows);
     }
-    const std::vector<Tensor> values = windowed_->alternates(reference, slots, starts, letters);
-    for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], rows);
-  });
+    std::vector<int64_t> rows_here;  // narrow alt rows of this group's refs
+    for (const int64_t i : narrow) {
+      const int64_t r = of_ref[static_cast<size_t>(i)];
+      if (r >= g0 && r < g1) rows_here.push_back(i);
+    }
+    const auto count_here = static_cast<int64_t>(rows_here.size());
+    explain::for_each_unit((count_here + per_call - 1) / per_call, [&](int64_t unit) {
+      const int64_t first = unit * per_call, count = std::min(per_call, count_here - first);
+      const std::span<const int64_t> rows(rows_here.data() + first, static_cast<size_t>(count));
+      std::vector<int64_t> slots, starts;
+      Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t i = rows[static_cast<size_t>(j)];
+        ChangedRange r = changed[static_cast<size_t>(i)];
+        if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
+        // An empty range (an alt equal to its ref) reads the centre; its change is 0.
+        const int64_t start =
+            std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
+        slots.push_back(of_ref[static_cast<size_t>(i)] - g0);
+        starts.push_back(start);
+        std::memcpy(letters.data<uint8_t>() + j * width, alt_codes + i * length + start,
+                    static_cast<size_t>(width));
+      }
+      const std::vector<Tensor> values = windowed_->alternates(reference, slots, starts, letters);
+      for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], rows);
+    });
+  }
   if (!wide.empty()) {
     std::vector<train::OutputRequest> requests;
     for (const PairOutput& output : outputs_) requests.push_back({output.index, false});

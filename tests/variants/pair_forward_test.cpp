@@ -24,8 +24,17 @@ TEST_CASE("pair forward: a BPNet graph's alt windows equal full passes, profile 
       .length = length, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
   auto model = strand::testing::preset_model("bpnet", dimensions, 31, 0.2);
   model->eval();
-  const std::vector<std::pair<std::string, std::string>> alleles = {
+  std::string why;
+  const auto plan = explain::WindowedForward::make(*model, length, {0, 1}, &why);
+  REQUIRE_MESSAGE(plan != nullptr, why);
+  REQUIRE((int64_t{64} << 20) / plan->reference_bytes_per_row() < 16);
+  // Sixteen ref windows: more than one group of references (about 64 MiB of a BPNet's
+  // activations), and every kind of allele.
+  std::vector<std::pair<std::string, std::string>> alleles = {
       {"A", "G"}, {"C", "T"}, {"AC", "GT"}, {"G", "GTTACA"}, {"GATTACA", "G"}, {"A", "A"}};
+  for (const char* snv : {"AC", "CG", "GT", "TA", "AT", "CA", "GC", "TG", "AG", "CT"}) {
+    alleles.push_back({std::string(1, snv[0]), std::string(1, snv[1])});
+  }
   const testing::WindowPairs pairs = testing::pairs_for(length, alleles, 17);
   // Profile logits (the strands' tracks swap under reverse complement), then counts.
   const std::vector<PairOutput> outputs = {{0, true, {1, 0}}, {1, false, {}}};
