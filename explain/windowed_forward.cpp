@@ -1,10 +1,10 @@
 // Windowed forward passes (explain/windowed_forward.h): the plan of steps, the columns each step's
 // consumers read, the reference pass, and the changes of a batch of alternates.
 //
-// Layout: a change is (M, C, W) float, contiguous, so that a Conv1D convolves every alternate's
-// window in one conv1d call and pooling or activations see an ordinary batch. Alternate m's
-// window starts at column starts[m] of the step's output and lies inside the columns the step's
-// consumers read (its `need`, a range inside [0, L)); the change is 0 outside it.
+// Layout: a change is (M, C, W) float, contiguous, so that each alternate's change is a (C, W)
+// matrix a Conv1D's taps multiply, and conv1d, pooling or activations see an ordinary batch.
+// Alternate m's window starts at column starts[m] of the step's output and lies inside the columns
+// the step's consumers read (its `need`, a range inside [0, L)); the change is 0 outside it.
 #include "explain/windowed_forward.h"
 
 #include <fmt/format.h>

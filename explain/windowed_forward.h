@@ -8,8 +8,9 @@
 // What flows between the steps is the change, alt - ref, over a window of columns: (M, C, W),
 // alternate m's window starting at column starts[m] of the step's output. Linear steps act on
 // the change alone; the others add the reference back around it. Per layer kind:
-//   Conv1D       the change convolved without bias (a convolution is linear): one conv1d over
-//                every alternate's window
+//   Conv1D       the change convolved without bias (a convolution is linear): tap by tap over
+//                the changed columns only, or one padded conv1d (strides, a one-hot input's
+//                four channels, a head of few output channels)
 //   ReLU         max(ref_in + change, 0) - ref_out, in one pass; BatchNorm1D and Dropout
 //                (evaluation: y = a x + c per channel) scale the change by a; other
 //                activations run on ref_in + change, minus ref_out
