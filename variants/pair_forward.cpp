@@ -252,8 +252,8 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
   // window), each group's narrow alt windows in chunks, a unit of work each
   // (explain/parallel_units.h).
   constexpr int64_t kReferenceBudget = int64_t{64} << 20;
-  const int64_t group =
-      std::clamp<int64_t>(kReferenceBudget / windowed_->reference_bytes_per_row(), 1, refs);
+  const int64_t group = std::clamp<int64_t>(kReferenceBudget / windowed_->reference_bytes_per_row(),
+                                            1, std::max<int64_t>(refs, 1));
   const int64_t per_call = windowed_->alternates_per_call();
   const uint8_t* alt_codes = alt.data<uint8_t>();
   std::vector<Tensor> ref_values(outputs_.size()), alt_values(outputs_.size());
@@ -356,7 +356,8 @@ PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_code
   if (incremental_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
     return run_incremental(ref_codes, alt_codes, changed);
   }
-  if (windowed_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
+  if (windowed_ && ref_codes.size(0) > 0 &&
+      static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
     return run_windowed(ref_codes, alt_codes, changed);
   }
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
