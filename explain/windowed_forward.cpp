@@ -18,6 +18,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "kernels/cpu/gemm.h"
+#include "layers/channel_affine.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/graph.h"
@@ -948,17 +949,7 @@ WindowedReference WindowedForward::reference(const Tensor& codes) const {
     for (const size_t from : step.inputs) {
       if (--pending[from] == 0 && !steps_[from].keep) ref.values[from] = Tensor();
     }
-    if (step.affine) {
-      // a per channel, read off the layer as f(1) - f(0).
-      const int64_t channels = step.shape[0];
-      Tensor probe = Tensor::zeros({1, channels, 2});
-      for (int64_t c = 0; c < channels; ++c) probe.data<float>()[c * 2 + 1] = 1.0F;
-      const Tensor y = step.layer->forward(Var(probe)).value().contiguous();
-      ref.scales[s] = Tensor::empty({channels});
-      for (int64_t c = 0; c < channels; ++c) {
-        ref.scales[s].data<float>()[c] = y.data<float>()[c * 2 + 1] - y.data<float>()[c * 2];
-      }
-    }
+    if (step.affine) ref.scales[s] = channel_affine(*step.layer, step.shape[0]).scale;
     if (step.kind != Step::Kind::kGlobalMax) continue;
     // Prefix and suffix maxima of the input: (G, C, L + 1).
     const Tensor& in = ref.values[step.inputs[0]];

@@ -18,6 +18,7 @@
 #include "data/encoding.h"
 #include "layers/activations.h"
 #include "layers/batch_norm.h"
+#include "layers/channel_affine.h"
 #include "layers/conv1d.h"
 #include "layers/dropout.h"
 #include "layers/fusion.h"
@@ -230,16 +231,14 @@ Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated
     if (steps_[i].fold < 0) continue;
     const auto* conv = static_cast<const Conv1D*>(steps_[i].layer);
     const int64_t channels = conv->out_channels(), taps = conv->in_channels() * conv->kernel_size();
-    Tensor probe = Tensor::zeros({1, channels, 2});
-    for (int64_t c = 0; c < channels; ++c) probe.data<float>()[c * 2 + 1] = 1.0f;
-    const Tensor affine = steps_[i + 1].layer->forward(Var(probe)).value().contiguous();
+    const ChannelAffine affine = channel_affine(*steps_[i + 1].layer, channels);
     Tensor weight = conv->weight().value().contiguous().clone();
     Tensor bias = Tensor::zeros({channels});
     const Tensor original_bias =
         conv->bias().defined() ? conv->bias().value().contiguous() : Tensor();
     for (int64_t c = 0; c < channels; ++c) {
-      const float shift = affine.data<float>()[c * 2];
-      const float scale = affine.data<float>()[c * 2 + 1] - shift;
+      const float shift = affine.shift.data<float>()[c];
+      const float scale = affine.scale.data<float>()[c];
       float* w = weight.data<float>() + c * taps;
       for (int64_t k = 0; k < taps; ++k) w[k] *= scale;
       const float b = original_bias.defined() ? original_bias.data<float>()[c] : 0.0f;

@@ -4,6 +4,7 @@
 
 #include "layers/activations.h"
 #include "layers/batch_norm.h"
+#include "layers/channel_affine.h"
 #include "layers/conv1d.h"
 #include "layers/crop1d.h"
 #include "layers/dense.h"
