@@ -257,10 +257,11 @@ int64_t WindowedForward::alternates_per_call() const {
 
 namespace {
 
+using Step = WindowedForward::Step;
+
 // Classifies one layer of the plan given its inputs' steps.
-template <typename StepT>
-void classify(StepT& step, const std::vector<StepT>& steps, const Shape& in_shape) {
-  using Kind = typename StepT::Kind;
+void classify(Step& step, const std::vector<Step>& steps, const Shape& in_shape) {
+  using Kind = Step::Kind;
   const std::string type = step.layer->type_name();
   bool all_local = true;
   for (const size_t from : step.inputs) {
@@ -520,8 +521,6 @@ void WindowedForward::plan_windows() {
 }
 
 namespace {
-
-using Step = WindowedForward::Step;
 
 // What one step reads for a batch of alternates.
 struct StepInputs {
