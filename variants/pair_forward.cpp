@@ -7,7 +7,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
 #include "explain/parallel_units.h"
@@ -94,6 +93,23 @@ ChangedRange union_of(std::span<const ChangedRange> ranges) {
   return all;
 }
 
+// A change of a few positions (SNVs, MNVs), as opposed to an indel's, from the centre to the end.
+bool narrow_change(ChangedRange r, int64_t length) { return r.end - r.begin <= length / 4; }
+
+// `r` in the reverse complement's columns.
+ChangedRange mirrored(ChangedRange r, int64_t length) {
+  return r.begin >= r.end ? r : ChangedRange{length - r.end, length - r.begin};
+}
+
+// Rows `rows` of `to` ((B, ...)) from the rows of `from` ((rows.size(), ...)), in order.
+void scatter_rows(const Tensor& from, Tensor& to, std::span<const int64_t> rows) {
+  const int64_t row = from.numel() / std::max<int64_t>(1, from.size(0));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::memcpy(to.data<float>() + rows[i] * row,
+                from.data<float>() + static_cast<int64_t>(i) * row, static_cast<size_t>(row) * 4);
+  }
+}
+
 }  // namespace
 
 PairForward::PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
@@ -166,8 +182,7 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
   std::vector<int64_t> order(static_cast<size_t>(batch));
   std::iota(order.begin(), order.end(), 0);
   const auto narrow = [&](int64_t i) {
-    const ChangedRange& r = changed[static_cast<size_t>(i)];
-    return r.end - r.begin <= length / 4;
+    return narrow_change(changed[static_cast<size_t>(i)], length);
   };
   std::stable_partition(order.begin(), order.end(), narrow);
   const auto narrow_count = static_cast<size_t>(std::count_if(order.begin(), order.end(), narrow));
@@ -200,12 +215,9 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
   };
   auto [ref_out, alt_out] = predict(ref, alt, first_range, second_range);
   if (rc_average_) {
-    const auto mirror = [length](ChangedRange r) {
-      return r.begin >= r.end ? r : ChangedRange{length - r.end, length - r.begin};
-    };
     const auto [ref_rc, alt_rc] =
-        predict(reverse_complement_rows(ref), reverse_complement_rows(alt), mirror(first_range),
-                mirror(second_range));
+        predict(reverse_complement_rows(ref), reverse_complement_rows(alt),
+                mirrored(first_range, length), mirrored(second_range, length));
     for (auto [mine, other] : {std::pair{&ref_out, &ref_rc}, std::pair{&alt_out, &alt_rc}}) {
       float* m = mine->data<float>();
       const float* o = other->data<float>();
@@ -225,29 +237,23 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
 
 std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowed(
     const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
-    std::span<const ChangedRange> changed, bool mirrored) {
+    std::span<const ChangedRange> changed, bool mirror) {
   const int64_t batch = alt.size(0), length = alt.size(1), refs = ref.size(0);
-  // Narrow changes (SNVs, MNVs) through the windows, all of one width; wide ones (indels: from
-  // the centre to the end) whole.
+  // Each alt window's changed columns on this strand. Narrow changes (SNVs, MNVs) go through the
+  // windows, all of one width; wide ones (indels) run whole.
+  std::vector<ChangedRange> ranges;
   std::vector<int64_t> narrow, wide;
   int64_t width = 1;
   for (int64_t i = 0; i < batch; ++i) {
-    ChangedRange r = changed[static_cast<size_t>(i)];
-    if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
-    if (r.end - r.begin > length / 4) {
+    const ChangedRange c = changed[static_cast<size_t>(i)];
+    ranges.push_back(mirror ? mirrored(c, length) : c);
+    if (!narrow_change(c, length)) {
       wide.push_back(i);
       continue;
     }
     narrow.push_back(i);
-    width = std::max(width, r.end - r.begin);
+    width = std::max(width, c.end - c.begin);
   }
-  const auto copy_rows = [](const Tensor& from, Tensor& to, std::span<const int64_t> rows) {
-    const int64_t row = from.numel() / std::max<int64_t>(1, from.size(0));
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::memcpy(to.data<float>() + rows[i] * row,
-                  from.data<float>() + static_cast<int64_t>(i) * row, static_cast<size_t>(row) * 4);
-    }
-  };
   // The ref windows in groups whose kept activations fit in about 64 MiB (BPNet keeps ~10 MB a
   // window), each group's narrow alt windows in chunks, a unit of work each
   // (explain/parallel_units.h).
@@ -272,7 +278,7 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
         shape[0] = batch;
         alt_values[k] = Tensor::empty(shape);
       }
-      copy_rows(value, ref_values[k], group_rows);
+      scatter_rows(value, ref_values[k], group_rows);
     }
     std::vector<int64_t> rows_here;  // narrow alt rows of this group's refs
     for (const int64_t i : narrow) {
@@ -287,8 +293,7 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
       Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
       for (int64_t j = 0; j < count; ++j) {
         const int64_t i = rows[static_cast<size_t>(j)];
-        ChangedRange r = changed[static_cast<size_t>(i)];
-        if (mirrored && r.begin < r.end) r = {length - r.end, length - r.begin};
+        const ChangedRange r = ranges[static_cast<size_t>(i)];
         // An empty range (an alt equal to its ref) reads the centre; its change is 0.
         const int64_t start =
             std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
@@ -298,7 +303,7 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
                     static_cast<size_t>(width));
       }
       const std::vector<Tensor> values = windowed_->alternates(reference, slots, starts, letters);
-      for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], rows);
+      for (size_t k = 0; k < outputs_.size(); ++k) scatter_rows(values[k], alt_values[k], rows);
     });
   }
   if (!wide.empty()) {
@@ -306,7 +311,7 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
     for (const PairOutput& output : outputs_) requests.push_back({output.index, false});
     const std::vector<Tensor> values =
         train::forward_codes(*model_, gather_rows(alt, wide), requests, control_tracks_);
-    for (size_t k = 0; k < outputs_.size(); ++k) copy_rows(values[k], alt_values[k], wide);
+    for (size_t k = 0; k < outputs_.size(); ++k) scatter_rows(values[k], alt_values[k], wide);
   }
   // (B, T) outputs through their final activation, as forward() gives them.
   for (size_t k = 0; k < outputs_.size(); ++k) {

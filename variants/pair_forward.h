@@ -68,7 +68,7 @@ class PairForward {
   // complements): {ref values, alt values}, each activated as forward() returns them.
   std::pair<std::vector<Tensor>, std::vector<Tensor>> predict_windowed(
       const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
-      std::span<const ChangedRange> changed, bool mirrored);
+      std::span<const ChangedRange> changed, bool mirror);
 
   Model* model_;
   std::vector<PairOutput> outputs_;
