@@ -109,12 +109,7 @@ TEST_CASE("incremental forward: alt windows equal full passes for SNVs, MNVs and
 }
 
 TEST_CASE("incremental forward: the reference model and graphs run whole") {
-  auto reference = std::make_shared<Sequential>();
-  reference->add(Conv1D(4, 16, 15));
-  reference->add(ReLU());
-  reference->add(GlobalMaxPool1D());
-  reference->add(Dense(16, 1));
-  reference->add(Sigmoid());
+  auto reference = testing::reference_experiment_model();
   CHECK_FALSE(IncrementalForward::plan(*reference, 100).has_value());  // one convolution
   auto convolutions_only = std::make_shared<Sequential>();
   convolutions_only->add(Conv1D(4, 4, 5));

@@ -60,12 +60,7 @@ TEST_CASE("pair forward: a BPNet graph's alt windows equal full passes, profile 
 }
 
 TEST_CASE("pair forward: a Sequential IncrementalForward declines runs whole") {
-  auto reference = std::make_shared<Sequential>();
-  reference->add(Conv1D(4, 16, 15));
-  reference->add(ReLU());
-  reference->add(GlobalMaxPool1D());
-  reference->add(Dense(16, 1));
-  reference->add(Sigmoid());
+  auto reference = testing::reference_experiment_model();
   PairForward forward(*reference, {{0, false, {}}}, 0, false, 100, true);
   CHECK_FALSE(forward.incremental());  // the fused convolution is cheaper whole
 }

@@ -77,6 +77,18 @@ inline WindowPairs pairs_for(int64_t length,
   return pairs;
 }
 
+// The reference experiment's architecture (Conv1D(16, 15) - ReLU - GlobalMaxPool1D - Dense(1) -
+// Sigmoid), whose fused convolution the incremental paths leave whole.
+inline std::shared_ptr<Sequential> reference_experiment_model() {
+  auto model = std::make_shared<Sequential>();
+  model->add(Conv1D(4, 16, 15));
+  model->add(ReLU());
+  model->add(GlobalMaxPool1D());
+  model->add(Dense(16, 1));
+  model->add(Sigmoid());
+  return model;
+}
+
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
