@@ -17,7 +17,8 @@
 # A rerun with the same WORK_DIR reuses a dataset's trained model (delete WORK_DIR/NAME/run to
 # retrain). Environment: STRAND (default build/cli/strand, built when missing), WORK_DIR,
 # THREADS (2), BASSET_SEQS (20000), BASSET_LENGTH (200), BASSET_EPOCHS (12), EXPLAIN_SEQS
-# (2000), MODISCO_SEQLETS (20000).
+# (2000), MODISCO_SEQLETS (20000), BASSET_TRAIN_FLAGS (extra `strand train` flags, e.g.
+# "--optimizer adam --lr 0.001" instead of the preset's RMSprop recipe).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 which="${1:-all}"
@@ -27,6 +28,7 @@ WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/strand-modisco.XXXXXX)}"
 BASSET_SEQS="${BASSET_SEQS:-20000}"
 BASSET_LENGTH="${BASSET_LENGTH:-200}"
 BASSET_EPOCHS="${BASSET_EPOCHS:-12}"
+read -r -a basset_train_flags <<< "${BASSET_TRAIN_FLAGS:-}"
 EXPLAIN_SEQS="${EXPLAIN_SEQS:-2000}"
 MODISCO_SEQLETS="${MODISCO_SEQLETS:-20000}"
 MOTIFS="CTCF_known1,REST_known1,NRF1_known1,MYC_known1,ZNF143_known2,SIX5_known1,TAL1_known4,SPI1_known4,IRF_known20,NFKB_known1,AP1_known1,GATA_known1"
@@ -86,7 +88,7 @@ if [[ "${which}" == basset || "${which}" == all ]]; then
       --valid-fasta "${data}/valid.fa" --valid-intervals "${data}/valid.tsv" \
       --test-fasta "${data}/test.fa" --test-intervals "${data}/test.tsv" \
       --epochs "${BASSET_EPOCHS}" --threads "${THREADS}" --output-dir "${dir}" --run-name run \
-      > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
+      "${basset_train_flags[@]}" > "${dir}/train.log" 2>&1 || { tail -20 "${dir}/train.log"; exit 1; }
   fi
   grep -E "^(test|best|epochs run)" "${dir}/train.log" || true
   first_records "${data}/test.fa" "${data}/test.tsv" "${EXPLAIN_SEQS}" all "${dir}/test.fa"
