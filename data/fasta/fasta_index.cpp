@@ -181,7 +181,7 @@ void build_fasta_index(const std::string& fasta, const std::string& fai, const s
   }
 }
 
-FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options) {
+bool check_fasta_file(const std::string& fasta) {
   silence_htslib_log();
   if (!file_exists(fasta)) {
     throw DataError(fmt::format("FASTA '{}' does not exist", fasta));
@@ -190,24 +190,27 @@ FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions&
   if (std::filesystem::is_directory(fasta, error)) {
     throw DataError(fmt::format("FASTA '{}' is a directory, expected a file", fasta));
   }
-  FastaIndexPaths paths;
-  {
-    BgzfPtr fp = open_bgzf(fasta);
-    const int compression = bgzf_compression(fp.get());
-    if (compression == 1) {
-      throw DataError(fmt::format(
-          "FASTA '{}' is gzip-compressed but not BGZF, so it cannot be indexed; recompress it "
-          "with `zcat {} | bgzip > NEW.fa.gz` or decompress it",
-          fasta, fasta));
-    }
-    paths.bgzf = compression == 2;
-    if (paths.bgzf && bgzf_check_EOF(fp.get()) != 1) {
-      throw DataError(
-          fmt::format("BGZF FASTA '{}' is truncated: its end-of-file marker is missing (incomplete "
-                      "download or copy?)",
-                      fasta));
-    }
+  BgzfPtr fp = open_bgzf(fasta);
+  const int compression = bgzf_compression(fp.get());
+  if (compression == 1) {
+    throw DataError(fmt::format(
+        "FASTA '{}' is gzip-compressed but not BGZF, so it cannot be indexed; recompress it "
+        "with `zcat {} | bgzip > NEW.fa.gz` or decompress it",
+        fasta, fasta));
   }
+  const bool bgzf = compression == 2;
+  if (bgzf && bgzf_check_EOF(fp.get()) != 1) {
+    throw DataError(
+        fmt::format("BGZF FASTA '{}' is truncated: its end-of-file marker is missing (incomplete "
+                    "download or copy?)",
+                    fasta));
+  }
+  return bgzf;
+}
+
+FastaIndexPaths ensure_fasta_index(const std::string& fasta, const FastaOptions& options) {
+  FastaIndexPaths paths;
+  paths.bgzf = check_fasta_file(fasta);
   paths.fai = options.index_path.empty() ? fasta + ".fai" : options.index_path;
   if (paths.bgzf) paths.gzi = options.gzi_path.empty() ? fasta + ".gzi" : options.gzi_path;
 

@@ -49,6 +49,11 @@ struct FastaIndexPaths {
   bool built = false;  ///< true when this call (re)built the index
 };
 
+/// Checks that `fasta` is a readable file, plain or BGZF (not plain gzip, not a BGZF file
+/// without its end-of-file marker); returns whether it is BGZF. Throws DataError naming the file
+/// and a fix.
+bool check_fasta_file(const std::string& fasta);
+
 /// Checks that `fasta` is readable (plain or BGZF, not plain gzip, not truncated), then makes
 /// sure a current index exists: builds a missing one, rebuilds or rejects a stale one. Before
 /// building, the whole FASTA is checked (check_fasta_content: binary bytes, uneven lines, ...).

@@ -1,18 +1,15 @@
-// check_fasta_content: a byte-level state machine over the FASTA, mirroring htslib's
-// fai_build_core rules, with errors that name the line instead of htslib's log lines.
+// check_fasta_content: one pass of FastaScanner (data/fasta/fasta_scanner.h) over the whole file.
 #include "data/fasta/fasta_scan.h"
 
 #include <htslib/bgzf.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "data/data_error.h"
-#include "data/text_fields.h"
+#include "data/fasta/fasta_scanner.h"
 #include "data/warnings.h"
 #include "fmt/format.h"
 
@@ -21,287 +18,8 @@ namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
-// A carriage return followed by more text on the same line: a file written with CR-only
-// (classic Mac OS) line ends is one line to htslib.
-constexpr const char* kCrOnlyLineEnds =
-    "a carriage return (CR) is followed by more text on the same line: the file has CR-only "
-    "line ends (classic Mac OS), which read as one long line; strand reads LF or CRLF line ends "
-    "(convert with: tr '\\r' '\\n' < in.fa > out.fa)";
-constexpr size_t kMaxHeaderBytes = kMaxLineBytes;
-
-// A base as htslib counts one (isgraph in the C locale).
-bool is_base(unsigned char c) { return c > 0x20 && c < 0x7F; }
-bool is_blank_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool is_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 struct BgzfCloser {
   void operator()(BGZF* fp) const { bgzf_close(fp); }
-};
-
-std::string describe_byte(unsigned char c) {
-  switch (c) {
-    case ' ':
-      return "a space";
-    case '\t':
-      return "a tab";
-    case '\r':
-      return "a carriage return";
-    default:
-      return fmt::format("byte 0x{:02x}", c);
-  }
-}
-
-class Scanner {
- public:
-  Scanner(std::string path, bool loose) : path_(std::move(path)), loose_(loose) {}
-
-  void feed(const unsigned char* data, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-      const unsigned char c = data[i];
-      switch (kind_) {
-        case Kind::kLineStart:
-          start_line(c);
-          if (c == '\n') {
-            end_line();
-          } else if (kind_ == Kind::kHeader) {
-            // '>' itself is not part of the header text
-          } else {
-            sequence_byte(c);
-          }
-          ++i;
-          break;
-        case Kind::kHeader:
-          if (c == '\n') {
-            end_line();
-          } else {
-            header_byte(c);
-          }
-          ++i;
-          break;
-        case Kind::kSequence: {
-          // The hot loop: bases of a sequence line.
-          size_t j = i;
-          if (!trailing_) {
-            while (j < n && is_base(data[j])) ++j;
-            bytes_ += static_cast<int64_t>(j - i);
-            bases_ += static_cast<int64_t>(j - i);
-          }
-          if (j == n) return;
-          if (data[j] == '\n') {
-            end_line();
-          } else {
-            sequence_byte(data[j]);
-          }
-          i = j + 1;
-          break;
-        }
-      }
-    }
-  }
-
-  void finish() {
-    if (kind_ != Kind::kLineStart) end_line();  // a last line without '\n'
-    if (in_record_ && first_width_ == 0) no_sequence();
-    if (!any_record_) {
-      fail(line_ > 1 ? line_ - 1 : 1, "no FASTA record: no line starts with '>'");
-    }
-  }
-
-  int64_t line() const { return line_; }
-
- private:
-  enum class Kind { kLineStart, kHeader, kSequence };
-
-  [[noreturn]] void fail(int64_t line, const std::string& what) const {
-    throw DataError(fmt::format("{}:{}: {}", path_, line, what));
-  }
-
-  void start_line(unsigned char c) {
-    bytes_ = 0;
-    bases_ = 0;
-    trailing_ = false;
-    if (c == '>') {
-      kind_ = Kind::kHeader;
-      header_.clear();
-    } else if (c != '\n') {
-      if (!any_content_ && c == '@') {
-        fail(line_, "this looks like FASTQ ('@' starts the first record); strand reads FASTA");
-      }
-      kind_ = Kind::kSequence;
-    }
-    if (c != '\n' && c != '\r') any_content_ = true;
-  }
-
-  void header_byte(unsigned char c) {
-    if (!header_.empty() && header_.back() == '\r') fail(line_, kCrOnlyLineEnds);
-    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
-      fail(line_,
-           fmt::format("{} in a FASTA header (binary data?); headers are text", describe_byte(c)));
-    }
-    if (header_.size() == kMaxHeaderBytes) {
-      fail(line_, fmt::format("FASTA header is longer than {} bytes", kMaxHeaderBytes));
-    }
-    header_.push_back(static_cast<char>(c));
-  }
-
-  void sequence_byte(unsigned char c) {
-    ++bytes_;
-    if (is_base(c)) {
-      if (trailing_) {
-        if (blank_ == '\r') {
-          fail(line_, fmt::format("a carriage return at column {} is followed by more bases on "
-                                  "the same line: CR-only line ends (classic Mac OS) read as one "
-                                  "long line; strand reads LF or CRLF line ends (convert with: "
-                                  "tr '\\r' '\\n' < in.fa > out.fa)",
-                                  blank_column_));
-        }
-        fail(line_,
-             fmt::format("{} at column {} inside a sequence line: htslib counts only the bases, "
-                         "so record '{}' would be read misaligned; remove it",
-                         describe_byte(blank_), blank_column_, excerpt(name_)));
-      }
-      ++bases_;
-    } else if (is_blank_byte(c)) {
-      if (!trailing_) {
-        trailing_ = true;
-        blank_ = c;
-        blank_column_ = bytes_;
-      }
-    } else {
-      fail(line_,
-           fmt::format("{} at column {} is not a base (binary data?); sequence lines may hold "
-                       "only printable ASCII letters and symbols",
-                       describe_byte(c), bytes_));
-    }
-  }
-
-  void no_sequence() const {
-    fail(header_line_,
-         fmt::format("record '{}' has no sequence lines (htslib drops such a record, or fails "
-                     "when it is the last)",
-                     excerpt(name_)));
-  }
-
-  void end_header() {
-    if (in_record_ && first_width_ == 0) no_sequence();
-    if (!header_.empty() && header_.back() == '\r') header_.pop_back();
-    if (!loose_ && (header_.empty() || is_space(static_cast<unsigned char>(header_[0])))) {
-      fail(line_, fmt::format("FASTA header '>{}' has no name right after '>' (expected "
-                              "'>NAME'); remove the space or set "
-                              "FastaOptions::allow_loose_headers to accept htslib's reading",
-                              excerpt(header_)));
-    }
-    // htslib's name: leading blanks skipped, then up to the next blank.
-    size_t begin = 0;
-    while (begin < header_.size() && is_space(static_cast<unsigned char>(header_[begin]))) {
-      ++begin;
-    }
-    size_t end = begin;
-    while (end < header_.size() && !is_space(static_cast<unsigned char>(header_[end]))) ++end;
-    name_.assign(header_, begin, end - begin);
-    // htslib keeps the first record of a name and drops the others with only a log line.
-    const auto [it, inserted] = header_lines_.emplace(name_, line_);
-    if (!inserted) {
-      fail(line_, fmt::format("duplicate record name '{}': line {} has it too (htslib would keep "
-                              "only the first); rename one of them",
-                              excerpt(name_), it->second));
-    }
-    in_record_ = true;
-    any_record_ = true;
-    header_line_ = line_;
-    first_width_ = 0;
-    first_bases_ = 0;
-    first_line_ = 0;
-    ended_line_ = 0;
-  }
-
-  void end_blank() {
-    if (in_record_ && ended_line_ == 0) {
-      ended_line_ = line_;
-      ended_by_blank_ = true;
-    }
-  }
-
-  void end_sequence() {
-    if (bases_ == 0) {
-      if (bytes_ == 1 && blank_ == '\r') {  // a CRLF blank line
-        end_blank();
-        return;
-      }
-      fail(line_, "line holds only spaces or tabs; remove them (htslib cannot index it)");
-    }
-    if (!in_record_) {
-      fail(line_, "sequence before the first header line ('>NAME')");
-    }
-    const int64_t width = bytes_ + 1;  // with its terminator, as htslib counts
-    if (ended_line_ != 0) {
-      fail(line_, fmt::format("sequence of record '{}' continues after line {}, which is {}; all "
-                              "lines of a record but the last must have the same length",
-                              excerpt(name_), ended_line_,
-                              ended_by_blank_ ? "blank" : "shorter than the record's first line"));
-    }
-    if (first_width_ == 0) {
-      first_width_ = width;
-      first_bases_ = bases_;
-      first_line_ = line_;
-    } else if (width > first_width_) {
-      fail(line_, fmt::format("line is {} bytes long but line {}, the first of record '{}', is "
-                              "{}; all lines of a record but the last must have the same length",
-                              width, first_line_, excerpt(name_), first_width_));
-    } else if (width < first_width_) {
-      ended_line_ = line_;
-      ended_by_blank_ = false;
-    } else if (bases_ != first_bases_) {
-      fail(line_, fmt::format("line has {} bases but line {} of record '{}' has {} in as many "
-                              "bytes (trailing whitespace differs); htslib would read it "
-                              "misaligned",
-                              bases_, first_line_, excerpt(name_), first_bases_));
-    }
-  }
-
-  void end_line() {
-    switch (kind_) {
-      case Kind::kLineStart:
-        end_blank();
-        break;
-      case Kind::kHeader:
-        end_header();
-        break;
-      case Kind::kSequence:
-        end_sequence();
-        break;
-    }
-    kind_ = Kind::kLineStart;
-    blank_ = 0;
-    ++line_;
-  }
-
-  std::string path_;
-  bool loose_;
-  int64_t line_ = 1;  // the line being read
-  Kind kind_ = Kind::kLineStart;
-  bool any_content_ = false;  // a non-blank line was seen (FASTQ check)
-  bool any_record_ = false;
-  // The current line.
-  std::string header_;        // header text after '>'
-  int64_t bytes_ = 0;         // bytes so far, terminator excluded
-  int64_t bases_ = 0;         // bases so far
-  bool trailing_ = false;     // a blank byte was seen: no base may follow on this line
-  unsigned char blank_ = 0;   // the first blank byte of the line
-  int64_t blank_column_ = 0;  // its 1-based column
-  // The current record.
-  bool in_record_ = false;
-  std::string name_;
-  int64_t header_line_ = 0;
-  int64_t first_width_ = 0;  // bytes of the first sequence line with terminator, 0 before it
-  int64_t first_bases_ = 0;
-  int64_t first_line_ = 0;
-  int64_t ended_line_ = 0;  // the short or blank line that ended the sequence, 0 if none
-  bool ended_by_blank_ = false;
-  std::unordered_map<std::string, int64_t> header_lines_;  // record name -> its header line
 };
 
 }  // namespace
@@ -312,7 +30,7 @@ void check_fasta_content(const std::string& fasta, bool allow_loose_headers) {
   if (!fp) {
     throw DataError(fmt::format("cannot open FASTA '{}': {}", fasta, std::strerror(errno)));
   }
-  Scanner scanner(fasta, allow_loose_headers);
+  FastaScanner scanner(fasta, allow_loose_headers);
   std::vector<unsigned char> buffer(kChunkBytes);
   while (true) {
     const ssize_t n = bgzf_read(fp.get(), buffer.data(), buffer.size());
