@@ -339,7 +339,8 @@ History fit(Model& model, const Loss& loss, Optimizer& optimizer, data::DataLoad
   return fit(model, Objective::of(loss), optimizer, train, validation, options, callbacks);
 }
 
-Predictions predict(Model& model, data::DataLoader& loader, size_t output) {
+void predict_batches(Model& model, data::DataLoader& loader, size_t output,
+                     const std::function<void(const PredictionBatch&)>& consume) {
   NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
@@ -348,7 +349,6 @@ Predictions predict(Model& model, data::DataLoader& loader, size_t output) {
                output + 1);
   const Device device = model_device(model);
   loader.start_epoch(0);
-  Predictions out;
   while (auto batch = loader.next()) {
     const TrainingBatch host = as_tensors(*batch);
     const TrainingBatch tensors = host.to(device);
@@ -361,15 +361,28 @@ Predictions predict(Model& model, data::DataLoader& loader, size_t output) {
     STRAND_CHECK(scores.dim() >= 1 && scores.size(0) == batch->size,
                  "predict: output '{}' is {}, expected one row per example", names[output],
                  scores.describe());
-    out.num_targets = scores.numel() / batch->size;
-    const float* s = scores.data<float>();
-    out.scores.insert(out.scores.end(), s, s + scores.numel());
-    const float* l = host.labels.data<float>();
-    out.labels.insert(out.labels.end(), l, l + host.labels.numel());
-    out.sample_index.insert(out.sample_index.end(), batch->sample_index,
-                            batch->sample_index + batch->size);
+    PredictionBatch out;
+    out.scores = scores.data<float>();
+    out.sample_index = batch->sample_index;
+    out.labels = host.labels.data<float>();
+    out.rows = batch->size;
+    out.targets = scores.numel() / batch->size;
+    out.labels_per_row = host.labels.numel() / batch->size;
+    consume(out);
   }
   model.train(was_training);
+}
+
+Predictions predict(Model& model, data::DataLoader& loader, size_t output) {
+  Predictions out;
+  predict_batches(model, loader, output, [&out](const PredictionBatch& batch) {
+    out.num_targets = batch.targets;
+    out.scores.insert(out.scores.end(), batch.scores, batch.scores + batch.rows * batch.targets);
+    out.labels.insert(out.labels.end(), batch.labels,
+                      batch.labels + batch.rows * batch.labels_per_row);
+    out.sample_index.insert(out.sample_index.end(), batch.sample_index,
+                            batch.sample_index + batch.rows);
+  });
   return out;
 }
 

@@ -109,4 +109,20 @@ struct Predictions {
 /// when the model has no such output.
 Predictions predict(Model& model, data::DataLoader& loader, size_t output = 0);
 
+/// One batch of predict_batches(): `rows` rows of `targets` scores (row-major, as predict()'s),
+/// each row's sample, and the labels (rows, labels) as the loader gave them.
+struct PredictionBatch {
+  const float* scores = nullptr;
+  const int64_t* sample_index = nullptr;
+  const float* labels = nullptr;
+  int64_t rows = 0;
+  int64_t targets = 0;
+  int64_t labels_per_row = 0;
+};
+
+/// predict()'s pass, each batch handed to `consume` as it is scored instead of kept: memory
+/// does not grow with the number of samples (strand predict writes its rows as they come).
+void predict_batches(Model& model, data::DataLoader& loader, size_t output,
+                     const std::function<void(const PredictionBatch&)>& consume);
+
 }  // namespace strand::train
