@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "cli/config_error.h"
-#include "cli/scoring_inputs.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
@@ -65,9 +64,8 @@ class NpzAttributionWriter : public AttributionWriter {
 // name, chrom, start, end, base, A, C, G, T, score: one row per base explained.
 class TsvAttributionWriter : public AttributionWriter {
  public:
-  TsvAttributionWriter(const fs::path& path, const DataSplit& split,
-                       const AttributionLayout& layout)
-      : path_(path), file_(path), split_(split), layout_(layout) {
+  TsvAttributionWriter(const fs::path& path, const AttributionLayout& layout)
+      : path_(path), file_(path), layout_(layout) {
     file_.write(fmt::format("name\tchrom\tstart\tend\tbase\tA\tC\tG\tT\t{}\n", layout.score_name));
   }
   void write(const AttributionBatch& batch) override {
@@ -77,9 +75,8 @@ class TsvAttributionWriter : public AttributionWriter {
     const int64_t b = codes.size(0), p = codes.size(1);
     std::string text;
     for (int64_t i = 0; i < b; ++i) {
-      const int64_t sample = batch.first + i;
-      const data::Interval window = scored_window(split_, sample);
-      const std::string& name = split_.sample_names[static_cast<size_t>(sample)];
+      const data::Interval& window = batch.windows[static_cast<size_t>(i)];
+      const std::string& name = batch.names[static_cast<size_t>(i)];
       for (int64_t l = 0; l < p; ++l) {
         const int64_t at = window.start + layout_.offset + l;
         const uint8_t code = codes.data<uint8_t>()[i * p + l];
@@ -103,7 +100,6 @@ class TsvAttributionWriter : public AttributionWriter {
  private:
   fs::path path_;
   io::AtomicFileWriter file_;
-  const DataSplit& split_;
   AttributionLayout layout_;
 };
 
@@ -111,10 +107,9 @@ class TsvAttributionWriter : public AttributionWriter {
 // overlap in the bases they own (tiles own their central step bases).
 class BigWigAttributionWriter : public AttributionWriter {
  public:
-  BigWigAttributionWriter(const fs::path& path, const DataSplit& split,
-                          const AttributionLayout& layout, const std::string& fasta)
+  BigWigAttributionWriter(const fs::path& path, const AttributionLayout& layout,
+                          const std::string& fasta)
       : path_(path),
-        split_(split),
         layout_(layout),
         writer_(path, data::FastaReader(fasta).contigs()),
         fasta_(fasta) {}
@@ -122,8 +117,7 @@ class BigWigAttributionWriter : public AttributionWriter {
     const Tensor base = batch.base_score.contiguous();
     const int64_t b = base.size(0), p = base.size(1);
     for (int64_t i = 0; i < b; ++i) {
-      const int64_t sample = batch.first + i;
-      const data::Interval window = scored_window(split_, sample);
+      const data::Interval& window = batch.windows[static_cast<size_t>(i)];
       int64_t from = window.start + layout_.offset;
       int64_t to = from + p;
       if (layout_.owned_step > 0) {
@@ -137,8 +131,7 @@ class BigWigAttributionWriter : public AttributionWriter {
         throw ConfigError(fmt::format(
             "--out {}: sample '{}' ({}:{}-{}) overlaps or precedes the one before it; a bigWig "
             "needs sorted windows that do not overlap (sort the intervals, or use --tile)",
-            path_.string(), split_.sample_names[static_cast<size_t>(sample)], window.contig,
-            from + 1, to));
+            path_.string(), batch.names[static_cast<size_t>(i)], window.contig, from + 1, to));
       }
       try {
         writer_.add_values(window.contig, from,
@@ -161,7 +154,6 @@ class BigWigAttributionWriter : public AttributionWriter {
 
  private:
   fs::path path_;
-  const DataSplit& split_;
   AttributionLayout layout_;
   data::BigWigWriter writer_;
   std::string fasta_;
@@ -172,13 +164,12 @@ class BigWigAttributionWriter : public AttributionWriter {
 }  // namespace
 
 std::unique_ptr<AttributionWriter> make_attribution_writer(const std::string& path,
-                                                           const DataSplit& split,
                                                            const AttributionLayout& layout,
                                                            const std::string& fasta) {
   const std::string name = lower(path);
   try {
     if (name.ends_with(".npz")) return std::make_unique<NpzAttributionWriter>(path, layout);
-    if (name.ends_with(".tsv")) return std::make_unique<TsvAttributionWriter>(path, split, layout);
+    if (name.ends_with(".tsv")) return std::make_unique<TsvAttributionWriter>(path, layout);
     if (name.ends_with(".bw") || name.ends_with(".bigwig")) {
       if (fasta.empty()) {
         throw ConfigError(fmt::format(
@@ -186,7 +177,7 @@ std::unique_ptr<AttributionWriter> make_attribution_writer(const std::string& pa
             "--tile (or alone)",
             path));
       }
-      return std::make_unique<BigWigAttributionWriter>(path, split, layout, fasta);
+      return std::make_unique<BigWigAttributionWriter>(path, layout, fasta);
     }
   } catch (const ConfigError&) {
     throw;

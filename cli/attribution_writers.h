@@ -11,15 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/data_builder.h"
+#include "data/intervals/intervals.h"
 #include "tensor/tensor.h"
 
 namespace strand::cli {
 
-/// One batch of explained sequences.
+/// One batch of explained sequences. Each batch names its own samples, so a writer keeps no
+/// per-sample list (memory stays flat over a million sequences).
 struct AttributionBatch {
-  int64_t first = 0;  ///< the index of its first sample in the split
-  Tensor codes;       ///< (B, P) uint8: the bases at the positions explained
+  int64_t first = 0;                    ///< the index of its first sample in the split
+  std::vector<std::string> names;       ///< (B) each sample's name
+  std::vector<data::Interval> windows;  ///< (B) the bases each sample's window covers
+  Tensor codes;                         ///< (B, P) uint8: the bases at the positions explained
   Tensor scores;      ///< (B, 4, P) float: each letter's score (hypothetical, or ISM's effect)
   Tensor base_score;  ///< (B, P) float: each base's score (its contribution, or ISM's largest)
 };
@@ -47,7 +50,6 @@ class AttributionWriter {
 /// records file whose contigs a bigWig lists. Throws ConfigError naming --out for another
 /// extension or a file that cannot be created.
 std::unique_ptr<AttributionWriter> make_attribution_writer(const std::string& path,
-                                                           const DataSplit& split,
                                                            const AttributionLayout& layout,
                                                            const std::string& fasta);
 

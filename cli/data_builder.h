@@ -24,6 +24,8 @@ namespace strand::cli {
 struct DataSplit {
   std::string name;  // "train", "validation", "test"
   std::shared_ptr<data::SequenceSource> source;
+  // Empty, both, when the source is a data::StreamedRecordSource (the scoring commands' --fasta
+  // alone): its names are read from the file in order (cli/sample_windows.h), never listed.
   std::vector<std::string> sample_names;
   std::vector<int64_t> raw_lengths;  // bases of each interval/record before windowing
 };

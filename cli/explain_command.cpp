@@ -14,9 +14,11 @@
 #include "cli/config_error.h"
 #include "cli/explain_target.h"
 #include "cli/run_config.h"
+#include "cli/sample_windows.h"
 #include "cli/trained_model.h"
 #include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
+#include "data/sources/streamed_record_source.h"
 #include "data/text_fields.h"
 #include "explain/deep_lift_shap.h"
 #include "explain/gradient.h"
@@ -275,6 +277,11 @@ int64_t plot_sequence_index(const ExplainOptions& options, const DataSplit& spli
   if (!options.plot_range.empty()) position_range(options.plot_range, positions, "--plot-range");
   if (options.plot_sequence.empty()) return 0;
   const int64_t n = split.source->size();
+  // Streamed records keep no names: a pass over the FASTA's headers finds it.
+  if (const auto* records = dynamic_cast<const data::StreamedRecordSource*>(split.source.get())) {
+    const int64_t found = records->find(options.plot_sequence);
+    if (found >= 0) return found;
+  }
   const auto named =
       std::find(split.sample_names.begin(), split.sample_names.end(), options.plot_sequence);
   if (named != split.sample_names.end()) return named - split.sample_names.begin();
@@ -302,13 +309,19 @@ class ShapBookkeeping {
 
   bool keeps_references() const { return saved_references_ != nullptr; }
 
-  // Records the `count` sequences of `result` from `first` on.
-  void record(const explain::DeepLiftShapResult& result, const DataSplit& split, int64_t first,
-              int64_t count) {
+  // Records the sequences of `result`, named `names`, from `first` on.
+  void record(const explain::DeepLiftShapResult& result, const std::vector<std::string>& names,
+              int64_t first) {
+    const auto count = static_cast<int64_t>(names.size());
     for (int64_t i = 0; i < count; ++i) {
       const double deviation = result.deviation.data<float>()[i];
       const double relative = result.relative_deviation.data<float>()[i];
-      const std::string& name = split.sample_names[static_cast<size_t>(first + i)];
+      const std::string& name = names[static_cast<size_t>(i)];
+      // The worst sequence's name, kept rather than looked up (streamed records keep no list);
+      // the first sequence's while none deviates.
+      if (relative > worst_relative_ || (first + i == 0 && worst_index_ < 0)) {
+        worst_name_ = name;
+      }
       if (relative > worst_relative_) {
         worst_relative_ = relative;
         worst_index_ = first + i;
@@ -338,8 +351,7 @@ class ShapBookkeeping {
       log << fmt::format(
           "convergence: the contributions of each sequence sum to f(x) - mean f(references) "
           "within {:.3g} relative (worst: '{}')\n",
-          worst_relative_,
-          split.sample_names[static_cast<size_t>(std::max<int64_t>(worst_index_, 0))]);
+          worst_relative_, worst_name_);
       if (warned_ > 0) {
         log << fmt::format(
             "warning: {} sequence(s) miss the summation by more than {} relative: an op of the "
@@ -370,6 +382,7 @@ class ShapBookkeeping {
   std::unique_ptr<io::AtomicFileWriter> saved_references_, deviations_;
   double worst_relative_ = 0.0;
   int64_t worst_index_ = -1, warned_ = 0;
+  std::string worst_name_;
 };
 
 // What one explain run needs per chunk of sequences.
@@ -386,7 +399,8 @@ struct ExplainPlan {
 // The scores of `codes` (K, L) by the plan's method: (K, 4, positions) for ism, else (K, 4, L);
 // ISM's path is counted in `fast_chunks`, DeepLIFT/SHAP's figures go to `shap`.
 Tensor explain_chunk(Model& model, const ExplainPlan& plan, const Tensor& codes, int64_t first,
-                     const DataSplit& split, ShapBookkeeping& bookkeeping, int64_t& fast_chunks) {
+                     const std::vector<std::string>& names, ShapBookkeeping& bookkeeping,
+                     int64_t& fast_chunks) {
   const ExplainOptions& options = *plan.options;
   if (plan.ism) {
     explain::IsmOptions o;
@@ -411,7 +425,7 @@ Tensor explain_chunk(Model& model, const ExplainPlan& plan, const Tensor& codes,
     o.first_index = first;
     o.keep_references = bookkeeping.keeps_references();
     const explain::DeepLiftShapResult result = explain::deep_lift_shap(model, codes, o);
-    bookkeeping.record(result, split, first, codes.shape()[0]);
+    bookkeeping.record(result, names, first);
     return result.hypothetical;
   }
   explain::GradientOptions o;
@@ -419,6 +433,17 @@ Tensor explain_chunk(Model& model, const ExplainPlan& plan, const Tensor& codes,
   o.batch_size = plan.batch;
   return options.method == "gradient" ? explain::gradient(model, codes, o)
                                       : explain::input_x_gradient(model, codes, o);
+}
+
+// A batch of samples [first, first + count), named and placed, for the writers.
+AttributionBatch named_batch(SampleWindows& samples, int64_t first, int64_t count) {
+  AttributionBatch batch;
+  batch.first = first;
+  for (int64_t i = first; i < first + count; ++i) {
+    batch.names.push_back(samples.name(i));
+    batch.windows.push_back(samples.window(i));
+  }
+  return batch;
 }
 
 // Draws the logo of --plot: `scores` (4, positions) and `codes` (positions) of sequence `index`.
@@ -501,7 +526,7 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   layout.score_name = plan.ism ? "max_effect" : "contribution";
   std::vector<std::unique_ptr<AttributionWriter>> writers;
   for (const std::string& out : options.outs) {
-    writers.push_back(make_attribution_writer(out, split, layout, inputs.fasta));
+    writers.push_back(make_attribution_writer(out, layout, inputs.fasta));
   }
   ShapBookkeeping bookkeeping(options, plan.references, length);
 
@@ -515,15 +540,16 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
                         : plan.shap ? std::clamp<int64_t>(plan.batch / plan.references, 1, 64)
                                     : std::clamp<int64_t>(plan.batch, 1, 64);
   split.source->prepare_workers(1);
+  SampleWindows samples(split);
   int64_t fast_chunks = 0;
   Tensor plot_scores, plot_codes;
+  std::string plot_name;
   for (int64_t first = 0; first < n; first += chunk) {
     const int64_t count = std::min(chunk, n - first);
     const Tensor codes = fetch_codes(split, first, count);
-    AttributionBatch out;
-    out.first = first;
+    AttributionBatch out = named_batch(samples, first, count);
     out.codes = codes.slice(1, plan.offset, plan.offset + plan.positions).contiguous();
-    out.scores = explain_chunk(model, plan, codes, first, split, bookkeeping, fast_chunks);
+    out.scores = explain_chunk(model, plan, codes, first, out.names, bookkeeping, fast_chunks);
     if (!plan.ism) {
       out.scores = out.scores.slice(2, plan.offset, plan.offset + plan.positions).contiguous();
     }
@@ -533,6 +559,7 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
       const int64_t k = plot_index - first;
       plot_scores = out.scores.slice(0, k, k + 1).reshape({4, plan.positions}).contiguous();
       plot_codes = out.codes.slice(0, k, k + 1).reshape({plan.positions}).contiguous();
+      plot_name = out.names[static_cast<size_t>(k)];
     }
   }
   if (plan.shap) bookkeeping.report(split, log);
@@ -543,8 +570,7 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   for (auto& writer : writers) log << "wrote " << writer->finish() << "\n";
   bookkeeping.commit(options, log);
   if (!options.plot.empty() && plot_codes.defined()) {
-    write_logo(options, plan, resolved, split.sample_names[static_cast<size_t>(plot_index)],
-               plot_scores, plot_codes, log);
+    write_logo(options, plan, resolved, plot_name, plot_scores, plot_codes, log);
   }
   return n;
 }

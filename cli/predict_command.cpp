@@ -15,6 +15,7 @@
 #include "cli/command_paths.h"
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
+#include "cli/prediction_table.h"
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
 #include "cli/trained_model.h"
@@ -80,91 +81,82 @@ std::vector<int64_t> reverse_columns(const RunConfig& config, const Model& model
   return tracks;
 }
 
-// The mean score of each sample over its rows (N, T): one row per sample, two with both strands
-// (the forward, then the reverse complement, as the sampler plans them; DeepSEA averages them).
-// The reverse complement's column reverse[t] is averaged into column t.
-std::vector<float> scores_per_sample(const train::Predictions& predictions, int64_t samples,
-                                     const DataSplit& split, const std::string& checkpoint,
-                                     const std::vector<int64_t>& reverse) {
-  const int64_t targets = predictions.num_targets;
-  std::vector<double> sums(static_cast<size_t>(samples * targets), 0.0);
-  std::vector<int64_t> rows(static_cast<size_t>(samples), 0);
-  for (size_t r = 0; r < predictions.sample_index.size(); ++r) {
-    const int64_t sample = predictions.sample_index[r];
-    // data::SamplerOptions::both_strands: each sample's forward row, then its reverse row.
-    const bool reverse_row = rows[static_cast<size_t>(sample)] == 1;
-    for (int64_t t = 0; t < targets; ++t) {
-      const int64_t column = reverse_row ? reverse[static_cast<size_t>(t)] : t;
-      const float score = predictions.scores[r * static_cast<size_t>(targets) + column];
-      // A non-finite score means broken weights or an overflowing model: no table beats a wrong
-      // one.
-      if (!std::isfinite(score)) {
-        throw Error(fmt::format(
-            "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no "
-            "usable scores (nothing written)",
-            sample, split.sample_names[static_cast<size_t>(sample)], score, checkpoint));
+// The mean score of each sample over its rows, handed to the table in sample order: one row
+// per sample, two with both strands (the forward, then the reverse complement, as the sampler
+// plans them; DeepSEA averages them). The reverse complement's column reverse[t] is averaged
+// into column t. Holds one sample at a time.
+class SampleAverager {
+ public:
+  SampleAverager(int64_t samples, const std::vector<int64_t>& reverse, PredictionTable& table,
+                 std::string checkpoint)
+      : samples_(samples),
+        reverse_(reverse),
+        table_(table),
+        checkpoint_(std::move(checkpoint)),
+        sums_(reverse.size()),
+        means_(reverse.size()) {}
+
+  void add(const train::PredictionBatch& batch) {
+    for (int64_t r = 0; r < batch.rows; ++r) {
+      const int64_t sample = batch.sample_index[r];
+      if (sample != sample_) start(sample);
+      // data::SamplerOptions::both_strands: each sample's forward row, then its reverse row.
+      const bool reverse_row = rows_ == 1;
+      for (size_t t = 0; t < sums_.size(); ++t) {
+        const int64_t column = reverse_row ? reverse_[t] : static_cast<int64_t>(t);
+        const float score = batch.scores[r * batch.targets + column];
+        // A non-finite score means broken weights or an overflowing model: no table beats a
+        // wrong one.
+        if (!std::isfinite(score)) {
+          throw Error(fmt::format(
+              "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no "
+              "usable scores (nothing written)",
+              sample, table_.name(sample), score, checkpoint_));
+        }
+        sums_[t] += score;
       }
-      sums[static_cast<size_t>(sample * targets + t)] += score;
-    }
-    ++rows[static_cast<size_t>(sample)];
-  }
-  std::vector<float> scores(sums.size());
-  for (int64_t i = 0; i < samples; ++i) {
-    if (rows[static_cast<size_t>(i)] == 0) {
-      throw Error(fmt::format("predict: sample {} got no prediction", i));
-    }
-    for (int64_t t = 0; t < targets; ++t) {
-      const auto k = static_cast<size_t>(i * targets + t);
-      scores[k] = static_cast<float>(sums[k] / static_cast<double>(rows[static_cast<size_t>(i)]));
+      ++rows_;
     }
   }
-  return scores;
-}
 
-// The table: name, window, labels (label_<task>), one score per model task.
-std::string tsv_table(const DataSplit& split, const std::vector<float>& scores,
-                      const std::vector<std::string>& tasks) {
-  const data::SequenceSource& source = *split.source;
-  const int64_t label_count = source.num_targets();
-  const std::vector<std::string> label_names = source.task_names();
-  const auto targets = static_cast<int64_t>(tasks.size());
-  std::string text = "name\tchrom\tstart\tend";
-  for (const std::string& name : label_names) text += "\tlabel_" + name;
-  for (const std::string& name : tasks) text += "\t" + name;
-  text += "\n";
-  std::vector<float> labels(static_cast<size_t>(label_count));
-  std::vector<uint8_t> mask(static_cast<size_t>(label_count));
-  for (int64_t i = 0; i < source.size(); ++i) {
-    const data::Interval window = scored_window(split, i);
-    text += fmt::format("{}\t{}\t{}\t{}", split.sample_names[static_cast<size_t>(i)], window.contig,
-                        window.start, window.end);
-    source.labels(i, labels.data(), mask.data());
-    for (int64_t t = 0; t < label_count; ++t) {
-      text += mask[static_cast<size_t>(t)] ? fmt::format("\t{}", labels[static_cast<size_t>(t)])
-                                           : std::string("\tNA");
-    }
-    for (int64_t t = 0; t < targets; ++t) {
-      text += fmt::format("\t{}", scores[static_cast<size_t>(i * targets + t)]);
-    }
-    text += "\n";
+  // Hands on the last sample; every sample must have had its rows.
+  void finish() {
+    if (sample_ >= 0) emit();
+    if (emitted_ != samples_)
+      throw Error(fmt::format("predict: sample {} got no prediction", emitted_));
   }
-  return text;
-}
 
-// bedGraph of tiles: each window's score on its central `step` bases; windows every `step`
-// bases make these blocks adjacent, sorted and non-overlapping.
-std::string bedgraph_table(const DataSplit& split, const std::vector<float>& scores,
-                           int64_t targets, int64_t task, int64_t step) {
-  const int64_t length = split.source->length();
-  std::string text;
-  for (int64_t i = 0; i < split.source->size(); ++i) {
-    const data::Interval window = scored_window(split, i);
-    const int64_t start = window.start + (length - step) / 2;
-    text += fmt::format("{}\t{}\t{}\t{}\n", window.contig, start, start + step,
-                        scores[static_cast<size_t>(i * targets + task)]);
+ private:
+  void start(int64_t sample) {
+    if (sample_ >= 0) emit();
+    if (sample != emitted_) {
+      throw Error(sample > emitted_ ? fmt::format("predict: sample {} got no prediction", emitted_)
+                                    : fmt::format("predict: sample {} came again after sample {}",
+                                                  sample, emitted_ - 1));
+    }
+    sample_ = sample;
+    rows_ = 0;
+    std::fill(sums_.begin(), sums_.end(), 0.0);
   }
-  return text;
-}
+
+  void emit() {
+    for (size_t t = 0; t < sums_.size(); ++t) {
+      means_[t] = static_cast<float>(sums_[t] / static_cast<double>(rows_));
+    }
+    table_.add(sample_, means_.data());
+    ++emitted_;
+  }
+
+  int64_t samples_;
+  const std::vector<int64_t>& reverse_;
+  PredictionTable& table_;
+  std::string checkpoint_;
+  std::vector<double> sums_;  // (T) of the current sample
+  std::vector<float> means_;  // (T)
+  int64_t sample_ = -1;       // the sample being summed, -1 before the first
+  int64_t rows_ = 0;          // its rows so far
+  int64_t emitted_ = 0;       // samples handed to the table
+};
 
 // The task a bedGraph shows: --task by name or index; the only one by default.
 int64_t bedgraph_task(const PredictOptions& options, const std::vector<std::string>& tasks) {
@@ -242,34 +234,23 @@ std::vector<int64_t> reverse_map(const PredictOptions& options, const RunConfig&
   return reverse;
 }
 
-// The scores of the model's output `output` for every sample of `split` (averaged over both
-// strands with --rc-average), checked finite.
-std::vector<float> predicted_scores(const PredictOptions& options, const TrainedModel& trained,
-                                    size_t output, const DataSplit& split,
-                                    const std::vector<int64_t>& reverse) {
+// Scores the model's output `output` for every sample of `split` (averaged over both strands
+// with --rc-average), checked finite, into `table` as they come.
+void predict_into(const PredictOptions& options, const TrainedModel& trained, size_t output,
+                  const DataSplit& split, const std::vector<int64_t>& reverse,
+                  PredictionTable& table) {
   Model& model = *trained.model;
   std::unique_ptr<data::DataLoader> loader =
       prediction_loader(split, options.batch_size, options.rc_average);
-  const train::Predictions predictions = train::predict(model, *loader, output);
-  if (static_cast<int64_t>(reverse.size()) != predictions.num_targets) {
-    throw Error(fmt::format("predict: output '{}' gave {} values per sample, its shape says {}",
-                            model.output_names()[output], predictions.num_targets, reverse.size()));
-  }
-  return scores_per_sample(predictions, split.source->size(), split,
-                           trained.files.checkpoint.string(), reverse);
-}
-
-// Writes `text` to --out (atomically) or standard output.
-void write_table(const PredictOptions& options, const std::string& text, int64_t rows,
-                 std::ostream& out, std::ostream& log) {
-  if (options.out == "-") {
-    out << text << std::flush;
-    if (!out) throw Error("--out -: writing the table to standard output failed");
-    log << fmt::format("wrote {} rows to standard output\n", rows);
-  } else {
-    io::write_file_atomically(options.out, text);
-    log << fmt::format("wrote {} ({} rows)\n", options.out, rows);
-  }
+  SampleAverager averager(split.source->size(), reverse, table, trained.files.checkpoint.string());
+  train::predict_batches(model, *loader, output, [&](const train::PredictionBatch& batch) {
+    if (static_cast<int64_t>(reverse.size()) != batch.targets) {
+      throw Error(fmt::format("predict: output '{}' gave {} values per sample, its shape says {}",
+                              model.output_names()[output], batch.targets, reverse.size()));
+    }
+    averager.add(batch);
+  });
+  averager.finish();
 }
 
 // --out-format: tsv or bedgraph (a ConfigError, as the other checks of predict's values).
@@ -356,21 +337,21 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
                      trained.files.checkpoint.string(),
                      options.rc_average ? " (averaged with the reverse complement)" : "");
-  const std::vector<float> scores = predicted_scores(options, trained, output, split, reverse);
   const auto columns = static_cast<int64_t>(reverse.size());
-  std::vector<std::string> tasks = trained.task_names;
-  if (static_cast<int64_t>(tasks.size()) != columns) {
+  PredictionTableOptions table_options;
+  table_options.out = options.out;
+  table_options.bedgraph = out_format == "bedgraph";
+  table_options.tasks = trained.task_names;
+  if (static_cast<int64_t>(table_options.tasks.size()) != columns) {
     // Not the labels' columns (another output, or names that cannot be read): numbered.
-    tasks = data::SequenceSource::default_task_names(columns);
+    table_options.tasks = data::SequenceSource::default_task_names(columns);
   }
-  const int64_t n = split.source->size();
-  const std::string text =
-      out_format == "bedgraph"
-          ? bedgraph_table(split, scores, columns, bedgraph_task(options, tasks),
-                           options.inputs.step.value_or(length))
-          : tsv_table(split, scores, tasks);
-  write_table(options, text, n, out, log);
-  return n;
+  if (table_options.bedgraph) table_options.task = bedgraph_task(options, table_options.tasks);
+  table_options.step = options.inputs.step.value_or(length);
+  PredictionTable table(table_options, split);
+  predict_into(options, trained, output, split, reverse, table);
+  table.finish(out, log);
+  return split.source->size();
 }
 
 }  // namespace strand::cli

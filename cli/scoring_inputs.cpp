@@ -15,8 +15,8 @@
 #include "data/labels.h"
 #include "data/list_syntax.h"
 #include "data/sources/interval_source.h"
+#include "data/sources/streamed_record_source.h"
 #include "data/text_fields.h"
-#include "data/window.h"
 
 namespace strand::cli {
 namespace {
@@ -178,32 +178,20 @@ DataSplit tile_split(const ScoringInputs& options, int64_t window, int64_t step)
   return window_split(options.command, std::move(reader), std::move(set), window);
 }
 
-// --fasta alone: every record is a sample, of the model's length (or centred with --center).
+// --fasta alone: every record is a sample, of the model's length (or centred with --center),
+// read from the file as it is scored: no per-record index, name or window is kept, so memory
+// stays flat however many records there are (sample_names stays empty; SampleWindows reads the
+// names in order).
 DataSplit record_split(const ScoringInputs& options, int64_t window) {
-  data::FastaReader reader(options.fasta);
-  if (window == 0) {
-    // A records run of window 0 takes the records' common length.
-    window = reader.contigs().front().length;
-    for (const data::Contig& record : reader.contigs()) {
-      if (record.length != window) {
-        throw ConfigError(fmt::format(
-            "--fasta: records '{}' ({} bases) and '{}' ({} bases) differ in length and the run "
-            "gives no window; pass --window",
-            reader.contigs().front().name, window, record.name, record.length));
-      }
-    }
-  }
-  data::IntervalSet set;
+  DataSplit split;
+  split.name = options.command;
   try {
-    set = data::record_windows(reader, window, options.center);
-  } catch (const data::DataError& error) {
+    split.source =
+        std::make_shared<data::StreamedRecordSource>(options.fasta, window, options.center);
+  } catch (const data::RecordLengthError& error) {
     throw ConfigError(fmt::format("--fasta: {}", error.what()));
   }
-  DataSplit split = window_split(options.command, std::move(reader), std::move(set), window);
-  // Named by the record; the window's place in it is in the start and end columns.
-  const auto& intervals =
-      dynamic_cast<const data::IntervalSource&>(*split.source).intervals().intervals;
-  for (size_t i = 0; i < intervals.size(); ++i) split.sample_names[i] = intervals[i].contig;
+  split.source->prepare_workers(1);
   return split;
 }
 
@@ -254,21 +242,6 @@ DataSplit build_scoring_split(const ScoringInputs& options, const RunConfig& con
   }
   RunData data = build_run_data(config);
   return std::move(*data.test);
-}
-
-// The bases each sample's scored window covers: an interval source knows; a record or a
-// simulated sequence is named by itself and its window is centred in it.
-data::Interval scored_window(const DataSplit& split, int64_t index) {
-  if (const auto* source = dynamic_cast<const data::IntervalSource*>(split.source.get())) {
-    return source->window(index);
-  }
-  const int64_t length = split.source->length();
-  const int64_t raw = split.raw_lengths[static_cast<size_t>(index)];
-  data::Interval window;
-  window.contig = split.sample_names[static_cast<size_t>(index)];
-  window.start = data::window_start(raw / 2, length, 0, raw);
-  window.end = std::min(window.start + length, raw);
-  return window;
 }
 
 void refuse_negative_windows(const std::string& name, const ConfigValue& value) {

@@ -38,12 +38,10 @@ struct ScoringInputs {
 void check_scoring_inputs(const ScoringInputs& inputs);
 
 /// The samples `inputs` name for a model trained with `config` (see the file comment). Throws
-/// ConfigError naming the flag for a bad combination or file.
+/// ConfigError naming the flag for a bad combination or file. FASTA records (--fasta alone) are
+/// streamed (data::StreamedRecordSource) and their sample_names left empty: name the samples
+/// with SampleWindows (cli/sample_windows.h).
 DataSplit build_scoring_split(const ScoringInputs& inputs, const RunConfig& config);
-
-/// The bases sample `index` covers: an interval source knows; a record or a simulated sequence
-/// is named by itself, its window centred in it.
-data::Interval scored_window(const DataSplit& split, int64_t index);
 
 /// --window's rule: >= 1, or 0 for records (their common length).
 void refuse_negative_windows(const std::string& name, const ConfigValue& value);
