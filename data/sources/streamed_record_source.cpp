@@ -2,12 +2,13 @@
 // worker's sequential reader.
 #include "data/sources/streamed_record_source.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "data/encoding.h"
 #include "data/text_fields.h"
 #include "data/window.h"
-#include "fmt/format.h"
 
 namespace strand::data {
 
