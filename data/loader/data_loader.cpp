@@ -222,7 +222,7 @@ Batch DataLoader::build_batch(const Plan& plan, int64_t step, int worker) const 
   std::vector<float> scratch;  // one sample's tracks while they are reordered
   for (int64_t r = 0; r < rows; ++r) {
     if (stop_) break;  // shutting down: the batch is discarded
-    const PlanItem& item = p.items[static_cast<size_t>(begin + r)];
+    const PlanItem item = p.item(begin + r);
     SampleAugment a = draw_augment(options_.augment, seed, plan.epoch, item.index);
     if (item.strand != ItemStrand::kRandom) a.reverse = item.strand == ItemStrand::kReverse;
     uint8_t* codes = batch.codes + r * l;

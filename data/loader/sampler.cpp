@@ -64,7 +64,10 @@ EpochPlan plan_epoch(int64_t num_samples, const std::vector<uint8_t>& classes,
   }
   if (num_samples <= 0) throw DataError("sampler: the dataset has no samples");
   EpochPlan plan;
-  std::vector<int64_t> mine;
+  plan.num_samples = num_samples;
+  plan.rank = o.rank;
+  plan.world = o.world;
+  plan.both_strands = o.both_strands;
   if (o.balanced) {
     if (o.batch_size % 2 != 0) {
       throw DataError(
@@ -85,38 +88,35 @@ EpochPlan plan_epoch(int64_t num_samples, const std::vector<uint8_t>& classes,
     }
     for (int64_t s = 0; s < steps; ++s) {
       const int64_t b = s * o.world + o.rank;
-      mine.insert(mine.end(), order.begin() + b * o.batch_size,
-                  order.begin() + (b + 1) * o.batch_size);
+      plan.samples.insert(plan.samples.end(), order.begin() + b * o.batch_size,
+                          order.begin() + (b + 1) * o.batch_size);
     }
+    plan.count = static_cast<int64_t>(plan.samples.size());
   } else {
-    std::vector<int64_t> order(static_cast<size_t>(num_samples));
-    std::iota(order.begin(), order.end(), 0);
-    if (o.shuffle) shuffle(order, o.seed, epoch, kShuffleStream);
+    // Rank r's k-th sample is order[(k * world + r) % N]; unshuffled, that is the index itself
+    // and no list is kept.
     const int64_t share =
         o.drop_last ? num_samples / o.world : (num_samples + o.world - 1) / o.world;
-    for (int64_t k = 0; k < share; ++k) {
-      mine.push_back(order[static_cast<size_t>((k * o.world + o.rank) % num_samples)]);
-    }
-    if (o.drop_last) mine.resize(static_cast<size_t>(share / o.batch_size * o.batch_size));
-    if (mine.empty()) {
+    plan.count = o.drop_last ? share / o.batch_size * o.batch_size : share;
+    if (plan.count == 0) {
       throw DataError(
           fmt::format("{} samples over {} ranks leave no full batch of {} "
                       "(drop_last)",
                       num_samples, o.world, o.batch_size));
     }
-  }
-  const int copies = o.both_strands ? 2 : 1;
-  plan.items.reserve(mine.size() * copies);
-  for (const int64_t i : mine) {
-    if (o.both_strands) {
-      plan.items.push_back({i, ItemStrand::kForward});
-      plan.items.push_back({i, ItemStrand::kReverse});
-    } else {
-      plan.items.push_back({i, ItemStrand::kRandom});
+    if (o.shuffle) {
+      std::vector<int64_t> order(static_cast<size_t>(num_samples));
+      std::iota(order.begin(), order.end(), 0);
+      shuffle(order, o.seed, epoch, kShuffleStream);
+      plan.samples.resize(static_cast<size_t>(plan.count));
+      for (int64_t k = 0; k < plan.count; ++k) {
+        plan.samples[static_cast<size_t>(k)] =
+            order[static_cast<size_t>((k * o.world + o.rank) % num_samples)];
+      }
     }
   }
-  plan.batch_size = o.batch_size * copies;
-  plan.steps = (static_cast<int64_t>(plan.items.size()) + plan.batch_size - 1) / plan.batch_size;
+  plan.batch_size = o.batch_size * (o.both_strands ? 2 : 1);
+  plan.steps = (plan.size() + plan.batch_size - 1) / plan.batch_size;
   return plan;
 }
 

@@ -41,15 +41,35 @@ struct SamplerOptions {
 
 /// The items of one rank for one epoch, batch after batch.
 struct EpochPlan {
-  std::vector<PlanItem> items;  ///< all batches' items back to back
-  int64_t batch_size = 0;       ///< rows per batch (items of a both_strands batch included)
-  int64_t steps = 0;            ///< batches; every rank gets the same number
+  int64_t batch_size = 0;  ///< rows per batch (items of a both_strands batch included)
+  int64_t steps = 0;       ///< batches; every rank gets the same number
 
+  /// This rank's samples in order; empty when they are every world-th sample from `rank` on
+  /// (an unshuffled, unbalanced epoch), so that a plan over millions of samples (strand predict
+  /// over a FASTA's records) holds no list.
+  std::vector<int64_t> samples;
+  int64_t count = 0;          ///< this rank's samples (samples.size() when listed)
+  int64_t num_samples = 0;    ///< N
+  int rank = 0, world = 1;    ///< the unlisted order's stride
+  bool both_strands = false;  ///< each sample twice in a row, forward then reverse
+
+  /// The number of items: every batch's rows back to back.
+  int64_t size() const { return both_strands ? 2 * count : count; }
+  /// Item i of the epoch.
+  PlanItem item(int64_t i) const {
+    const int64_t k = both_strands ? i / 2 : i;
+    const int64_t index =
+        samples.empty() ? (k * world + rank) % num_samples : samples[static_cast<size_t>(k)];
+    const ItemStrand strand = !both_strands ? ItemStrand::kRandom
+                              : i % 2 == 0  ? ItemStrand::kForward
+                                            : ItemStrand::kReverse;
+    return {index, strand};
+  }
   /// Items [begin, end) of batch `step`: begin.
   int64_t batch_begin(int64_t step) const { return step * batch_size; }
   /// Items [begin, end) of batch `step`: end (the last batch may be shorter).
   int64_t batch_end(int64_t step) const {
-    return std::min<int64_t>((step + 1) * batch_size, static_cast<int64_t>(items.size()));
+    return std::min<int64_t>((step + 1) * batch_size, size());
   }
 };
 
