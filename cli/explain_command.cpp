@@ -17,7 +17,6 @@
 #include "cli/sample_windows.h"
 #include "cli/trained_model.h"
 #include "data/encoding.h"
-#include "data/fasta/fasta_reader.h"
 #include "data/sources/streamed_record_source.h"
 #include "data/text_fields.h"
 #include "explain/deep_lift_shap.h"
@@ -65,28 +64,26 @@ Tensor fetch_codes(const DataSplit& split, int64_t first, int64_t count) {
 // --save-references writes).
 explain::ReferenceFunction fasta_references(const std::string& path, int64_t samples,
                                             int64_t length, int64_t* per_sequence) {
-  auto reader = std::make_shared<data::FastaReader>(path);
-  const auto records = static_cast<int64_t>(reader->contigs().size());
+  // Read in order as the sequences are explained (their references are drawn in sequence
+  // order), so N x R records cost no index in memory.
+  std::shared_ptr<data::StreamedRecordSource> source;
+  try {
+    source = std::make_shared<data::StreamedRecordSource>(path, length, false);
+  } catch (const data::RecordLengthError& error) {
+    throw ConfigError(fmt::format("--reference-fasta: {}", error.what()));
+  }
+  const int64_t records = source->size();
   if (records == 0 || records % samples != 0) {
     throw ConfigError(fmt::format(
         "--reference-fasta: '{}' has {} records; it needs the same number of references for "
         "each of the {} sequences, in order ({} x R records, as --save-references writes them)",
         path, records, samples, samples));
   }
-  for (const data::Contig& record : reader->contigs()) {
-    if (record.length != length) {
-      throw ConfigError(
-          fmt::format("--reference-fasta: record '{}' of '{}' has {} bases; the sequences have {}",
-                      record.name, path, record.length, length));
-    }
-  }
   *per_sequence = records / samples;
   return
-      [reader](int64_t index, const uint8_t* /*sequence*/, int64_t l, int64_t count, uint8_t* out) {
-        for (int64_t k = 0; k < count; ++k) {
-          const data::Contig& record = reader->contigs()[static_cast<size_t>(index * count + k)];
-          reader->fetch_codes(record.name, 0, l, out + k * l);
-        }
+      [source](int64_t index, const uint8_t* /*sequence*/, int64_t l, int64_t count, uint8_t* out) {
+        for (int64_t k = 0; k < count; ++k)
+          source->fetch(index * count + k, 0, out + k * l, nullptr, 0);
       };
 }
 

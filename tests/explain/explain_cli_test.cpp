@@ -114,6 +114,16 @@ TEST_CASE("explain: --save-references and --reference-fasta reproduce the same a
   CHECK(odd.status == 1);
   CHECK(odd.err.find("has 2 records") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path() / "c.npz"));
+  // A reference of another length is named, with the sequences' length.
+  write_text(dir.path() / "short.fa",
+             ">p\n" + bases(100, 8) + "\n>q\n" + bases(90, 9) + "\n>s\n" + bases(100, 10) + "\n");
+  const CliResult short_one = run(explain(dir, "deeplift_shap",
+                                          {"--fasta", dir.str("r.fa"), "--reference-fasta",
+                                           dir.str("short.fa"), "--out", dir.str("d.npz")}));
+  CHECK(short_one.status == 1);
+  CHECK(short_one.err.find("--reference-fasta") != std::string::npos);
+  CHECK(short_one.err.find("record 'q' has 90 bases") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path() / "d.npz"));
 }
 
 TEST_CASE("explain: ism over a position range, fast and brute force alike, no row for N") {
