@@ -191,7 +191,6 @@ DataSplit record_split(const ScoringInputs& options, int64_t window) {
   } catch (const data::RecordLengthError& error) {
     throw ConfigError(fmt::format("--fasta: {}", error.what()));
   }
-  split.source->prepare_workers(1);
   return split;
 }
 

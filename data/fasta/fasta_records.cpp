@@ -2,11 +2,7 @@
 // collecting each record as the scanner passes it.
 #include "data/fasta/fasta_records.h"
 
-#include <htslib/bgzf.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <deque>
 #include <functional>
 #include <unordered_map>
@@ -22,17 +18,16 @@ namespace {
 // Bytes read per step: small, since the records completed by one step wait in a queue.
 constexpr size_t kChunkBytes = size_t{64} << 10;
 
-struct BgzfCloser {
-  void operator()(BGZF* fp) const { bgzf_close(fp); }
-};
-
 }  // namespace
 
 // The scanner's events build the records; a record is complete (and checked) once the next
 // header starts or the file ends.
 struct FastaRecordReader::State : FastaScanEvents {
   State(const std::string& fasta, bool keep)
-      : path(fasta), keep_bases(keep), scanner(fasta, false, false, this), buffer(kChunkBytes) {}
+      : path(fasta),
+        keep_bases(keep),
+        chunks(fasta, kChunkBytes),
+        scanner(fasta, false, false, this) {}
 
   void record(std::string_view name, int64_t line) override {
     if (open) done.push_back(std::move(current));
@@ -50,15 +45,7 @@ struct FastaRecordReader::State : FastaScanEvents {
   // Reads the next chunk; false once the file has ended (the last record then waits in `done`).
   bool read_more() {
     if (ended) return false;
-    const ssize_t n = bgzf_read(fp.get(), buffer.data(), buffer.size());
-    if (n < 0) {
-      throw DataError(fmt::format("{}: read error at line {} (truncated or corrupt file?)", path,
-                                  scanner.line()));
-    }
-    if (n > 0) {
-      scanner.feed(buffer.data(), static_cast<size_t>(n));
-      return true;
-    }
+    if (chunks.feed(scanner)) return true;
     scanner.finish();
     if (open) done.push_back(std::move(current));
     open = false;
@@ -68,9 +55,8 @@ struct FastaRecordReader::State : FastaScanEvents {
 
   std::string path;
   bool keep_bases;
-  std::unique_ptr<BGZF, BgzfCloser> fp;
+  FastaChunks chunks;
   FastaScanner scanner;
-  std::vector<unsigned char> buffer;
   std::deque<FastaRecord> done;  // complete records not yet returned
   FastaRecord current;           // the record being read
   bool open = false;             // `current` holds a record
@@ -80,10 +66,6 @@ struct FastaRecordReader::State : FastaScanEvents {
 FastaRecordReader::FastaRecordReader(const std::string& path, bool keep_bases) {
   check_fasta_file(path);
   state_ = std::make_unique<State>(path, keep_bases);
-  state_->fp.reset(bgzf_open(path.c_str(), "r"));
-  if (!state_->fp) {
-    throw DataError(fmt::format("cannot open FASTA '{}': {}", path, std::strerror(errno)));
-  }
 }
 
 FastaRecordReader::~FastaRecordReader() = default;

@@ -3,6 +3,11 @@
 // log lines.
 #include "data/fasta/fasta_scanner.h"
 
+#include <htslib/bgzf.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "data/data_error.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
@@ -266,6 +271,30 @@ void FastaScanner::end_line() {
   kind_ = Kind::kLineStart;
   blank_ = 0;
   ++line_;
+}
+
+void FastaChunks::Closer::operator()(BGZF* fp) const { bgzf_close(fp); }
+
+FastaChunks::FastaChunks(std::string path, size_t chunk_bytes)
+    : path_(std::move(path)), fp_(bgzf_open(path_.c_str(), "r")), buffer_(chunk_bytes) {
+  if (!fp_) {
+    throw DataError(fmt::format("cannot open FASTA '{}': {}", path_, std::strerror(errno)));
+  }
+}
+
+FastaChunks::~FastaChunks() = default;
+FastaChunks::FastaChunks(FastaChunks&&) noexcept = default;
+FastaChunks& FastaChunks::operator=(FastaChunks&&) noexcept = default;
+
+bool FastaChunks::feed(FastaScanner& scanner) {
+  const ssize_t n = bgzf_read(fp_.get(), buffer_.data(), buffer_.size());
+  if (n < 0) {
+    throw DataError(fmt::format("{}: read error at line {} (truncated or corrupt file?)", path_,
+                                scanner.line()));
+  }
+  if (n == 0) return false;
+  scanner.feed(buffer_.data(), static_cast<size_t>(n));
+  return true;
 }
 
 }  // namespace strand::data

@@ -6,9 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
+
+struct BGZF;  // htslib's
 
 namespace strand::data {
 
@@ -81,6 +85,29 @@ class FastaScanner {
   int64_t ended_line_ = 0;  // the short or blank line that ended the sequence, 0 if none
   bool ended_by_blank_ = false;
   std::unordered_map<std::string, int64_t> header_lines_;  // record name -> its header line
+};
+
+/// A plain or BGZF FASTA opened for a FastaScanner and read `chunk_bytes` at a time: the read
+/// loop check_fasta_content and FastaRecordReader share.
+class FastaChunks {
+ public:
+  /// Opens `path`; DataError "cannot open FASTA ..." when it cannot.
+  FastaChunks(std::string path, size_t chunk_bytes);
+  ~FastaChunks();
+  FastaChunks(FastaChunks&&) noexcept;
+  FastaChunks& operator=(FastaChunks&&) noexcept;
+
+  /// Feeds the next chunk to `scanner`; false at the end of the file (the caller then calls
+  /// scanner.finish()). A read error is a DataError naming the file and the scanner's line.
+  bool feed(FastaScanner& scanner);
+
+ private:
+  struct Closer {
+    void operator()(BGZF* fp) const;
+  };
+  std::string path_;
+  std::unique_ptr<BGZF, Closer> fp_;
+  std::vector<unsigned char> buffer_;
 };
 
 }  // namespace strand::data
