@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "cli/app.h"
 #include "fmt/format.h"
+#include "support/child_process.h"
 
 namespace strand::cli::testing {
 
@@ -81,6 +83,35 @@ inline std::vector<std::string> with(std::vector<std::string> args,
                                      const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+/// The rows of a TSV, header included, as fields.
+inline std::vector<std::vector<std::string>> tsv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    std::string field;
+    while (std::getline(cells, field, '\t')) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+/// How far (KiB) `strand <args...>` raises the peak resident memory above the resident memory
+/// it starts from, run in a child process so that the peak is its own.
+inline int64_t peak_growth_kib(const std::vector<std::string>& args) {
+  const strand::testing::ChildResult child = strand::testing::run_in_child([&args] {
+    const int64_t before = strand::testing::proc_status_kib("VmRSS");
+    const CliResult result = run(args);
+    if (result.status != 0) throw std::runtime_error(result.err);
+    return std::to_string(strand::testing::proc_status_kib("VmHWM") - before);
+  });
+  REQUIRE_MESSAGE(child.exited, child.describe());
+  REQUIRE_MESSAGE(child.exit_code == 0, child.describe());
+  return std::stoll(child.output);
 }
 
 /// Column `column` of every data row of a CSV (the header skipped).

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@ using testing::read_text;
 using testing::run;
 using testing::TempDir;
 using testing::tiny_run;
+using testing::tsv_rows;
 using testing::write_text;
 
 // `length` pseudo-random bases from `seed`.
@@ -38,21 +38,6 @@ std::string reverse_complement(const std::string& s) {
   return out;
 }
 
-// The rows of a TSV (header included) as fields.
-std::vector<std::vector<std::string>> rows_of(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::istringstream cells(line);
-    std::string field;
-    while (std::getline(cells, field, '\t')) fields.push_back(field);
-    rows.push_back(fields);
-  }
-  return rows;
-}
-
 // A run of the tiny simulated model (100 bp input) under dir/r, and a genome dir/g.fa.
 void train_and_write_genome(const TempDir& dir) {
   REQUIRE(run(tiny_run(dir, "r", 1)).status == 0);
@@ -67,7 +52,7 @@ TEST_CASE("predict: every record of a FASTA, of the model's length or centred wi
   const CliResult exact =
       run({"predict", "--model", dir.str("r"), "--fasta", dir.str("r.fa"), "--out", "-"});
   REQUIRE_MESSAGE(exact.status == 0, exact.err);
-  const auto rows = rows_of(exact.out);
+  const auto rows = tsv_rows(exact.out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0] == std::vector<std::string>{"name", "chrom", "start", "end", "task_0"});
   CHECK(rows[1][0] == "r1");
@@ -84,7 +69,7 @@ TEST_CASE("predict: every record of a FASTA, of the model's length or centred wi
   const CliResult centred = run({"predict", "--model", dir.str("r"), "--fasta", dir.str("long.fa"),
                                  "--center", "--out", "-"});
   REQUIRE_MESSAGE(centred.status == 0, centred.err);
-  const auto centred_rows = rows_of(centred.out);
+  const auto centred_rows = tsv_rows(centred.out);
   CHECK(centred_rows[2][2] == "6");  // 112 / 2 - 100 / 2
   CHECK(centred_rows[2][3] == "106");
   write_text(dir.path() / "short.fa", ">s\nACGT\n");
@@ -101,7 +86,7 @@ TEST_CASE("predict: BED3 and BED6 intervals need no label column") {
   const CliResult bed3 = run({"predict", "--model", dir.str("r"), "--fasta", dir.str("g.fa"),
                               "--intervals", dir.str("a.bed"), "--format", "bed", "--out", "-"});
   REQUIRE_MESSAGE(bed3.status == 0, bed3.err);
-  const auto rows = rows_of(bed3.out);
+  const auto rows = tsv_rows(bed3.out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0] == std::vector<std::string>{"name", "chrom", "start", "end", "task_0"});
   CHECK(rows[1] == std::vector<std::string>{"chr1:100-200", "chr1", "100", "200", rows[1][4]});
@@ -112,7 +97,7 @@ TEST_CASE("predict: BED3 and BED6 intervals need no label column") {
   const CliResult bed6 = run({"predict", "--model", dir.str("r"), "--fasta", dir.str("g.fa"),
                               "--intervals", dir.str("b.bed"), "--format", "bed", "--out", "-"});
   REQUIRE_MESSAGE(bed6.status == 0, bed6.err);
-  CHECK(rows_of(bed6.out)[0].size() == 5);
+  CHECK(tsv_rows(bed6.out)[0].size() == 5);
   // --label-columns insists: a name there is an error naming the line.
   const CliResult forced =
       run({"predict", "--model", dir.str("r"), "--fasta", dir.str("g.fa"), "--intervals",
@@ -128,7 +113,7 @@ TEST_CASE("predict: tiles as a TSV and as a bedGraph of each window's central ba
       run({"predict", "--model", dir.str("r"), "--fasta", dir.str("g.fa"), "--tile", "chr2:1-300",
            "--tile", "chr1:101-400", "--step", "50", "--out", dir.str("t.tsv")});
   REQUIRE_MESSAGE(tsv.status == 0, tsv.err);
-  const auto rows = rows_of(read_text(dir.path() / "t.tsv"));
+  const auto rows = tsv_rows(read_text(dir.path() / "t.tsv"));
   // chr1 first (FASTA order): 101-400 holds starts 100, 150, 200, 250, 300; chr2 0..200.
   REQUIRE(rows.size() == 1 + 5 + 5);
   CHECK(rows[1][0] == "chr1:100-200");
@@ -137,7 +122,7 @@ TEST_CASE("predict: tiles as a TSV and as a bedGraph of each window's central ba
       run({"predict", "--model", dir.str("r"), "--fasta", dir.str("g.fa"), "--tile", "chr2:1-300",
            "--tile", "chr1:101-400", "--step", "50", "--out", dir.str("t.bg")});
   REQUIRE_MESSAGE(bedgraph.status == 0, bedgraph.err);
-  const auto lines = rows_of(read_text(dir.path() / "t.bg"));
+  const auto lines = tsv_rows(read_text(dir.path() / "t.bg"));
   REQUIRE(lines.size() == 10);
   for (size_t i = 0; i < lines.size(); ++i) {
     CAPTURE(i);
@@ -185,8 +170,8 @@ TEST_CASE("predict: --rc-average is the mean of the sequence's and its reverse c
   REQUIRE_MESSAGE(plain.status == 0, plain.err);
   REQUIRE_MESSAGE(averaged.status == 0, averaged.err);
   CHECK(averaged.err.find("averaged with the reverse complement") != std::string::npos);
-  const auto single = rows_of(plain.out);
-  const auto both = rows_of(averaged.out);
+  const auto single = tsv_rows(plain.out);
+  const auto both = tsv_rows(averaged.out);
   REQUIRE(both.size() == 11);
   for (size_t i = 1; i < both.size(); i += 2) {
     const double forward = std::stod(single[i][4]);

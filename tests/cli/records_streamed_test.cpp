@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@ using testing::read_text;
 using testing::run;
 using testing::TempDir;
 using testing::tiny_run;
+using testing::tsv_rows;
 using testing::write_text;
 
 // `count` records of 100 bp named rec<i>, 60 bases a line; record 3 holds an N and lowercase
@@ -45,21 +45,6 @@ void write_records(const TempDir& dir, const std::string& fasta, const std::stri
   if (!bed.empty()) write_text(dir.path() / bed, intervals);
 }
 
-// The rows of a TSV, header included, as fields.
-std::vector<std::vector<std::string>> rows_of(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::istringstream cells(line);
-    std::string field;
-    while (std::getline(cells, field, '\t')) fields.push_back(field);
-    rows.push_back(fields);
-  }
-  return rows;
-}
-
 TEST_CASE("predict and explain over records alone match the indexed path, row by row") {
   TempDir dir("records-streamed");
   REQUIRE(run(tiny_run(dir, "r", 1)).status == 0);
@@ -77,7 +62,7 @@ TEST_CASE("predict and explain over records alone match the indexed path, row by
     const CliResult a = run(streamed), b = run(indexed);
     REQUIRE_MESSAGE(a.status == 0, a.err);
     REQUIRE_MESSAGE(b.status == 0, b.err);
-    const auto rows_a = rows_of(a.out), rows_b = rows_of(b.out);
+    const auto rows_a = tsv_rows(a.out), rows_b = tsv_rows(b.out);
     REQUIRE(rows_a.size() == 41);
     REQUIRE(rows_b.size() == 41);
     CHECK(rows_a[0] == rows_b[0]);
@@ -119,8 +104,8 @@ TEST_CASE("predict and explain over records alone match the indexed path, row by
     CHECK(npz_a[0].bytes == npz_b[0].bytes);
     CHECK(io::read_npz(dir.path() / "a_onehot.npz")[0].bytes ==
           io::read_npz(dir.path() / "b_onehot.npz")[0].bytes);
-    const auto tsv_a = rows_of(read_text(dir.path() / "a.tsv"));
-    const auto tsv_b = rows_of(read_text(dir.path() / "b.tsv"));
+    const auto tsv_a = tsv_rows(read_text(dir.path() / "a.tsv"));
+    const auto tsv_b = tsv_rows(read_text(dir.path() / "b.tsv"));
     REQUIRE(tsv_a.size() == 1 + 40 * 100);
     REQUIRE(tsv_b.size() == tsv_a.size());
     for (size_t i = 1; i < tsv_a.size(); ++i) {
@@ -132,20 +117,10 @@ TEST_CASE("predict and explain over records alone match the indexed path, row by
   }
 }
 
-// Peak resident growth (KiB) of a child running `strand predict` over `fasta`.
+// Peak resident growth (KiB) of `strand predict` over `fasta`.
 int64_t predict_peak_growth_kib(const TempDir& dir, const std::string& fasta) {
-  const std::vector<std::string> args = {"predict", "--model",      dir.str("r"),
-                                         "--fasta", dir.str(fasta), "--threads",
-                                         "1",       "--out",        dir.str(fasta + ".tsv")};
-  const strand::testing::ChildResult child = strand::testing::run_in_child([&args] {
-    const int64_t before = strand::testing::proc_status_kib("VmRSS");
-    const auto result = run(args);
-    if (result.status != 0) throw std::runtime_error(result.err);
-    return std::to_string(strand::testing::proc_status_kib("VmHWM") - before);
-  });
-  REQUIRE_MESSAGE(child.exited, child.describe());
-  REQUIRE_MESSAGE(child.exit_code == 0, child.describe());
-  return std::stoll(child.output);
+  return testing::peak_growth_kib({"predict", "--model", dir.str("r"), "--fasta", dir.str(fasta),
+                                   "--threads", "1", "--out", dir.str(fasta + ".tsv")});
 }
 
 TEST_CASE("predict over records alone: peak memory flat from 2,000 to 40,000 records") {

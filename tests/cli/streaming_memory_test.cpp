@@ -57,15 +57,7 @@ int64_t inspect_peak_growth_kib(const TempDir& dir, const std::string& bed, int6
                                    "--window",
                                    std::to_string(window)};
   if (streaming) args.push_back("--streaming");
-  const strand::testing::ChildResult child = strand::testing::run_in_child([&args] {
-    const int64_t before = strand::testing::proc_status_kib("VmRSS");
-    const auto result = run(args);
-    if (result.status != 0) throw std::runtime_error(result.err);
-    return std::to_string(strand::testing::proc_status_kib("VmHWM") - before);
-  });
-  REQUIRE_MESSAGE(child.exited, child.describe());
-  REQUIRE_MESSAGE(child.exit_code == 0, child.describe());
-  return std::stoll(child.output);
+  return testing::peak_growth_kib(args);
 }
 
 TEST_CASE("streaming peak memory stays flat as intervals x window grow while in-memory grows") {
