@@ -58,7 +58,10 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
   try {
     for (int64_t first = 0; first < n; first += group_size) {
       const int64_t g_count = std::min(group_size, n - first);
-      const WindowedReference ref = forward_->reference(codes.slice(0, first, first + g_count));
+      const WindowedReference ref = [&] {
+        const SerialOps serial(g_count < omp_get_max_threads());
+        return forward_->reference(codes.slice(0, first, first + g_count));
+      }();
       const Tensor f_ref = target_of(forward_->reference_output(ref, 0));
       for (int64_t g = 0; g < g_count; ++g)
         result.prediction.data<float>()[first + g] = f_ref.data<float>()[g];
