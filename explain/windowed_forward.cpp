@@ -17,6 +17,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "kernels/cpu/conv1d_change.h"
 #include "kernels/cpu/gemm.h"
 #include "layers/channel_affine.h"
 #include "layers/conv1d.h"
@@ -63,6 +64,8 @@ struct Value {
   Tensor change;                // local: (M, C, W), alt - ref over each alternate's window
   std::vector<int64_t> starts;  // local: per alternate
   int64_t width = 0;            // local: W
+  bool relu_applied = false;    // local: a Conv1D's change with its ReLU's applied (one pass)
+  bool input_added = false;     // local: and the residual Add of the Conv1D's input too
   Tensor full;                  // global: (M, ...) the alternates' values
 };
 
@@ -221,7 +224,10 @@ struct WindowedForward::Step {
   Conv1DParams conv;    // kConv
   Tensor weight;        // kConv (O, C, K), kSparseDense (O, F)
   Tensor taps;          // kConv: the weight as (K, O, C), each tap an (O, C) matrix
-  Pool1DParams pool;    // kPool
+  kernels::cpu::ChangeConvTaps packed_taps;  // kConv: the weight as conv1d_change reads it
+  bool relu_follows = false;  // kConv: its one consumer is a ReLU, applied in conv1d_change
+  bool adds_input = false;    // kConv: and that ReLU's one consumer adds it to the conv's input
+  Pool1DParams pool;          // kPool
   bool max_pool = true;
   int64_t crop_left = 0;  // kCrop
   bool concat = false;    // kMerge
@@ -251,7 +257,10 @@ int64_t WindowedForward::alternates_per_call() const {
   for (const Step& step : steps_) {
     if (step.local && step.shape.size() == 2) widest = std::max(widest, step.shape[0] * step.reach);
   }
-  constexpr int64_t kBudget = int64_t{1} << 20;  // 4 MiB of floats
+  // 2 MiB (2^19 floats): the wide steps run an alternate at a time (conv1d_change), so a
+  // smaller batch costs their kernel nothing and keeps the passes between them in cache (BPNet
+  // variant scoring 4.45 s against 4.7 s at 4 MiB; ISM the same within the machine's noise).
+  constexpr int64_t kBudget = int64_t{1} << 19;
   return std::clamp<int64_t>(kBudget / widest, 4, 256);
 }
 
@@ -276,6 +285,10 @@ void classify(Step& step, const std::vector<Step>& steps, const Shape& in_shape)
     step.conv = conv->params_for_length(in_shape[1]);
     step.weight = conv->weight().value().contiguous();
     step.taps = step.weight.transpose(0, 2).transpose(1, 2).contiguous();  // (K, O, C)
+    if (kernels::cpu::kChangeConvInRegisters && step.conv.stride == 1) {
+      step.packed_taps = kernels::cpu::pack_change_conv_taps(
+          step.weight.data<float>(), step.weight.size(0), step.weight.size(1), step.kernel);
+    }
   } else if ((type == "MaxPool1D" || type == "AvgPool1D") && one_local_input) {
     step.max_pool = type == "MaxPool1D";
     step.pool = step.max_pool ? dynamic_cast<MaxPool1D*>(step.layer)->params()
@@ -414,11 +427,37 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
     plan->output_steps_.push_back(step_of.at(name));
     ++plan->steps_[plan->output_steps_.back()].readers;
   }
+  plan->fuse_residual_blocks();
   if (plan->windowed_steps() == 0) {
     return refuse("no layer of the model reads the sequence locally");
   }
   plan->plan_windows();
   return plan;
+}
+
+// Conv1D -> ReLU -> Add(the conv's input, ReLU), each read only by the next: the convolution's
+// kernel applies the ReLU and the Add as it writes (kernels/cpu/conv1d_change.h).
+void WindowedForward::fuse_residual_blocks() {
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step& relu = steps_[s];
+    if (relu.kind != Step::Kind::kElementwise || !relu.relu) continue;
+    Step& conv = steps_[relu.inputs[0]];
+    if (conv.kind != Step::Kind::kConv || conv.readers != 1 || conv.packed_taps.packed.empty()) {
+      continue;
+    }
+    conv.relu_follows = true;
+    for (const Step& add : steps_) {
+      const bool residual = add.kind == Step::Kind::kMerge && !add.concat &&
+                            add.inputs.size() == 2 && relu.readers == 1 &&
+                            conv.packed_taps.out_channels == conv.packed_taps.in_channels;
+      const auto reads = [&add](size_t from) {
+        return std::find(add.inputs.begin(), add.inputs.end(), from) != add.inputs.end();
+      };
+      if (residual && reads(s) && reads(conv.inputs[0]) && add.shape == conv.input_shape) {
+        conv.adds_input = true;
+      }
+    }
+  }
 }
 
 void WindowedForward::plan_windows() {
@@ -638,6 +677,38 @@ Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
   return result;
 }
 
+// The wide windows' convolution with a block of outputs in registers over every tap
+// (kernels/cpu/conv1d_change.h), and the ReLU and residual Add that follow applied where the
+// plan fused them.
+Tensor convolve_in_registers(const StepInputs& in, const Value& v, const Value& out) {
+  const Step& step = in.step;
+  const auto m_count = static_cast<int64_t>(v.starts.size());
+  const int64_t o_count = step.packed_taps.out_channels, c_count = step.packed_taps.in_channels;
+  Tensor result = Tensor::empty({m_count, o_count, out.width});
+  const Tensor& ref = in.own_reference();  // (G, O, L): the ReLU's input
+  const int64_t length = step.shape[1];
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto i = static_cast<size_t>(m);
+    const float* relu_reference =
+        step.relu_follows ? ref.data<float>() + in.slots[i] * o_count * length + out.starts[i]
+                          : nullptr;
+    kernels::cpu::ChangeConvWindow window;
+    window.dilation = step.conv.dilation;
+    window.d = v.change.data<float>() + m * c_count * v.width;
+    window.w_in = v.width;
+    window.shift0 = v.starts[i] + step.conv.pad_left - out.starts[i];
+    window.out = result.data<float>() + m * o_count * out.width;
+    window.w_out = out.width;
+    kernels::cpu::ChangeConvEpilogue epilogue;
+    epilogue.relu_reference = relu_reference;
+    epilogue.reference_stride = length;
+    epilogue.add_input = step.adds_input;
+    epilogue.input_shift = v.starts[i] - out.starts[i];
+    kernels::cpu::conv1d_change(step.packed_taps, window, epilogue);
+  }
+  return result;
+}
+
 Value conv_change(const StepInputs& in) {
   const Step& step = in.step;
   const Value& v = in.value(0);
@@ -646,11 +717,18 @@ Value conv_change(const StepInputs& in) {
   std::vector<int64_t> a, b;
   grown_windows(v, step.conv.pad_left, span, stride, a, b);
   place(a, b, step.need, out);
+  const int64_t c_count = step.taps.size(2);
   // Tap by tap where both channel counts keep the GEMMs busy; a one-hot input's four channels
   // convolve faster padded (its few extra columns cost little), and so does a head of few
   // output channels (BPNet's profile: conv1d's direct kernel instead of 75 thin GEMMs).
-  if (stride == 1 && step.taps.size(2) >= 32 && step.taps.size(1) >= 8) {
-    out.change = convolve_taps(step, v, out);
+  if (stride == 1 && c_count >= 32 && step.taps.size(1) >= 8) {
+    if (!step.packed_taps.packed.empty() && v.width >= 32) {
+      out.change = convolve_in_registers(in, v, out);
+      out.relu_applied = step.relu_follows;
+      out.input_added = step.adds_input;
+    } else {
+      out.change = convolve_taps(step, v, out);
+    }
     return out;
   }
   // Alternate m's output window reads input columns [r[m], r[m] + read).
@@ -718,6 +796,11 @@ Value elementwise_change(const StepInputs& in) {
     subtract_reference(out.change, in.own_reference(), in.slots, out.starts);
     return out;
   }
+  if (v.relu_applied) {  // by the convolution (a zero change stays zero through a ReLU)
+    out.change = rewindow(v, out.starts, out.width);
+    out.input_added = v.input_added;
+    return out;
+  }
   // max(ref_in + change, 0) - ref_out in one pass.
   const Tensor change = rewindow(v, out.starts, out.width);
   out.change = in.writable(0, change) ? change : Tensor::empty(change.shape());
@@ -763,6 +846,14 @@ Value merge_change(const StepInputs& in) {
     }
     out.change = ops::concat(parts, 1);
     return out;
+  }
+  for (size_t i = 0; i < in.step.inputs.size(); ++i) {
+    // The residual block's sum, written by its convolution: outside that window the branch
+    // and the block's input are unchanged (the input's window lies inside the branch's).
+    if (in.value(i).input_added) {
+      out.change = rewindow(in.value(i), out.starts, out.width);
+      return out;
+    }
   }
   // The sum of the changes, each added where its window is, onto an input whose window is the
   // output's and whose storage may be written (the residual branch, usually), else a copy.

@@ -10,7 +10,10 @@
 // the change alone; the others add the reference back around it. Per layer kind:
 //   Conv1D       the change convolved without bias (a convolution is linear): tap by tap over
 //                the changed columns only, or one padded conv1d (strides, a one-hot input's
-//                four channels, a head of few output channels)
+//                four channels, a head of few output channels). Wide windows run
+//                kernels/cpu/conv1d_change.h, which also applies the ReLU that follows and a
+//                residual block's Add of the conv's input as it writes (one pass for
+//                x + ReLU(conv(x)))
 //   ReLU         max(ref_in + change, 0) - ref_out, in one pass; BatchNorm1D and Dropout
 //                (evaluation: y = a x + c per channel) scale the change by a; other
 //                activations run on ref_in + change, minus ref_out
@@ -89,6 +92,7 @@ class WindowedForward {
  private:
   WindowedForward();
   void plan_windows();
+  void fuse_residual_blocks();
   std::vector<Step> steps_;
   std::vector<size_t> output_steps_;
   int64_t length_ = 0;

@@ -1,0 +1,323 @@
+// The change convolution of explanations' windowed passes (contracts: kernels/cpu/conv1d_change.h).
+#include "kernels/cpu/conv1d_change.h"
+
+#include <algorithm>
+#include <limits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace strand::kernels::cpu {
+
+ChangeConvTaps pack_change_conv_taps(const float* weight, int64_t out_channels, int64_t in_channels,
+                                     int64_t taps) {
+  ChangeConvTaps packed;
+  packed.out_channels = out_channels;
+  packed.in_channels = in_channels;
+  packed.taps = taps;
+  const int64_t blocks = (out_channels + kChangeConvRows - 1) / kChangeConvRows;
+  packed.packed.assign(static_cast<size_t>(blocks * taps * in_channels * kChangeConvRows), 0.0F);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    const int64_t block = o / kChangeConvRows, row = o % kChangeConvRows;
+    for (int64_t k = 0; k < taps; ++k) {
+      for (int64_t c = 0; c < in_channels; ++c) {
+        packed.packed[static_cast<size_t>(((block * taps + k) * in_channels + c) * kChangeConvRows +
+                                          row)] = weight[(o * in_channels + c) * taps + k];
+      }
+    }
+  }
+  return packed;
+}
+
+namespace {
+
+// Output columns [j0 + lo, j0 + hi) of a block starting at column j0 (which may be negative).
+struct BlockColumns {
+  int64_t j0, lo, hi;
+};
+
+// The columns of a block that read d through a tap of shift s (input column j - s).
+struct TapColumns {
+  int64_t first_input;  // the input column of output column j0 (may lie outside d)
+  int64_t lo, hi;       // output columns [j0 + lo, j0 + hi) that read inside d
+};
+
+TapColumns tap_columns(const BlockColumns& b, int64_t shift, int64_t w_in) {
+  const int64_t first = b.j0 - shift;
+  const int64_t lo = std::clamp<int64_t>(-first, b.lo, b.hi);
+  return {first, lo, std::clamp<int64_t>(w_in - first, lo, b.hi)};
+}
+
+#if defined(__AVX512F__)
+constexpr int64_t kLanes = 16;
+constexpr int64_t kVectors = 3;  // columns per register block: 48
+constexpr int64_t kBlockColumns = kLanes * kVectors;
+constexpr __mmask16 kAll = 0xFFFF;
+// Columns at the end of a tap's range up to which accumulate_columns beats a vector of
+// multiply-adds (8 rows x C per column against 8 vectors x C).
+constexpr int64_t kFewColumns = 4;
+
+// Lanes [lo, hi) of a 16-lane vector, each bound clamped to [0, 16].
+__mmask16 lanes(int64_t lo, int64_t hi) {
+  lo = std::clamp<int64_t>(lo, 0, kLanes);
+  hi = std::clamp<int64_t>(hi, lo, kLanes);
+  const uint32_t upto_hi = (uint32_t{1} << hi) - 1U, below_lo = (uint32_t{1} << lo) - 1U;
+  return static_cast<__mmask16>(upto_hi & ~below_lo);
+}
+
+using Accumulators = __m512[kChangeConvRows][kVectors];
+
+// acc[.][kFirst, kEnd) += one tap's weights (C, 8) times the input rows at `row` (stride w_in),
+// each vector's lanes masked by `masks`. The vectors a tap does not reach are not multiplied.
+// With kPrefetch (the first block of rows of a column block), the same columns of the next
+// column block are fetched meanwhile: the rows lie w_in apart, too many streams for the
+// hardware's prefetchers, and every other block of rows finds them in cache.
+template <int kFirst, int kEnd, bool kPrefetch>
+inline void accumulate_tap(Accumulators& acc, const float* w, const float* row, int64_t c_count,
+                           int64_t w_in, const __mmask16* masks) {
+  for (int64_t c = 0; c < c_count; ++c, row += w_in, w += kChangeConvRows) {
+    if constexpr (kPrefetch) {
+#pragma GCC unroll 3
+      for (int v = kFirst; v < kEnd; ++v) {
+        _mm_prefetch(reinterpret_cast<const char*>(row + kBlockColumns + v * kLanes), _MM_HINT_T0);
+      }
+    }
+    __m512 b[kVectors];
+#pragma GCC unroll 3
+    for (int v = kFirst; v < kEnd; ++v) b[v] = _mm512_maskz_loadu_ps(masks[v], row + v * kLanes);
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < kChangeConvRows; ++r) {
+      const __m512 weight = _mm512_set1_ps(w[r]);
+#pragma GCC unroll 3
+      for (int v = kFirst; v < kEnd; ++v) acc[r][v] = _mm512_fmadd_ps(weight, b[v], acc[r][v]);
+    }
+  }
+}
+
+// accumulate_tap over vectors [first, end) of the block.
+template <bool kPrefetch>
+void accumulate_reached(int64_t first, int64_t end, Accumulators& acc, const float* w,
+                        const float* row, int64_t c_count, int64_t w_in, const __mmask16* masks) {
+  switch (first * 4 + end) {
+    case 1:
+      return accumulate_tap<0, 1, kPrefetch>(acc, w, row, c_count, w_in, masks);
+    case 2:
+      return accumulate_tap<0, 2, kPrefetch>(acc, w, row, c_count, w_in, masks);
+    case 3:
+      return accumulate_tap<0, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
+    case 6:
+      return accumulate_tap<1, 2, kPrefetch>(acc, w, row, c_count, w_in, masks);
+    case 7:
+      return accumulate_tap<1, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
+    default:
+      return accumulate_tap<2, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
+  }
+}
+
+// A few columns at either end of a tap's range, each of which would cost a whole vector of
+// multiply-adds in accumulate_tap (a residual block's window is 16m + 1 columns wide, so every
+// tap ends one column into a vector): output rows vectorised instead, C multiply-adds of the
+// block's eight rows per column, added to `extra` ((8, 48): rows by the block's columns).
+using ExtraColumns = float[kChangeConvRows][kBlockColumns];
+static_assert(kChangeConvRows == 8, "a block's rows are one 8-lane vector");
+
+void accumulate_columns(ExtraColumns& extra, const float* w, const float* row, int64_t c_count,
+                        int64_t w_in, int64_t lo, int64_t hi) {
+  for (int64_t j = lo; j < hi; ++j) {
+    const float* x = row + j;  // x[c * w_in]: input channel c at this column
+    __m256 sums[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                      _mm256_setzero_ps()};
+    int64_t c = 0;
+    for (; c + 4 <= c_count; c += 4) {
+#pragma GCC unroll 4
+      for (int64_t u = 0; u < 4; ++u) {
+        sums[u] = _mm256_fmadd_ps(_mm256_set1_ps(x[(c + u) * w_in]),
+                                  _mm256_loadu_ps(w + (c + u) * kChangeConvRows), sums[u]);
+      }
+    }
+    for (; c < c_count; ++c) {
+      sums[0] = _mm256_fmadd_ps(_mm256_set1_ps(x[c * w_in]),
+                                _mm256_loadu_ps(w + c * kChangeConvRows), sums[0]);
+    }
+    alignas(32) float column[kChangeConvRows];
+    _mm256_store_ps(
+        column, _mm256_add_ps(_mm256_add_ps(sums[0], sums[1]), _mm256_add_ps(sums[2], sums[3])));
+    for (int64_t r = 0; r < kChangeConvRows; ++r) extra[r][j] += column[r];
+  }
+}
+
+// Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
+// fewest lanes at the ends of the taps' column ranges. A tap whose columns start or end inside
+// a vector multiplies the whole vector, and windows clipped at a crop or a sequence end put the
+// taps' ends anywhere on the grid.
+int64_t vector_grid_origin(const ChangeConvTaps& taps, const ChangeConvWindow& window) {
+  int64_t best = 0, least = std::numeric_limits<int64_t>::max();
+  for (int64_t origin = 0; origin > -kLanes; --origin) {
+    int64_t waste = 0;
+    for (int64_t k = 0; k < taps.taps; ++k) {
+      const TapColumns t =
+          tap_columns({0, 0, window.w_out}, window.shift0 - k * window.dilation, window.w_in);
+      if (t.hi <= t.lo) continue;
+      const int64_t lo = t.lo - origin, hi = t.hi - origin;  // on the grid from `origin`
+      waste += lo % kLanes + (kLanes - hi % kLanes) % kLanes;
+    }
+    if (waste < least) {
+      least = waste;
+      best = origin;
+    }
+  }
+  return best;
+}
+
+// The epilogue of rows [o0, o0 + 8) and a block's columns: keep the valid lanes,
+// apply the ReLU and the residual input, write.
+void write_block(const Accumulators& acc, const ExtraColumns* extra, const ChangeConvTaps& taps,
+                 const ChangeConvWindow& window, const ChangeConvEpilogue& epilogue, int64_t o0,
+                 const BlockColumns& b) {
+  const int64_t rows = std::min(kChangeConvRows, taps.out_channels - o0);
+  const __m512 zero = _mm512_setzero_ps();
+#pragma GCC unroll 3
+  for (int64_t v = 0; v < kVectors; ++v) {
+    const __mmask16 keep = lanes(b.lo - v * kLanes, b.hi - v * kLanes);
+    if (keep == 0) continue;
+    const int64_t j = b.j0 + v * kLanes, i = j - epilogue.input_shift;  // i: the input's column
+    const __mmask16 inside = epilogue.add_input ? keep & lanes(-i, window.w_in - i) : 0;
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < kChangeConvRows; ++r) {
+      if (r >= rows) break;
+      const int64_t o = o0 + r;
+      __m512 x = acc[r][v];
+      if (extra != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(&(*extra)[r][v * kLanes]));
+      if (epilogue.relu_reference != nullptr) {
+        const __m512 ref = _mm512_maskz_loadu_ps(
+            keep, epilogue.relu_reference + o * epilogue.reference_stride + j);
+        // The maskz form: GCC 12 warns about the plain one's undefined pass-through operand.
+        x = _mm512_sub_ps(_mm512_maskz_max_ps(kAll, _mm512_add_ps(ref, x), zero),
+                          _mm512_maskz_max_ps(kAll, ref, zero));
+      }
+      // Masked-off lanes are never read (the address may lie outside d).
+      if (inside != 0)
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(inside, window.d + o * window.w_in + i));
+      _mm512_mask_storeu_ps(window.out + o * window.w_out + j, keep, x);
+    }
+  }
+}
+
+// The rows the epilogue of a block will read, fetched while its multiply-adds run: they are
+// read once per block, so they are not in cache, and waiting for them cost a third of the
+// block's time.
+void prefetch_epilogue(const ChangeConvWindow& window, const ChangeConvEpilogue& epilogue,
+                       int64_t o0, int64_t j0) {
+  const auto fetch = [](const float* p) {
+    _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0);
+  };
+  for (int64_t r = 0; r < kChangeConvRows; ++r) {
+    for (int64_t v = 0; v < kVectors; ++v) {
+      const int64_t j = j0 + v * kLanes;
+      if (epilogue.relu_reference != nullptr) {
+        fetch(epilogue.relu_reference + (o0 + r) * epilogue.reference_stride + j);
+      }
+      const int64_t i = j - epilogue.input_shift;
+      if (epilogue.add_input && i >= 0 && i < window.w_in) {
+        fetch(window.d + (o0 + r) * window.w_in + i);
+      }
+    }
+  }
+}
+
+// Output rows [o0, o0 + 8) and the columns of block b (at most 48): eight rows
+// by three vectors of multiply-adds in registers over every tap and input channel, then
+// written once. `a` is the block's packed taps (K, C, 8).
+void change_block(const ChangeConvTaps& taps, const float* a, const ChangeConvWindow& window,
+                  const ChangeConvEpilogue& epilogue, int64_t o0, const BlockColumns& b) {
+  const int64_t c_count = taps.in_channels, w_in = window.w_in;
+  // Every index into acc is a constant once the loops are unrolled, so that it lives in 24
+  // registers rather than on the stack.
+  Accumulators acc;
+#pragma GCC unroll 8
+  for (int64_t r = 0; r < kChangeConvRows; ++r) {
+#pragma GCC unroll 3
+    for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  prefetch_epilogue(window, epilogue, o0, b.j0);
+  ExtraColumns extra;
+  bool extra_used = false;
+  for (int64_t k = 0; k < taps.taps; ++k) {
+    const TapColumns t = tap_columns(b, window.shift0 - k * window.dilation, w_in);
+    if (t.hi <= t.lo) continue;
+    const float* w = a + k * c_count * kChangeConvRows;
+    // Masked-off lanes are never read, so the row may start before d or end after it.
+    const float* row = window.d + t.first_input;
+    // Vectors [first, end) over columns [lo, hi); the few columns of an end vector outside.
+    int64_t first = t.lo / kLanes, end = (t.hi + kLanes - 1) / kLanes;
+    if ((first + 1) * kLanes - t.lo <= kFewColumns) ++first;
+    if (end > first && t.hi - (end - 1) * kLanes <= kFewColumns) --end;
+    const int64_t lo = std::max(t.lo, first * kLanes), hi = std::min(t.hi, end * kLanes);
+    if (lo > t.lo || hi < t.hi) {
+      if (!extra_used)
+        std::fill(&extra[0][0], &extra[0][0] + kChangeConvRows * kBlockColumns, 0.0F);
+      extra_used = true;
+      accumulate_columns(extra, w, row, c_count, w_in, t.lo, std::min(lo, t.hi));
+      accumulate_columns(extra, w, row, c_count, w_in, std::max(hi, lo), t.hi);
+    }
+    if (hi <= lo) continue;
+    const __mmask16 masks[kVectors] = {lanes(lo, hi), lanes(lo - kLanes, hi - kLanes),
+                                       lanes(lo - 2 * kLanes, hi - 2 * kLanes)};
+    if (o0 == 0) {
+      accumulate_reached<true>(first, end, acc, w, row, c_count, w_in, masks);
+    } else {
+      accumulate_reached<false>(first, end, acc, w, row, c_count, w_in, masks);
+    }
+  }
+  write_block(acc, extra_used ? &extra : nullptr, taps, window, epilogue, o0, b);
+}
+#endif
+
+}  // namespace
+
+void conv1d_change(const ChangeConvTaps& taps, const ChangeConvWindow& window,
+                   const ChangeConvEpilogue& epilogue) {
+  const int64_t o_count = taps.out_channels, c_count = taps.in_channels;
+  const int64_t block_floats = taps.taps * c_count * kChangeConvRows;
+#if defined(__AVX512F__)
+  for (int64_t j0 = vector_grid_origin(taps, window); j0 < window.w_out; j0 += kBlockColumns) {
+    const BlockColumns b{j0, std::max<int64_t>(0, -j0), std::min(kBlockColumns, window.w_out - j0)};
+    for (int64_t o0 = 0; o0 < o_count; o0 += kChangeConvRows) {
+      change_block(taps, taps.packed.data() + (o0 / kChangeConvRows) * block_floats, window,
+                   epilogue, o0, b);
+    }
+  }
+#else
+  // Portable: tap by tap over each tap's columns inside d, then the epilogue.
+  const int64_t w_in = window.w_in, w_out = window.w_out;
+  std::fill(window.out, window.out + o_count * w_out, 0.0F);
+  for (int64_t o = 0; o < o_count; ++o) {
+    const float* a =
+        taps.packed.data() + (o / kChangeConvRows) * block_floats + o % kChangeConvRows;
+    float* row = window.out + o * w_out;
+    for (int64_t k = 0; k < taps.taps; ++k) {
+      const TapColumns t = tap_columns({0, 0, w_out}, window.shift0 - k * window.dilation, w_in);
+      for (int64_t c = 0; c < c_count; ++c) {
+        const float weight = a[(k * c_count + c) * kChangeConvRows];
+        const float* from = window.d + c * w_in + t.first_input;
+#pragma omp simd
+        for (int64_t j = t.lo; j < t.hi; ++j) row[j] += weight * from[j];
+      }
+    }
+    if (epilogue.relu_reference != nullptr) {
+      const float* ref = epilogue.relu_reference + o * epilogue.reference_stride;
+      for (int64_t j = 0; j < w_out; ++j) {
+        row[j] = std::max(ref[j] + row[j], 0.0F) - std::max(ref[j], 0.0F);
+      }
+    }
+    if (epilogue.add_input) {
+      const TapColumns t = tap_columns({0, 0, w_out}, epilogue.input_shift, w_in);
+      const float* from = window.d + o * w_in + t.first_input;
+      for (int64_t j = t.lo; j < t.hi; ++j) row[j] += from[j];
+    }
+  }
+#endif
+}
+
+}  // namespace strand::kernels::cpu
