@@ -252,6 +252,12 @@ int64_t WindowedForward::reference_bytes_per_row() const {
   return std::max<int64_t>(bytes, 1);
 }
 
+// A Conv1D's change is convolved tap by tap with at least these input channels and output
+// channels (else padded), and in registers from this many columns (else stacked in one GEMM).
+constexpr int64_t kMinChannelsForTaps = 32;
+constexpr int64_t kMinRowsForTaps = 8;
+constexpr int64_t kMinColumnsInRegisters = 16;
+
 int64_t WindowedForward::alternates_per_call() const {
   int64_t widest = 1;  // floats of one alternate's largest change
   for (const Step& step : steps_) {
@@ -285,10 +291,6 @@ void classify(Step& step, const std::vector<Step>& steps, const Shape& in_shape)
     step.conv = conv->params_for_length(in_shape[1]);
     step.weight = conv->weight().value().contiguous();
     step.taps = step.weight.transpose(0, 2).transpose(1, 2).contiguous();  // (K, O, C)
-    if (kernels::cpu::kChangeConvInRegisters && step.conv.stride == 1) {
-      step.packed_taps = kernels::cpu::pack_change_conv_taps(
-          step.weight.data<float>(), step.weight.size(0), step.weight.size(1), step.kernel);
-    }
   } else if ((type == "MaxPool1D" || type == "AvgPool1D") && one_local_input) {
     step.max_pool = type == "MaxPool1D";
     step.pool = step.max_pool ? dynamic_cast<MaxPool1D*>(step.layer)->params()
@@ -427,17 +429,29 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
     plan->output_steps_.push_back(step_of.at(name));
     ++plan->steps_[plan->output_steps_.back()].readers;
   }
-  plan->fuse_residual_blocks();
   if (plan->windowed_steps() == 0) {
     return refuse("no layer of the model reads the sequence locally");
   }
   plan->plan_windows();
+  plan->fuse_residual_blocks();
   return plan;
 }
 
-// Conv1D -> ReLU -> Add(the conv's input, ReLU), each read only by the next: the convolution's
-// kernel applies the ReLU and the Add as it writes (kernels/cpu/conv1d_change.h).
+// The Conv1D steps whose changes can be wide enough for kernels/cpu/conv1d_change.h (their
+// input's reach, after plan_windows) get its packed weights; then Conv1D -> ReLU -> Add(the
+// conv's input, ReLU), each read only by the next, is fused: the kernel applies the ReLU and
+// the Add as it writes.
 void WindowedForward::fuse_residual_blocks() {
+  for (Step& step : steps_) {
+    if (step.kind != Step::Kind::kConv || !kernels::cpu::kChangeConvInRegisters ||
+        step.conv.stride != 1 || step.weight.size(1) < kMinChannelsForTaps ||
+        step.weight.size(0) < kMinRowsForTaps ||
+        steps_[step.inputs[0]].reach < kMinColumnsInRegisters) {
+      continue;
+    }
+    step.packed_taps = kernels::cpu::pack_change_conv_taps(
+        step.weight.data<float>(), step.weight.size(0), step.weight.size(1), step.kernel);
+  }
   for (size_t s = 0; s < steps_.size(); ++s) {
     const Step& relu = steps_[s];
     if (relu.kind != Step::Kind::kElementwise || !relu.relu) continue;
@@ -718,11 +732,13 @@ Value conv_change(const StepInputs& in) {
   grown_windows(v, step.conv.pad_left, span, stride, a, b);
   place(a, b, step.need, out);
   const int64_t c_count = step.taps.size(2);
-  // Tap by tap where both channel counts keep the GEMMs busy; a one-hot input's four channels
-  // convolve faster padded (its few extra columns cost little), and so does a head of few
-  // output channels (BPNet's profile: conv1d's direct kernel instead of 75 thin GEMMs).
-  if (stride == 1 && c_count >= 32 && step.taps.size(1) >= 8) {
-    if (!step.packed_taps.packed.empty() && v.width >= 32) {
+  // Tap by tap where both channel counts keep the GEMMs busy: in registers from a vector's
+  // width of columns on (kernels/cpu/conv1d_change.h), else the alternates' columns side by side
+  // in one GEMM. A one-hot input's four channels convolve faster padded (its few extra columns
+  // cost little; the kernel measured the same), and so does a head of few output channels
+  // (BPNet's profile: conv1d's direct kernel instead of 75 thin GEMMs).
+  if (stride == 1 && c_count >= kMinChannelsForTaps && step.taps.size(1) >= kMinRowsForTaps) {
+    if (!step.packed_taps.packed.empty() && v.width >= kMinColumnsInRegisters) {
       out.change = convolve_in_registers(in, v, out);
       out.relu_applied = step.relu_follows;
       out.input_added = step.adds_input;

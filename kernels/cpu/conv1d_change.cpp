@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -24,6 +25,16 @@ ChangeConvTaps pack_change_conv_taps(const float* weight, int64_t out_channels, 
       for (int64_t c = 0; c < in_channels; ++c) {
         packed.packed[static_cast<size_t>(((block * taps + k) * in_channels + c) * kChangeConvRows +
                                           row)] = weight[(o * in_channels + c) * taps + k];
+      }
+    }
+  }
+  packed.padded_out = (out_channels + 63) / 64 * 64;
+  packed.by_column.assign(static_cast<size_t>(taps * in_channels * packed.padded_out), 0.0F);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    for (int64_t k = 0; k < taps; ++k) {
+      for (int64_t c = 0; c < in_channels; ++c) {
+        packed.by_column[static_cast<size_t>((k * in_channels + c) * packed.padded_out + o)] =
+            weight[(o * in_channels + c) * taps + k];
       }
     }
   }
@@ -54,8 +65,8 @@ constexpr int64_t kLanes = 16;
 constexpr int64_t kVectors = 3;  // columns per register block: 48
 constexpr int64_t kBlockColumns = kLanes * kVectors;
 constexpr __mmask16 kAll = 0xFFFF;
-// Columns at the end of a tap's range up to which accumulate_columns beats a vector of
-// multiply-adds (8 rows x C per column against 8 vectors x C).
+// Columns at an end of a tap's range that go to accumulate_columns rather than a vector whose
+// other lanes are masked off (4, 8 and 12 measured the same on BPNet ISM).
 constexpr int64_t kFewColumns = 4;
 
 // Lanes [lo, hi) of a 16-lane vector, each bound clamped to [0, 16].
@@ -116,35 +127,96 @@ void accumulate_reached(int64_t first, int64_t end, Accumulators& acc, const flo
 }
 
 // A few columns at either end of a tap's range, each of which would cost a whole vector of
-// multiply-adds in accumulate_tap (a residual block's window is 16m + 1 columns wide, so every
-// tap ends one column into a vector): output rows vectorised instead, C multiply-adds of the
-// block's eight rows per column, added to `extra` ((8, 48): rows by the block's columns).
-using ExtraColumns = float[kChangeConvRows][kBlockColumns];
-static_assert(kChangeConvRows == 8, "a block's rows are one 8-lane vector");
+// multiply-adds per block of rows (a residual block's window is 16m + 1 columns wide, so every
+// tap ends one column into a vector): for every output channel at once, vectorised over the
+// channels, and added to `ends`, which each block of rows adds as it writes.
+struct EndColumns {
+  float* sums;           // (padded_out, 48): per output channel, the block's columns
+  uint64_t written = 0;  // bit j: column j holds a sum (the others are not zeroed)
+};
 
-void accumulate_columns(ExtraColumns& extra, const float* w, const float* row, int64_t c_count,
-                        int64_t w_in, int64_t lo, int64_t hi) {
+void accumulate_columns(const ChangeConvTaps& taps, int64_t k, const float* row, int64_t w_in,
+                        int64_t lo, int64_t hi, EndColumns& ends) {
+  const int64_t c_count = taps.in_channels, o_pad = taps.padded_out;
+  const float* weights = taps.by_column.data() + k * c_count * o_pad;  // (C, padded_out)
   for (int64_t j = lo; j < hi; ++j) {
     const float* x = row + j;  // x[c * w_in]: input channel c at this column
-    __m256 sums[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                      _mm256_setzero_ps()};
-    int64_t c = 0;
-    for (; c + 4 <= c_count; c += 4) {
+    for (int64_t o = 0; o < o_pad; o += 4 * kLanes) {
+      // Two sets of four accumulators (even and odd channels), so that eight chains of
+      // multiply-adds run at once.
+      __m512 sums[8];
+#pragma GCC unroll 8
+      for (auto& sum : sums) sum = _mm512_setzero_ps();
+      const float* w = weights + o;
+      int64_t c = 0;
+      for (; c + 2 <= c_count; c += 2, w += 2 * o_pad) {
+        const __m512 even = _mm512_set1_ps(x[c * w_in]), odd = _mm512_set1_ps(x[(c + 1) * w_in]);
 #pragma GCC unroll 4
-      for (int64_t u = 0; u < 4; ++u) {
-        sums[u] = _mm256_fmadd_ps(_mm256_set1_ps(x[(c + u) * w_in]),
-                                  _mm256_loadu_ps(w + (c + u) * kChangeConvRows), sums[u]);
+        for (int64_t v = 0; v < 4; ++v) {
+          sums[v] = _mm512_fmadd_ps(even, _mm512_loadu_ps(w + v * kLanes), sums[v]);
+          sums[4 + v] = _mm512_fmadd_ps(odd, _mm512_loadu_ps(w + o_pad + v * kLanes), sums[4 + v]);
+        }
+      }
+      if (c < c_count) {
+        const __m512 last = _mm512_set1_ps(x[c * w_in]);
+#pragma GCC unroll 4
+        for (int64_t v = 0; v < 4; ++v) {
+          sums[v] = _mm512_fmadd_ps(last, _mm512_loadu_ps(w + v * kLanes), sums[v]);
+        }
+      }
+      alignas(64) float column[4 * kLanes];
+#pragma GCC unroll 4
+      for (int64_t v = 0; v < 4; ++v) {
+        _mm512_store_ps(column + v * kLanes, _mm512_add_ps(sums[v], sums[4 + v]));
+      }
+      float* to = ends.sums + o * kBlockColumns + j;
+      if ((ends.written >> j & 1U) != 0) {
+        for (int64_t r = 0; r < 4 * kLanes; ++r) to[r * kBlockColumns] += column[r];
+      } else {
+        for (int64_t r = 0; r < 4 * kLanes; ++r) to[r * kBlockColumns] = column[r];
       }
     }
-    for (; c < c_count; ++c) {
-      sums[0] = _mm256_fmadd_ps(_mm256_set1_ps(x[c * w_in]),
-                                _mm256_loadu_ps(w + c * kChangeConvRows), sums[0]);
-    }
-    alignas(32) float column[kChangeConvRows];
-    _mm256_store_ps(
-        column, _mm256_add_ps(_mm256_add_ps(sums[0], sums[1]), _mm256_add_ps(sums[2], sums[3])));
-    for (int64_t r = 0; r < kChangeConvRows; ++r) extra[r][j] += column[r];
+    ends.written |= uint64_t{1} << j;
   }
+}
+
+// One tap's work in a column block: vectors [first, end) over columns [lo, hi), read from
+// `row`; the columns [t.lo, lo) and [hi, t.hi) at its ends go to accumulate_columns.
+struct TapPlan {
+  int64_t tap;
+  const float* row;
+  int64_t first, end;
+  __mmask16 masks[kVectors];
+};
+
+// The taps' plans for block b (those with vector work), written to `plans`; returns how many,
+// and adds the end columns of every tap to `ends`.
+int64_t plan_block(const ChangeConvTaps& taps, const ChangeConvWindow& window,
+                   const BlockColumns& b, TapPlan* plans, EndColumns& ends) {
+  int64_t count = 0;
+  ends.written = 0;
+  for (int64_t k = 0; k < taps.taps; ++k) {
+    const TapColumns t = tap_columns(b, window.shift0 - k * window.dilation, window.w_in);
+    if (t.hi <= t.lo) continue;
+    // Masked-off lanes are never read, so the row may start before d or end after it.
+    const float* row = window.d + t.first_input;
+    int64_t first = t.lo / kLanes, end = (t.hi + kLanes - 1) / kLanes;
+    if ((first + 1) * kLanes - t.lo <= kFewColumns) ++first;
+    if (end > first && t.hi - (end - 1) * kLanes <= kFewColumns) --end;
+    const int64_t lo = std::max(t.lo, first * kLanes), hi = std::min(t.hi, end * kLanes);
+    if (lo > t.lo || hi < t.hi) {
+      accumulate_columns(taps, k, row, window.w_in, t.lo, std::min(lo, t.hi), ends);
+      accumulate_columns(taps, k, row, window.w_in, std::max(hi, lo), t.hi, ends);
+    }
+    if (hi <= lo) continue;
+    plans[count++] = {
+        k,
+        row,
+        first,
+        end,
+        {lanes(lo, hi), lanes(lo - kLanes, hi - kLanes), lanes(lo - 2 * kLanes, hi - 2 * kLanes)}};
+  }
+  return count;
 }
 
 // Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
@@ -172,7 +244,7 @@ int64_t vector_grid_origin(const ChangeConvTaps& taps, const ChangeConvWindow& w
 
 // The epilogue of rows [o0, o0 + 8) and a block's columns: keep the valid lanes,
 // apply the ReLU and the residual input, write.
-void write_block(const Accumulators& acc, const ExtraColumns* extra, const ChangeConvTaps& taps,
+void write_block(const Accumulators& acc, const EndColumns& ends, const ChangeConvTaps& taps,
                  const ChangeConvWindow& window, const ChangeConvEpilogue& epilogue, int64_t o0,
                  const BlockColumns& b) {
   const int64_t rows = std::min(kChangeConvRows, taps.out_channels - o0);
@@ -183,12 +255,16 @@ void write_block(const Accumulators& acc, const ExtraColumns* extra, const Chang
     if (keep == 0) continue;
     const int64_t j = b.j0 + v * kLanes, i = j - epilogue.input_shift;  // i: the input's column
     const __mmask16 inside = epilogue.add_input ? keep & lanes(-i, window.w_in - i) : 0;
+    const auto written = static_cast<__mmask16>(ends.written >> (v * kLanes));
 #pragma GCC unroll 8
     for (int64_t r = 0; r < kChangeConvRows; ++r) {
       if (r >= rows) break;
       const int64_t o = o0 + r;
       __m512 x = acc[r][v];
-      if (extra != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(&(*extra)[r][v * kLanes]));
+      if (written != 0) {
+        x = _mm512_add_ps(
+            x, _mm512_maskz_loadu_ps(written, ends.sums + o * kBlockColumns + v * kLanes));
+      }
       if (epilogue.relu_reference != nullptr) {
         const __m512 ref = _mm512_maskz_loadu_ps(
             keep, epilogue.relu_reference + o * epilogue.reference_stride + j);
@@ -226,11 +302,12 @@ void prefetch_epilogue(const ChangeConvWindow& window, const ChangeConvEpilogue&
   }
 }
 
-// Output rows [o0, o0 + 8) and the columns of block b (at most 48): eight rows
-// by three vectors of multiply-adds in registers over every tap and input channel, then
-// written once. `a` is the block's packed taps (K, C, 8).
+// Output rows [o0, o0 + 8) and the columns of block b (at most 48): eight rows by three
+// vectors of multiply-adds in registers over every planned tap and input channel, then written
+// once. `a` is the block's packed taps (K, C, 8); `ends` the end columns' sums.
 void change_block(const ChangeConvTaps& taps, const float* a, const ChangeConvWindow& window,
-                  const ChangeConvEpilogue& epilogue, int64_t o0, const BlockColumns& b) {
+                  const ChangeConvEpilogue& epilogue, int64_t o0, const BlockColumns& b,
+                  const TapPlan* plans, int64_t plan_count, const EndColumns& ends) {
   const int64_t c_count = taps.in_channels, w_in = window.w_in;
   // Every index into acc is a constant once the loops are unrolled, so that it lives in 24
   // registers rather than on the stack.
@@ -241,36 +318,16 @@ void change_block(const ChangeConvTaps& taps, const float* a, const ChangeConvWi
     for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
   }
   prefetch_epilogue(window, epilogue, o0, b.j0);
-  ExtraColumns extra;
-  bool extra_used = false;
-  for (int64_t k = 0; k < taps.taps; ++k) {
-    const TapColumns t = tap_columns(b, window.shift0 - k * window.dilation, w_in);
-    if (t.hi <= t.lo) continue;
-    const float* w = a + k * c_count * kChangeConvRows;
-    // Masked-off lanes are never read, so the row may start before d or end after it.
-    const float* row = window.d + t.first_input;
-    // Vectors [first, end) over columns [lo, hi); the few columns of an end vector outside.
-    int64_t first = t.lo / kLanes, end = (t.hi + kLanes - 1) / kLanes;
-    if ((first + 1) * kLanes - t.lo <= kFewColumns) ++first;
-    if (end > first && t.hi - (end - 1) * kLanes <= kFewColumns) --end;
-    const int64_t lo = std::max(t.lo, first * kLanes), hi = std::min(t.hi, end * kLanes);
-    if (lo > t.lo || hi < t.hi) {
-      if (!extra_used)
-        std::fill(&extra[0][0], &extra[0][0] + kChangeConvRows * kBlockColumns, 0.0F);
-      extra_used = true;
-      accumulate_columns(extra, w, row, c_count, w_in, t.lo, std::min(lo, t.hi));
-      accumulate_columns(extra, w, row, c_count, w_in, std::max(hi, lo), t.hi);
-    }
-    if (hi <= lo) continue;
-    const __mmask16 masks[kVectors] = {lanes(lo, hi), lanes(lo - kLanes, hi - kLanes),
-                                       lanes(lo - 2 * kLanes, hi - 2 * kLanes)};
+  for (int64_t p = 0; p < plan_count; ++p) {
+    const TapPlan& plan = plans[p];
+    const float* w = a + plan.tap * c_count * kChangeConvRows;
     if (o0 == 0) {
-      accumulate_reached<true>(first, end, acc, w, row, c_count, w_in, masks);
+      accumulate_reached<true>(plan.first, plan.end, acc, w, plan.row, c_count, w_in, plan.masks);
     } else {
-      accumulate_reached<false>(first, end, acc, w, row, c_count, w_in, masks);
+      accumulate_reached<false>(plan.first, plan.end, acc, w, plan.row, c_count, w_in, plan.masks);
     }
   }
-  write_block(acc, extra_used ? &extra : nullptr, taps, window, epilogue, o0, b);
+  write_block(acc, ends, taps, window, epilogue, o0, b);
 }
 #endif
 
@@ -281,11 +338,18 @@ void conv1d_change(const ChangeConvTaps& taps, const ChangeConvWindow& window,
   const int64_t o_count = taps.out_channels, c_count = taps.in_channels;
   const int64_t block_floats = taps.taps * c_count * kChangeConvRows;
 #if defined(__AVX512F__)
+  // Per thread, kept between calls: the taps' plans and the end columns' sums of a block.
+  thread_local std::vector<TapPlan> plans;
+  thread_local std::vector<float> extra;
+  plans.resize(static_cast<size_t>(taps.taps));
+  extra.resize(static_cast<size_t>(taps.padded_out * kBlockColumns));
   for (int64_t j0 = vector_grid_origin(taps, window); j0 < window.w_out; j0 += kBlockColumns) {
     const BlockColumns b{j0, std::max<int64_t>(0, -j0), std::min(kBlockColumns, window.w_out - j0)};
+    EndColumns ends{extra.data()};
+    const int64_t plan_count = plan_block(taps, window, b, plans.data(), ends);
     for (int64_t o0 = 0; o0 < o_count; o0 += kChangeConvRows) {
       change_block(taps, taps.packed.data() + (o0 / kChangeConvRows) * block_floats, window,
-                   epilogue, o0, b);
+                   epilogue, o0, b, plans.data(), plan_count, ends);
     }
   }
 #else

@@ -25,7 +25,10 @@ namespace strand::kernels::cpu {
 /// kChangeConvRows output channels, each (K, C, kChangeConvRows), the last block zero-padded.
 struct ChangeConvTaps {
   std::vector<float> packed;
-  int64_t out_channels = 0, in_channels = 0, taps = 0;
+  /// The same weights as (K, C, padded_out), output channels innermost and zero-padded to a
+  /// multiple of 64: the few columns at a tap's ends multiply all output channels at once.
+  std::vector<float> by_column;
+  int64_t out_channels = 0, in_channels = 0, taps = 0, padded_out = 0;
 };
 
 /// Output channels per register block.
