@@ -919,10 +919,13 @@ Value global_avg_value(const StepInputs& in) {
   for (int64_t m = 0; m < static_cast<int64_t>(in.slots.size()); ++m) {
     for (int64_t c = 0; c < channels; ++c) {
       const float* row = d + (m * channels + c) * v.width;
-      double change = 0.0;
+      // In float, 16 lanes wide: a change is small, and its sum's rounding (about 1e-7 of it
+      // per lane's partial sum) stays far under the effect's own (the double sum took 2% of a
+      // BPNet ISM).
+      float change = 0.0F;
 #pragma omp simd reduction(+ : change)
       for (int64_t j = 0; j < v.width; ++j) change += row[j];
-      o[m * channels + c] += static_cast<float>(change / static_cast<double>(l));
+      o[m * channels + c] += change / static_cast<float>(l);
     }
   }
   return out;

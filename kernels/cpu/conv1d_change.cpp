@@ -222,10 +222,10 @@ int64_t plan_block(const ChangeConvTaps& taps, const ChangeConvWindow& window,
 // Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
 // fewest lanes at the ends of the taps' column ranges. A tap whose columns start or end inside
 // a vector multiplies the whole vector, and windows clipped at a crop or a sequence end put the
-// taps' ends anywhere on the grid.
+// taps' ends anywhere on the grid. The best grid starts a vector where some tap starts or
+// ends, so only those grids are tried.
 int64_t vector_grid_origin(const ChangeConvTaps& taps, const ChangeConvWindow& window) {
-  int64_t best = 0, least = std::numeric_limits<int64_t>::max();
-  for (int64_t origin = 0; origin > -kLanes; --origin) {
+  const auto waste_of = [&](int64_t origin) {
     int64_t waste = 0;
     for (int64_t k = 0; k < taps.taps; ++k) {
       const TapColumns t =
@@ -234,9 +234,20 @@ int64_t vector_grid_origin(const ChangeConvTaps& taps, const ChangeConvWindow& w
       const int64_t lo = t.lo - origin, hi = t.hi - origin;  // on the grid from `origin`
       waste += lo % kLanes + (kLanes - hi % kLanes) % kLanes;
     }
-    if (waste < least) {
-      least = waste;
-      best = origin;
+    return waste;
+  };
+  int64_t best = 0, least = waste_of(0);
+  for (int64_t k = 0; k < taps.taps && least > 0; ++k) {
+    const TapColumns t =
+        tap_columns({0, 0, window.w_out}, window.shift0 - k * window.dilation, window.w_in);
+    if (t.hi <= t.lo) continue;
+    for (const int64_t edge : {t.lo, t.hi}) {
+      const int64_t origin = -((kLanes - edge % kLanes) % kLanes);  // in (-16, 0]
+      const int64_t waste = waste_of(origin);
+      if (waste < least) {
+        least = waste;
+        best = origin;
+      }
     }
   }
   return best;
