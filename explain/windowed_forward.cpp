@@ -433,7 +433,7 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
     return refuse("no layer of the model reads the sequence locally");
   }
   plan->plan_windows();
-  plan->fuse_residual_blocks();
+  plan->plan_change_convolutions();
   return plan;
 }
 
@@ -441,7 +441,7 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
 // input's reach, after plan_windows) get its packed weights; then Conv1D -> ReLU -> Add(the
 // conv's input, ReLU), each read only by the next, is fused: the kernel applies the ReLU and
 // the Add as it writes.
-void WindowedForward::fuse_residual_blocks() {
+void WindowedForward::plan_change_convolutions() {
   for (Step& step : steps_) {
     if (step.kind != Step::Kind::kConv || !kernels::cpu::kChangeConvInRegisters ||
         step.conv.stride != 1 || step.weight.size(1) < kMinChannelsForTaps ||
@@ -460,16 +460,16 @@ void WindowedForward::fuse_residual_blocks() {
       continue;
     }
     conv.relu_follows = true;
+    if (relu.readers != 1 || conv.packed_taps.out_channels != conv.packed_taps.in_channels) {
+      continue;
+    }
     for (const Step& add : steps_) {
-      const bool residual = add.kind == Step::Kind::kMerge && !add.concat &&
-                            add.inputs.size() == 2 && relu.readers == 1 &&
-                            conv.packed_taps.out_channels == conv.packed_taps.in_channels;
       const auto reads = [&add](size_t from) {
         return std::find(add.inputs.begin(), add.inputs.end(), from) != add.inputs.end();
       };
-      if (residual && reads(s) && reads(conv.inputs[0]) && add.shape == conv.input_shape) {
-        conv.adds_input = true;
-      }
+      conv.adds_input = conv.adds_input ||
+                        (add.kind == Step::Kind::kMerge && !add.concat && add.inputs.size() == 2 &&
+                         reads(s) && reads(conv.inputs[0]) && add.shape == conv.input_shape);
     }
   }
 }

@@ -92,7 +92,7 @@ class WindowedForward {
  private:
   WindowedForward();
   void plan_windows();
-  void fuse_residual_blocks();
+  void plan_change_convolutions();
   std::vector<Step> steps_;
   std::vector<size_t> output_steps_;
   int64_t length_ = 0;
