@@ -723,6 +723,44 @@ Tensor convolve_in_registers(const StepInputs& in, const Value& v, const Value& 
   return result;
 }
 
+// A dense-stride, undilated convolution of the sequence's change over a few columns (a
+// substitution's, an MNV's), a few +-1 entries: each adds its weight column's taps to a run of
+// output columns, with no GEMM call (whose fixed cost was most of this step's: about 2% of a
+// BPNet ISM). Wider changes (an indel's shifted tail) stay with the GEMMs.
+constexpr int64_t kMaxSequenceChangeColumns = 16;
+
+Tensor convolve_sequence_change(const Step& step, const Value& v, const Value& out) {
+  const auto m_count = static_cast<int64_t>(v.starts.size());
+  const int64_t o_count = step.weight.size(0), c_count = step.weight.size(1);
+  const int64_t k_count = step.kernel, w_in = v.width, w_out = out.width;
+  Tensor result = Tensor::zeros({m_count, o_count, w_out});
+  const float* weight = step.weight.data<float>();  // (O, C, K)
+  const float* d = v.change.data<float>();
+  float* o = result.data<float>();
+  for (int64_t m = 0; m < m_count; ++m) {
+    const auto i = static_cast<size_t>(m);
+    // Input column t reaches output column u through tap k = t + base - u.
+    const int64_t base = v.starts[i] + step.conv.pad_left - out.starts[i];
+    for (int64_t t = 0; t < w_in; ++t) {
+      const int64_t u0 = std::max<int64_t>(0, t + base - (k_count - 1));
+      const int64_t u1 = std::min(w_out, t + base + 1);
+      if (u1 <= u0) continue;
+      for (int64_t c = 0; c < c_count; ++c) {
+        const float value = d[(m * c_count + c) * w_in + t];
+        if (value == 0.0F) continue;
+        for (int64_t oc = 0; oc < o_count; ++oc) {
+          float* row = o + (m * o_count + oc) * w_out;
+          const float* taps = weight + (oc * c_count + c) * k_count;
+          const int64_t last = t + base;  // the tap of output column u is last - u
+#pragma omp simd
+          for (int64_t u = u0; u < u1; ++u) row[u] += value * taps[last - u];
+        }
+      }
+    }
+  }
+  return result;
+}
+
 Value conv_change(const StepInputs& in) {
   const Step& step = in.step;
   const Value& v = in.value(0);
@@ -731,6 +769,11 @@ Value conv_change(const StepInputs& in) {
   std::vector<int64_t> a, b;
   grown_windows(v, step.conv.pad_left, span, stride, a, b);
   place(a, b, step.need, out);
+  if (step.inputs[0] == 0 && stride == 1 && step.conv.dilation == 1 &&
+      v.width <= kMaxSequenceChangeColumns) {
+    out.change = convolve_sequence_change(step, v, out);
+    return out;
+  }
   const int64_t c_count = step.taps.size(2);
   // Tap by tap where both channel counts keep the GEMMs busy: in registers from a vector's
   // width of columns on (kernels/cpu/conv1d_change.h), else the alternates' columns side by side
