@@ -150,6 +150,12 @@ void check_flags(const ExplainOptions& o) {
   if (o.plot.empty() && (!o.plot_sequence.empty() || !o.plot_range.empty())) {
     throw ConfigError("--plot-sequence and --plot-range go with --plot FILE.svg");
   }
+  if (!usable_device(o.device, "--device").is_cpu() && o.ism_path == "fast") {
+    throw ConfigError(fmt::format(
+        "--ism-path fast: the windowed fast path runs on the CPU; on --device {} ISM runs as "
+        "batched brute force (--ism-path auto or brute)",
+        o.device));
+  }
 }
 
 }  // namespace
@@ -248,6 +254,12 @@ const std::vector<ConfigKey>& explain_keys() {
          .flag = "--plot-range",
          .help = "The positions to draw, START-END (1-based, inclusive; default: 80 bases around "
                  "the largest score)",
+         .commands = explain},
+        {.key = "device",
+         .field = field<ExplainOptions>([](auto& o) -> auto& { return o.device; }),
+         .flag = "--device",
+         .help = "Where the model runs: cpu, or cuda[:N] (ISM then runs as batched brute force: "
+                 "its windowed fast path is the CPU's); cuda fails clearly where unsupported",
          .commands = explain},
         {.key = "batch-size",
          .field = field<ExplainOptions>([](auto& o) -> auto& { return o.batch_size; }),
@@ -492,6 +504,8 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   const int64_t length = split.source->length();
   TrainedModel trained = load_sequence_model(files, config, length, "explain");
   Model& model = *trained.model;
+  const Device device = usable_device(options.device, "--device");
+  if (!device.is_cpu()) model.to(device);
   const ResolvedTarget resolved =
       resolve_target(trained, options.output, options.task, options.predictions);
   const int64_t n = split.source->size();
@@ -527,10 +541,11 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   }
   ShapBookkeeping bookkeeping(options, plan.references, length);
 
-  log << fmt::format("explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}\n",
-                     options.method, resolved.output_name, resolved.task_label,
-                     plan.target.activation ? "predictions" : "logits", n, length,
-                     trained.files.checkpoint.string());
+  log << fmt::format(
+      "explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}{}\n",
+      options.method, resolved.output_name, resolved.task_label,
+      plan.target.activation ? "predictions" : "logits", n, length,
+      trained.files.checkpoint.string(), device.is_cpu() ? "" : " on " + options.device);
   plan.batch = options.batch_size > 0 ? options.batch_size : plan.ism ? 256 : 64;
   // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
   const int64_t chunk = plan.ism    ? std::clamp<int64_t>(plan.batch / (3 * plan.positions), 1, 64)

@@ -34,9 +34,10 @@ struct ExplainOptions {
   std::string deviations;         // deeplift_shap: per-sequence convergence TSV
   std::string plot;               // a logo of one sequence as SVG
   std::string plot_sequence;      // its name or 0-based index; default: the first
-  std::string plot_range;  // "START-END" 1-based inclusive; default: 80 bases around the peak
-  int64_t batch_size = 0;  // 0: the method's default
-  int64_t threads = 0;     // 0: every core
+  std::string plot_range;      // "START-END" 1-based inclusive; default: 80 bases around the peak
+  int64_t batch_size = 0;      // 0: the method's default
+  int64_t threads = 0;         // 0: every core
+  std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
 };
 
 /// The rows of ExplainOptions: every flag of `strand explain`.

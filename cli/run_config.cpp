@@ -517,18 +517,23 @@ void validate_config(const RunConfig& c) {
     require(index >= 0 && index < layers, "freeze",
             fmt::format("layer index {} is not in the model (layers 0..{})", index, layers - 1));
   }
+  usable_device(c.device, "device");
+}
+
+Device usable_device(const std::string& text, const std::string& name) {
   Device device;
   try {
-    device = Device::parse(c.device);
+    device = Device::parse(text);
   } catch (const std::exception& error) {
-    throw ConfigError(fmt::format("device: {}", error.what()));
+    throw ConfigError(fmt::format("{}: {}", name, error.what()));
   }
   if (device.is_cuda()) {
     // Never fall back to the CPU silently: a CUDA run without the CUDA module, its libraries or
     // a usable GPU stops here, with the one reason (this loads the module on first use).
     const std::string reason = cuda_unusable_reason();
-    require(reason.empty(), "device", fmt::format("'{}' requested, but {}", c.device, reason));
+    require(reason.empty(), name, fmt::format("'{}' requested, but {}", text, reason));
   }
+  return device;
 }
 
 bool needs_validation(const RunConfig& c) {

@@ -15,6 +15,7 @@
 
 #include "cli/config_error.h"
 #include "cli/model_spec.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "core/value_range.h"
 #include "data/loader/loader_config.h"
@@ -185,6 +186,10 @@ bool needs_validation(const RunConfig& config);
 
 /// validate_config() plus what only training needs (a validation file when needs_validation).
 void validate_training_config(const RunConfig& config);
+
+/// The device `text` names ("cpu", "cuda[:N]"), checked usable; else ConfigError naming `name`
+/// (the key or flag) and the reason (a CUDA device is never replaced by the CPU silently).
+Device usable_device(const std::string& text, const std::string& name);
 
 /// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
 /// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.

@@ -108,6 +108,7 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   // about one batch of pairs each, so that every sequence's sums are made in one thread, in
   // order (the results do not depend on the thread count).
   // At least one unit per thread when there are enough sequences.
+  const DeviceUnits device_units(!device.is_cpu());
   const int64_t threads = std::max(1, omp_get_max_threads());
   const int64_t group = std::clamp<int64_t>(options.batch_size / r, 1,
                                             std::max<int64_t>(1, (n + threads - 1) / threads));

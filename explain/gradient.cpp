@@ -24,6 +24,7 @@ Tensor gradient(Model& model, const Tensor& codes_in, const GradientOptions& opt
   ExplainScope scope(model);
   model.output_activation(options.target.output);  // a Graph's plan, made before the threads
   const Device device = train::model_device(model);
+  const DeviceUnits device_units(!device.is_cpu());
   const int64_t batches = (n + options.batch_size - 1) / options.batch_size;
   std::vector<Tensor> parts(static_cast<size_t>(batches));
   // Each batch is a unit of work (explain/parallel_units.h).

@@ -11,6 +11,7 @@
 #include "data/encoding.h"
 #include "explain/fast_ism.h"
 #include "explain/parallel_units.h"
+#include "train/evaluation.h"
 
 namespace strand::explain {
 namespace {
@@ -62,6 +63,7 @@ IsmResult ism_brute_force(Model& model, const Tensor& codes_in, const IsmOptions
   const bool was_training = model.is_training();
   model.eval();
   model.output_activation(options.target.output);  // a Graph's plan, made before the threads
+  const DeviceUnits device_units(!train::model_device(model).is_cpu());
   try {
     for_each_unit((total + batch - 1) / batch, [&](int64_t unit) {
       NoGradGuard no_grad;  // grad mode is per thread

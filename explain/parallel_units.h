@@ -31,6 +31,17 @@ class SerialOps {
   int previous_;
 };
 
+/// Units of work queued from one host thread when the model runs on a GPU: the device runs the
+/// passes in order anyway, and the CUDA backend's streams and caches are not meant to be driven
+/// from several host threads at once.
+class DeviceUnits {
+ public:
+  explicit DeviceUnits(bool on_device) : serial_(on_device) {}
+
+ private:
+  SerialOps serial_;
+};
+
 /// Runs unit(i) for every i in [0, count): on the OpenMP threads when there are at least two
 /// units and two threads, else in order on this thread (whose ops then use every thread).
 /// Rethrows the first exception a unit threw, after the others have finished.

@@ -12,6 +12,7 @@
 #include "ops/reduction.h"
 #include "ops/shape.h"
 #include "ops/softmax.h"
+#include "train/evaluation.h"
 
 namespace strand::explain {
 
@@ -60,7 +61,9 @@ Var output_task_values(const Var& output, Activation activation, const Target& t
 
 Var task_values(Model& model, const Var& sequence, const Target& target) {
   ModelInputs inputs;
-  inputs.sequence = sequence;
+  const Device device = train::model_device(model);
+  inputs.sequence =
+      sequence.value().device() == device ? sequence : Var(sequence.value().to(device));
   const std::vector<Var> outputs = model.forward_outputs(inputs);
   STRAND_CHECK(target.output < outputs.size(), "explain: the model has no output {}",
                target.output);
@@ -85,6 +88,7 @@ Tensor predict_target(Model& model, const Tensor& codes, const Target& target, i
   model.eval();
   // A Graph makes its plan on first use: here, before the threads share it.
   model.output_activation(target.output);
+  const DeviceUnits device_units(!train::model_device(model).is_cpu());
   const int64_t n = codes.size(0);
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::vector<Tensor> parts(static_cast<size_t>(batches));

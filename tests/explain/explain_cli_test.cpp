@@ -1,7 +1,8 @@
 // `strand explain` end to end on a tiny trained run: each method's files (.npz in
-// TF-MoDISco-lite's layout, .tsv, .bw), the logo, the references round trip, and every bad
-// input the command names (wrong length, unknown output or task, zero references, a bigWig of
-// unsorted windows), each leaving no output behind.
+// TF-MoDISco-lite's layout, .tsv, .bw), the logo, the references round trip, every bad input
+// the command names (wrong length, unknown output or task, zero references, a bigWig of
+// unsorted windows), each leaving no output behind, and --device: refused with the reason
+// without a GPU, equal to the CPU's results on one.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -10,9 +11,11 @@
 #include <sstream>
 
 #include "cli/cli_test_support.h"
+#include "cuda/cuda_test_support.h"
 #include "data/signals/bigwig.h"
 #include "explain/logo.h"
 #include "io/npz.h"
+#include "tensor/cuda_runtime.h"
 #include "test_helpers.h"
 
 namespace strand::cli {
@@ -149,6 +152,61 @@ TEST_CASE("explain: ism over a position range, fast and brute force alike, no ro
   const std::string tsv = read_text(dir.path() / "fast.tsv");
   CHECK(tsv.find("\tmax_effect\n") != std::string::npos);
   CHECK(tsv.find("c\tc\t40\t41\tN\t0\t0\t0\t0\t0\n") != std::string::npos);
+}
+
+TEST_CASE("explain: --device cuda is refused, with the reason, where no GPU is usable") {
+  if (cuda_usable()) STRAND_SKIP("a CUDA device is usable here: the GPU comparison runs instead");
+  TempDir dir("explain-device");
+  prepare(dir);
+  for (const char* path : {"auto", "fast"}) {
+    CAPTURE(path);
+    const CliResult result = run(explain(dir, "ism",
+                                         {"--fasta", dir.str("r.fa"), "--device", "cuda",
+                                          "--ism-path", path, "--out", dir.str("d.npz")}));
+    CHECK(result.status != 0);
+    CHECK(result.err.find("error: --device: 'cuda' requested, but " + cuda_unusable_reason()) == 0);
+    CHECK_FALSE(fs::exists(dir.path() / "d.npz"));
+  }
+  const CliResult unknown = run(explain(
+      dir, "gradient", {"--fasta", dir.str("r.fa"), "--device", "gpu", "--out", dir.str("d.npz")}));
+  CHECK(unknown.status != 0);
+  CHECK(unknown.err.find("error: --device: ") == 0);
+}
+
+TEST_CASE("explain: on the GPU, ism, deeplift_shap and gradient equal the CPU's") {
+  STRAND_REQUIRE_GPU();
+  TempDir dir("explain-gpu");
+  prepare(dir);
+  const CliResult fast = run(explain(dir, "ism",
+                                     {"--fasta", dir.str("r.fa"), "--device", "cuda", "--ism-path",
+                                      "fast", "--out", dir.str("fast.npz")}));
+  CHECK(fast.status != 0);
+  CHECK(fast.err.find("--ism-path fast: the windowed fast path runs on the CPU") !=
+        std::string::npos);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> methods = {
+      {"ism", {}}, {"deeplift_shap", {"--references", "5"}}, {"gradient", {}}};
+  for (const auto& [method, extra] : methods) {
+    CAPTURE(method);
+    std::vector<std::vector<float>> scores;
+    for (const std::string device : {"cpu", "cuda"}) {
+      std::vector<std::string> args = {"--fasta",  dir.str("r.fa"),
+                                       "--device", device,
+                                       "--out",    dir.str(method + "_" + device + ".npz")};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const CliResult result = run(explain(dir, method, args));
+      REQUIRE_MESSAGE(result.status == 0, result.err);
+      if (device == "cuda") CHECK(result.out.find(" on cuda") != std::string::npos);
+      scores.push_back(floats(io::read_npz(dir.path() / (method + "_" + device + ".npz"))[0]));
+    }
+    REQUIRE(scores[0].size() == scores[1].size());
+    double largest = 0.0, worst = 0.0;
+    for (size_t i = 0; i < scores[0].size(); ++i) {
+      largest = std::max(largest, static_cast<double>(std::abs(scores[0][i])));
+      worst = std::max(worst, static_cast<double>(std::abs(scores[0][i] - scores[1][i])));
+    }
+    CHECK(largest > 0.0);
+    CHECK(worst <= 1e-4 * std::max(1.0, largest));
+  }
 }
 
 TEST_CASE("explain: gradient and input x gradient, and a bigWig of tiles") {
