@@ -103,6 +103,21 @@ echo "bundle: lib/libstrand_cuda.so is found and loaded beside lib/libstrand.so"
 # The tests' fixtures, configs and the motif library: the repository's own files.
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - -cf - | tar -xf - -C "$stage/share/strand/source"
+# A trained BPNet and four of its sequences, for gpu_checks.sh's explain step
+# (bench/cuda/run_explain_gpu.sh): bench/explain/prepare_runs.sh trains them into build-bench.
+explain_runs="${STRAND_BUNDLE_EXPLAIN_DIR:-build-bench/explain}"
+if [ -f "$explain_runs/runs/bpnet/checkpoints/best.safetensors" ] &&
+  [ -f "$explain_runs/seqs_2114_4.fa" ]; then
+  mkdir -p "$stage/share/strand/explain/bpnet/checkpoints"
+  cp "$explain_runs/runs/bpnet/config.json" "$stage/share/strand/explain/bpnet/"
+  cp "$explain_runs/runs/bpnet/checkpoints/best.safetensors" \
+    "$stage/share/strand/explain/bpnet/checkpoints/"
+  cp "$explain_runs/seqs_2114_4.fa" "$stage/share/strand/explain/seqs.fa"
+  echo "bundle: share/strand/explain holds $explain_runs's BPNet run for the explain checks"
+else
+  echo "bundle: no BPNet run in $explain_runs (bench/explain/prepare_runs.sh): gpu_checks.sh" \
+    "will report its explain step as not run"
+fi
 # The newest glibc symbol version any program or library needs: the host's glibc must be at
 # least this (Debian 12 builds need 2.34-2.36; Ubuntu 22.04 has 2.35, 24.04 2.39).
 glibc=$(for binary in "$stage"/bin/* "$stage"/lib/*; do
