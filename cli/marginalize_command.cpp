@@ -136,6 +136,11 @@ const std::vector<ConfigKey>& marginalize_keys() {
          .flag = "--batch-size",
          .help = "Sequences per pass",
          .commands = marginalize},
+        {.key = "device",
+         .field = field<MarginalizeOptions>([](auto& o) -> auto& { return o.device; }),
+         .flag = "--device",
+         .help = "Where the model runs: cpu or cuda[:N]; cuda fails clearly where unsupported",
+         .commands = marginalize},
     };
     rows.insert(rows.end(), own.begin(), own.end());
     return rows;
@@ -262,6 +267,7 @@ std::string pair_table(const std::vector<explain::SpacingEffect>& effects,
 }  // namespace
 
 void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
+  const Device device = usable_device(options.device, "--device");
   const std::vector<NamedMotif> motifs = given_motifs(options);
   const bool pair = motifs.size() == 2;
   const auto [first_spacing, last_spacing] =
@@ -277,6 +283,7 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   const int64_t length = split.source->length();
   TrainedModel trained = load_sequence_model(files, config, length, "marginalize");
   Model& model = *trained.model;
+  if (!device.is_cpu()) model.to(device);
   ResolvedTarget resolved =
       resolve_target(trained, options.output, options.task.empty() ? "all" : options.task, false);
   explain::Target target = resolved.target;

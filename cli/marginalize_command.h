@@ -32,6 +32,7 @@ struct MarginalizeOptions {
   std::string out;                  // the TSV
   int64_t batch_size = 256;
   int64_t threads = 0;
+  std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
 };
 
 /// The rows of MarginalizeOptions: every flag of `strand marginalize`.

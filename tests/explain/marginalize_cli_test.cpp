@@ -4,10 +4,14 @@
 // writing nothing.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "cli/cli_test_support.h"
+#include "cuda/cuda_test_support.h"
+#include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
 namespace {
@@ -58,6 +62,50 @@ TEST_CASE("marginalize: a motif's effect per task, from a consensus or a MEME fi
   REQUIRE_MESSAGE(consensus.status == 0, consensus.err);
   CHECK(consensus.out.find("cagctg at position 10") != std::string::npos);
   CHECK(consensus.out.find("(logits) on 10 sequences") != std::string::npos);
+}
+
+TEST_CASE("marginalize: --device cuda is refused, with the reason, where no GPU is usable") {
+  if (cuda_usable()) STRAND_SKIP("a CUDA device is usable here: the GPU comparison runs instead");
+  TempDir dir("marginalize-no-gpu");
+  prepare(dir);
+  const CliResult refused =
+      run(marginalize(dir, {"--motif", "cagctg", "--no-shuffle", "--device", "cuda"}));
+  CHECK(refused.status != 0);
+  CHECK(refused.err.find("error: --device: 'cuda' requested, but " + cuda_unusable_reason()) == 0);
+  CHECK_FALSE(fs::exists(dir.path() / "out.tsv"));
+}
+
+TEST_CASE("marginalize: on the GPU, the same table as the CPU's") {
+  STRAND_REQUIRE_GPU();
+  TempDir dir("marginalize-gpu");
+  prepare(dir);
+  const std::vector<std::string> motif = {"--motif", "cagctg", "--position", "10", "--no-shuffle"};
+  REQUIRE(run(marginalize(dir, motif)).status == 0);
+  const std::string on_cpu = read_text(dir.path() / "out.tsv");
+  std::vector<std::string> on_gpu = motif;
+  on_gpu.insert(on_gpu.end(), {"--device", "cuda"});
+  const CliResult result = run(marginalize(dir, on_gpu));
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  // Row by row: the same task, and each number within 1e-4 of its scale.
+  std::istringstream cpu_rows(on_cpu), gpu_rows(read_text(dir.path() / "out.tsv"));
+  std::string cpu_row, gpu_row;
+  std::getline(cpu_rows, cpu_row);  // the header
+  std::getline(gpu_rows, gpu_row);
+  CHECK(cpu_row == gpu_row);
+  int rows = 0;
+  while (std::getline(cpu_rows, cpu_row) && std::getline(gpu_rows, gpu_row)) {
+    std::istringstream cpu_fields(cpu_row), gpu_fields(gpu_row);
+    std::string cpu_task, gpu_task;
+    cpu_fields >> cpu_task;
+    gpu_fields >> gpu_task;
+    CHECK(cpu_task == gpu_task);
+    double a = 0.0, b = 0.0;
+    while (cpu_fields >> a && gpu_fields >> b) {
+      CHECK(std::abs(a - b) <= 1e-4 * std::max(1.0, std::abs(a)));
+    }
+    ++rows;
+  }
+  CHECK(rows > 0);
 }
 
 TEST_CASE("marginalize: two motifs over a range of spacings, with their interaction") {
