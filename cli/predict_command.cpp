@@ -303,6 +303,11 @@ const std::vector<ConfigKey>& predict_keys() {
          .flag = "--batch-size",
          .help = "Batch size",
          .commands = predict},
+        {.key = "device",
+         .field = field<PredictOptions>([](auto& o) -> auto& { return o.device; }),
+         .flag = "--device",
+         .help = "Where the model runs: cpu or cuda[:N]; cuda fails clearly where unsupported",
+         .commands = predict},
     };
     rows.insert(rows.end(), own.begin(), own.end());
     return rows;
@@ -313,6 +318,7 @@ const std::vector<ConfigKey>& predict_keys() {
 int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostream& err) {
   const std::string out_format = output_format(options);
   check_predict_flags(options, out_format);
+  const Device device = usable_device(options.device, "--device");
   std::ostream& log = message_stream(options, out, err);
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
   RunConfig config = load_config_file(files.config);
@@ -323,6 +329,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   const DataSplit split = build_scoring_split(inputs, config);
   const int64_t length = split.source->length();
   const TrainedModel trained = load_trained_model(files, config, length);
+  if (!device.is_cpu()) trained.model->to(device);
   if (trained.dimensions.length != length) {
     throw ConfigError(fmt::format(
         "predict: the model was trained on {} bp windows, the input has {} (give --window {})",
@@ -334,8 +341,9 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   }
   const size_t output = predicted_output(*trained.model, trained.dimensions, options.output);
   const std::vector<int64_t> reverse = reverse_map(options, config, trained, output);
-  log << fmt::format("predict: {} samples of {} bp with {}{}\n", split.source->size(), length,
+  log << fmt::format("predict: {} samples of {} bp with {}{}{}\n", split.source->size(), length,
                      trained.files.checkpoint.string(),
+                     device.is_cpu() ? "" : " on " + options.device,
                      options.rc_average ? " (averaged with the reverse complement)" : "");
   const auto columns = static_cast<int64_t>(reverse.size());
   PredictionTableOptions table_options;

@@ -25,7 +25,8 @@ struct PredictOptions {
   std::string task;         // bedGraph of a multi-task model: the task, by name or index
   std::string output;       // a graph model's output; default: its first (B, T) output
   int64_t batch_size = 256;
-  int64_t threads = 0;  // 0: every core
+  int64_t threads = 0;         // 0: every core
+  std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
 };
 
 /// The rows of PredictOptions: every flag of `strand predict`.

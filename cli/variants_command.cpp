@@ -147,12 +147,14 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   if (options.out.empty())
     throw ConfigError("--out: an output path (.tsv, .vcf.gz, .bcf) is required");
   if (options.attributions > 0) attributions_path(options);  // checked before the work
+  const Device device = usable_device(options.device, "--device");
   std::ostream& log = options.out == "-" ? err : out;
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));
   const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
+  if (!device.is_cpu()) trained.model->to(device);
   variants::VariantScoringOptions scoring = scoring_options(options, trained);
   auto last_report = std::chrono::steady_clock::now();
   scoring.progress = [&log, &last_report](const variants::VariantSummary& figures) {
@@ -318,6 +320,12 @@ const std::vector<ConfigKey>& variants_keys() {
        .range_note = "0: OMP_NUM_THREADS, else all cores",
        .flag = "--threads",
        .help = "CPU threads",
+       .commands = variants},
+      {.key = "device",
+       .field = field<VariantsOptions>([](auto& o) -> auto& { return o.device; }),
+       .flag = "--device",
+       .help = "Where the model runs: cpu or cuda[:N] (every window then runs whole: the "
+               "incremental alt windows are the CPU's); cuda fails clearly where unsupported",
        .commands = variants},
   };
   return keys;

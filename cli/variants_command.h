@@ -20,7 +20,8 @@ struct VariantsOptions {
   std::string output;  // outputs to score, comma-separated names; default: every scorable one
   std::string task;    // tasks or tracks to score, comma-separated names or indices; default: all
   bool rc_average = false;
-  int64_t threads = 0;  // 0: every core
+  int64_t threads = 0;         // 0: every core
+  std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
   int64_t batch_size = 64;
   std::string ref_mismatch = "error";  // error, skip or warn
   std::string contig_end = "pad";      // pad or skip

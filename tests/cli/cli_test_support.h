@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -98,6 +101,30 @@ inline std::vector<std::vector<std::string>> tsv_rows(const std::string& text) {
     rows.push_back(fields);
   }
   return rows;
+}
+
+/// Whether two TSV texts hold the same table: the same shape, and each cell the same text or,
+/// where both are numbers, equal within `tolerance` of max(1, |a|) (a GPU's and a CPU's
+/// results differ by float rounding). Each differing cell is reported.
+inline bool tables_agree(const std::string& a, const std::string& b, double tolerance) {
+  const auto rows_a = tsv_rows(a), rows_b = tsv_rows(b);
+  bool agree = rows_a.size() == rows_b.size() && !rows_a.empty();
+  for (size_t r = 0; agree && r < rows_a.size(); ++r) {
+    agree = rows_a[r].size() == rows_b[r].size();
+    for (size_t c = 0; agree && c < rows_a[r].size(); ++c) {
+      const std::string& x = rows_a[r][c];
+      const std::string& y = rows_b[r][c];
+      if (x == y) continue;
+      char* x_end = nullptr;
+      char* y_end = nullptr;
+      const double u = std::strtod(x.c_str(), &x_end), v = std::strtod(y.c_str(), &y_end);
+      const bool numbers = !x.empty() && !y.empty() && *x_end == '\0' && *y_end == '\0';
+      agree = numbers && std::abs(u - v) <= tolerance * std::max(1.0, std::abs(u));
+      if (!agree)
+        MESSAGE("row " << r << ", column " << c << ": '" << x << "' against '" << y << "'");
+    }
+  }
+  return agree;
 }
 
 /// How far (KiB) `strand <args...>` raises the peak resident memory above the resident memory

@@ -7,7 +7,9 @@
 #include <limits>
 
 #include "cli_test_support.h"
+#include "cuda/cuda_test_support.h"
 #include "io/safetensors.h"
+#include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
 namespace {
@@ -170,6 +172,31 @@ TEST_CASE("predict: --out - writes the table to standard output and messages to 
   CHECK(result.err.find("predict: 80 samples") != std::string::npos);
   CHECK(result.err.find("to standard output") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists("-"));
+}
+
+TEST_CASE("predict: --device cuda is refused, with the reason, where no GPU is usable") {
+  if (cuda_usable()) STRAND_SKIP("a CUDA device is usable here: the GPU comparison runs instead");
+  TempDir dir("predict-no-gpu");
+  REQUIRE(run(tiny_run(dir, "r", 1)).status == 0);
+  const auto result = run({"predict", "--model", dir.str("r"), "--out", dir.str("p.tsv"),
+                           "--device", "cuda", "--threads", "1"});
+  CHECK(result.status != 0);
+  CHECK(result.err.find("error: --device: 'cuda' requested, but " + cuda_unusable_reason()) == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "p.tsv"));
+}
+
+TEST_CASE("predict: on the GPU, the same table as the CPU's") {
+  STRAND_REQUIRE_GPU();
+  TempDir dir("predict-gpu");
+  REQUIRE(run(tiny_run(dir, "r", 1)).status == 0);
+  std::vector<std::string> tables;
+  for (const char* device : {"cpu", "cuda"}) {
+    const auto result = run({"predict", "--model", dir.str("r"), "--out", dir.str("p.tsv"),
+                             "--device", device, "--threads", "1"});
+    REQUIRE_MESSAGE(result.status == 0, result.err);
+    tables.push_back(read_text(dir.path() / "p.tsv"));
+  }
+  CHECK(testing::tables_agree(tables[0], tables[1], 1e-4));
 }
 
 }  // namespace

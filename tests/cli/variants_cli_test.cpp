@@ -16,7 +16,9 @@
 #include <thread>
 
 #include "cli_test_support.h"
+#include "cuda/cuda_test_support.h"
 #include "io/npz.h"
+#include "tensor/cuda_runtime.h"
 #include "test_helpers.h"
 
 namespace strand::cli {
@@ -457,6 +459,29 @@ TEST_CASE("variants: SIGINT stops a strand variants process cleanly, exit 130, n
   CHECK(scene.outputs().empty());  // no output, index or temporary file
 }
 #endif
+
+TEST_CASE("variants: --device cuda is refused, with the reason, where no GPU is usable") {
+  if (cuda_usable()) STRAND_SKIP("a CUDA device is usable here: the GPU comparison runs instead");
+  VariantScene scene;
+  const std::string vcf = scene.vcf("in.vcf", scene.snv("chr1", 500));
+  const auto result = run(with(scene.args(vcf, "scores.tsv"), {"--device", "cuda"}));
+  CHECK(result.status != 0);
+  CHECK(result.err.find("error: --device: 'cuda' requested, but " + cuda_unusable_reason()) == 0);
+  CHECK(scene.outputs().empty());
+}
+
+TEST_CASE("variants: on the GPU, the same scores as the CPU's") {
+  STRAND_REQUIRE_GPU();
+  VariantScene scene;
+  const std::string vcf =
+      scene.vcf("in.vcf", scene.snv("chr1", 500) + scene.snv("chr1", 1200) +
+                              scene.snv("chr2", 2500) + "chr2\t1000\t.\tA\tAT,G\t.\t.\t.\n");
+  REQUIRE(run(scene.args(vcf, "cpu.tsv")).status == 0);
+  const auto result = run(with(scene.args(vcf, "gpu.tsv"), {"--device", "cuda"}));
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  CHECK(testing::tables_agree(read_text(scene.dir.path() / "cpu.tsv"),
+                              read_text(scene.dir.path() / "gpu.tsv"), 1e-4));
+}
 
 }  // namespace
 }  // namespace strand::cli
