@@ -7,9 +7,9 @@
 #      `--deterministic` GPU runs compared byte for byte;
 #   3. the benchmark against PyTorch on the same GPU, eager and torch.compile: the reference
 #      experiment (run_reference_gpu.sh) and the Basset preset at batch 128 (run_basset_gpu.sh),
-#      with ratios and each side's math mode; then `strand explain --device` on a trained
-#      BPNet against the CPU and a PyTorch ISM on the same GPU (run_explain_gpu.sh);
-#   4. compute-sanitizer memcheck and racecheck on test_cuda;
+#      with ratios and each side's math mode;
+#   4. compute-sanitizer memcheck and racecheck on test_cuda; then `strand explain --device` on
+#      a trained BPNet against the CPU and a PyTorch ISM on the same GPU (run_explain_gpu.sh);
 #   5. ncu: the kernels of a reference training run ranked by time, and the three slowest
 #      profiled in detail, if time is left.
 # The last lines printed are a summary table. Logs go to $OUT (the device machine's folder whose
@@ -25,14 +25,14 @@
 #       facts runs; a rehearsal is never reported as a GPU result.
 #   STRAND_GPU_CHECKS_BUDGET (540 s), STRAND_GPU_CHECKS_TIME_SCALE (1: multiplies the budget and
 #       every step's limit, for slow rehearsal machines), STRAND_GPU_CHECKS_STEPS (default
-#       "tests runs bench explain sanitizer ncu"), PYTHON (python3: the one with PyTorch),
+#       "tests runs bench sanitizer explain ncu"), PYTHON (python3: the one with PyTorch),
 #       STRAND_GPU_CHECKS_KEEP=1 (keep the work folder).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rehearsal="${STRAND_GPU_CHECKS_REHEARSAL:-0}"
 scale="${STRAND_GPU_CHECKS_TIME_SCALE:-1}"
 budget=$((${STRAND_GPU_CHECKS_BUDGET:-540} * scale))
-steps=" ${STRAND_GPU_CHECKS_STEPS:-tests runs bench explain sanitizer ncu} "
+steps=" ${STRAND_GPU_CHECKS_STEPS:-tests runs bench sanitizer explain ncu} "
 python="${PYTHON:-python3}"
 out="${OUT:-${LOG_DIR:-$PWD/gpu-logs}}"
 deadline=$((SECONDS + budget))
@@ -288,42 +288,6 @@ if wanted bench; then
   fi
 fi
 
-# ---- 3b. strand explain on the GPU against the CPU and PyTorch --------------------------------
-if wanted explain; then
-  explain_dir="$bundle/share/strand/explain"
-  if [ ! -f "$explain_dir/bpnet/checkpoints/best.safetensors" ]; then
-    row "3b explain vs cpu and PyTorch" "NOT RUN" "" \
-      "no BPNet run in the bundle (bench/explain/prepare_runs.sh before make_gpu_bundle.sh)"
-  elif ! "$python" -c "import torch, numpy" 2>/dev/null; then
-    row "3b explain vs cpu and PyTorch" "NOT RUN" "" "no PyTorch or numpy in $python"
-  elif limit=$(limit_for 90 30); then
-    echo "== 3b. explain: BPNet ISM and DeepLIFT/SHAP on $gpu_device vs cpu and PyTorch (limit ${limit} s)"
-    start=$SECONDS
-    # Two sequences whole on a GPU; a rehearsal mutates 60 positions.
-    head -4 "$explain_dir/seqs.fa" >"$work/explain_seqs.fa"
-    positions=""
-    [ "$rehearsal" = 1 ] && positions=1001-1060
-    env STRAND_BIN="$strand" PYTHON="$python" DEVICE="$gpu_device" RUN="$explain_dir/bpnet" \
-      FASTA="$work/explain_seqs.fa" POSITIONS="$positions" WORK="$work/explain" \
-      timeout -k 5 "$limit" bash "$repo/bench/cuda/run_explain_gpu.sh" >"$work/explain.txt" 2>&1
-    code=$?
-    { echo "== explain (exit $code)"; cat "$work/explain.txt"; } >>"$out/bench.txt"
-    grep -E "^RESULT|failed|Error|error" "$work/explain.txt" | head -10
-    status=$(status_of $code)
-    [ "$status" = PASS ] && status=DONE
-    first_failure=""
-    [ "$code" = 0 ] || first_failure="$(first_error "$work/explain.txt")"
-    row "3b explain vs cpu and PyTorch" "$status" "$((SECONDS - start)) s" \
-      "$(grep -c '^RESULT' "$work/explain.txt") result lines${first_failure:+; $first_failure}"
-    while IFS= read -r line; do
-      row "" "" "" "${line#RESULT }"
-    done < <(grep '^RESULT' "$work/explain.txt")
-    write_summary
-  else
-    row "3b explain vs cpu and PyTorch" "NOT RUN" "" "no time left"
-  fi
-fi
-
 # ---- 4. compute-sanitizer on test_cuda ------------------------------------------------------
 if wanted sanitizer; then
   : >"$out/sanitizer.txt"
@@ -362,6 +326,42 @@ if wanted sanitizer; then
       "${errors:-no ERROR SUMMARY}${hazards:+; $hazards}; ${cases:-$done_cases test cases finished}"
     write_summary
   done
+fi
+
+# ---- 4b. strand explain on the GPU against the CPU and PyTorch --------------------------------
+if wanted explain; then
+  explain_dir="$bundle/share/strand/explain"
+  if [ ! -f "$explain_dir/bpnet/checkpoints/best.safetensors" ]; then
+    row "4b explain vs cpu and PyTorch" "NOT RUN" "" \
+      "no BPNet run in the bundle (bench/explain/prepare_runs.sh before make_gpu_bundle.sh)"
+  elif ! "$python" -c "import torch, numpy" 2>/dev/null; then
+    row "4b explain vs cpu and PyTorch" "NOT RUN" "" "no PyTorch or numpy in $python"
+  elif limit=$(limit_for 90 30); then
+    echo "== 4b. explain: BPNet ISM and DeepLIFT/SHAP on $gpu_device vs cpu and PyTorch (limit ${limit} s)"
+    start=$SECONDS
+    # Two sequences whole on a GPU; a rehearsal mutates 60 positions.
+    head -4 "$explain_dir/seqs.fa" >"$work/explain_seqs.fa"
+    positions=""
+    [ "$rehearsal" = 1 ] && positions=1001-1060
+    env STRAND_BIN="$strand" PYTHON="$python" DEVICE="$gpu_device" RUN="$explain_dir/bpnet" \
+      FASTA="$work/explain_seqs.fa" POSITIONS="$positions" WORK="$work/explain" \
+      timeout -k 5 "$limit" bash "$repo/bench/cuda/run_explain_gpu.sh" >"$work/explain.txt" 2>&1
+    code=$?
+    { echo "== explain (exit $code)"; cat "$work/explain.txt"; } >>"$out/bench.txt"
+    grep -E "^RESULT|failed|Error|error" "$work/explain.txt" | head -10
+    status=$(status_of $code)
+    [ "$status" = PASS ] && status=DONE
+    first_failure=""
+    [ "$code" = 0 ] || first_failure="$(first_error "$work/explain.txt")"
+    row "4b explain vs cpu and PyTorch" "$status" "$((SECONDS - start)) s" \
+      "$(grep -c '^RESULT' "$work/explain.txt") result lines${first_failure:+; $first_failure}"
+    while IFS= read -r line; do
+      row "" "" "" "${line#RESULT }"
+    done < <(grep '^RESULT' "$work/explain.txt")
+    write_summary
+  else
+    row "4b explain vs cpu and PyTorch" "NOT RUN" "" "no time left"
+  fi
 fi
 
 # ---- 5. ncu: the slowest kernels of a reference training run --------------------------------
