@@ -130,7 +130,7 @@ Tensor logo_scores(const Tensor& scores, const Tensor& codes, bool ism) {
   return out;
 }
 
-void check_flags(const ExplainOptions& o) {
+void check_flags(const ExplainOptions& o, const Device& device) {
   if (o.outs.empty() && o.plot.empty()) {
     throw ConfigError("--out: give at least one output file (.npz, .tsv or .bw), or --plot");
   }
@@ -150,7 +150,7 @@ void check_flags(const ExplainOptions& o) {
   if (o.plot.empty() && (!o.plot_sequence.empty() || !o.plot_range.empty())) {
     throw ConfigError("--plot-sequence and --plot-range go with --plot FILE.svg");
   }
-  if (!usable_device(o.device, "--device").is_cpu() && o.ism_path == "fast") {
+  if (!device.is_cpu() && o.ism_path == "fast") {
     throw ConfigError(fmt::format(
         "--ism-path fast: the windowed fast path runs on the CPU; on --device {} ISM runs as "
         "batched brute force (--ism-path auto or brute)",
@@ -493,7 +493,9 @@ void write_logo(const ExplainOptions& options, const ExplainPlan& plan,
 }  // namespace
 
 int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
-  check_flags(options);
+  // The device first: a GPU that cannot be used stops the command before anything is read.
+  const Device device = usable_device(options.device, "--device");
+  check_flags(options, device);
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
@@ -504,7 +506,6 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   const int64_t length = split.source->length();
   TrainedModel trained = load_sequence_model(files, config, length, "explain");
   Model& model = *trained.model;
-  const Device device = usable_device(options.device, "--device");
   if (!device.is_cpu()) model.to(device);
   const ResolvedTarget resolved =
       resolve_target(trained, options.output, options.task, options.predictions);

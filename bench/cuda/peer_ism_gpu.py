@@ -32,7 +32,7 @@ def effects_of(target, X, start, end, batch, device):
         for i in range(n):
             present = X[i].argmax(0)
             known = X[i].sum(0) > 0
-            mutants, where = [], []
+            mutants = []
             for p in range(start, end):
                 if not known[p]:
                     continue

@@ -64,6 +64,6 @@ EOF
 )
 echo "$differences"
 sequences=$(grep -c '^>' "$fasta")
-ratio() { echo "scale=1; $1 / $2" | bc; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 echo "RESULT explain ism ($sequences BPNet sequences${POSITIONS:+, positions $POSITIONS}): strand $device ${ism_device} s (brute force), strand cpu ${ism_cpu} s (fast path), PyTorch $device ${peer} s (brute force, passes only): PyTorch/strand $(ratio "$peer" "$ism_device")x; $(echo "$differences" | head -1)"
 echo "RESULT explain deeplift_shap (20 shuffles): strand $device ${shap_device} s, strand cpu ${shap_cpu} s: cpu/$device $(ratio "$shap_cpu" "$shap_device")x; $(echo "$differences" | tail -1)"
