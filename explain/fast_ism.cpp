@@ -15,6 +15,7 @@ FastIsmPlan::FastIsmPlan() = default;
 FastIsmPlan::~FastIsmPlan() = default;
 
 int64_t FastIsmPlan::windowed_steps() const { return forward_->windowed_steps(); }
+int64_t FastIsmPlan::readouts() const { return forward_->readouts(); }
 
 std::unique_ptr<FastIsmPlan> FastIsmPlan::make(Model& model, int64_t length, const Target& target,
                                                std::string* why) {

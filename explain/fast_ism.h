@@ -35,6 +35,9 @@ class FastIsmPlan {
   /// The number of steps whose output is a window of columns (for tests: 0 means no saving).
   int64_t windowed_steps() const;
 
+  /// The number of outputs read through explain/relu_readout.h (for tests).
+  int64_t readouts() const;
+
  private:
   FastIsmPlan();
   std::unique_ptr<WindowedForward> forward_;

@@ -13,10 +13,12 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "explain/relu_readout.h"
 #include "kernels/cpu/conv1d_change.h"
 #include "kernels/cpu/gemm.h"
 #include "layers/channel_affine.h"
@@ -205,6 +207,7 @@ struct WindowedForward::Step {
     kGlobalAvg,    // GlobalAvgPool1D of a window
     kGlobalMax,    // GlobalMaxPool1D of a window
     kSparseDense,  // Dense of a flattened window
+    kReadout,      // Dense of a residual block's crop average, through ReluReadout
     kLayer,        // any layer, run whole on every alternate
   };
   Kind kind = Kind::kLayer;
@@ -232,6 +235,9 @@ struct WindowedForward::Step {
   int64_t crop_left = 0;  // kCrop
   bool concat = false;    // kMerge
   int64_t readers = 0;    // consumers in the plan (to free values early)
+  bool folded = false;    // a step a kReadout accounts for: not run on alternates
+  std::shared_ptr<const ReluReadout> readout;  // kReadout
+  size_t readout_conv = 0;  // kReadout: the block's Conv1D (its values: the pre-activations)
 };
 
 WindowedForward::WindowedForward() = default;
@@ -248,6 +254,7 @@ int64_t WindowedForward::reference_bytes_per_row() const {
   for (const Step& step : steps_) {
     if (step.keep) bytes += numel(step.shape) * 4;
     if (step.kind == Step::Kind::kGlobalMax) bytes += 2 * (numel(step.input_shape) + 1) * 4;
+    if (step.kind == Step::Kind::kReadout) bytes += step.readout->bytes_per_row();
   }
   return std::max<int64_t>(bytes, 1);
 }
@@ -434,7 +441,72 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
   }
   plan->plan_windows();
   plan->plan_change_convolutions();
+  plan->plan_readouts();
   return plan;
+}
+
+int64_t WindowedForward::readouts() const {
+  int64_t count = 0;
+  for (const Step& step : steps_) count += step.kind == Step::Kind::kReadout ? 1 : 0;
+  return count;
+}
+
+// An output Dense over GlobalAvgPool1D(Crop1D*(Add(x, ReLU(Conv1D(x))))), each step read only by
+// the next, with the block fused for conv1d_change: the counts head of BPNet and ChromBPNet.
+// Its change is a readout of x's change (explain/relu_readout.h), so the last block's
+// convolution, ReLU and Add, the crop and the average never run on alternates.
+void WindowedForward::plan_readouts() {
+  using Kind = Step::Kind;
+  if (!ReluReadout::kAvailable) return;
+  constexpr int64_t kMaxReadouts = 64;  // Dense units: F costs one (C, L) map per unit and row
+  for (const size_t d : output_steps_) {
+    Step& dense = steps_[d];
+    if (dense.kind != Kind::kLayer || dense.layer->type_name() != "Dense" ||
+        dense.inputs.size() != 1 || dense.readers != 1) {
+      continue;
+    }
+    Step& pool = steps_[dense.inputs[0]];
+    if (pool.kind != Kind::kGlobalAvg || pool.readers != 1) continue;
+    std::vector<size_t> folded = {dense.inputs[0]};
+    int64_t crop_lo = 0;
+    size_t s = pool.inputs[0];
+    while (steps_[s].kind == Kind::kCrop && steps_[s].readers == 1) {
+      crop_lo += steps_[s].crop_left;
+      folded.push_back(s);
+      s = steps_[s].inputs[0];
+    }
+    const Step& add = steps_[s];
+    if (add.kind != Kind::kMerge || add.concat || add.readers != 1 || add.inputs.size() != 2) {
+      continue;
+    }
+    for (const size_t r : add.inputs) {
+      const Step& relu = steps_[r];
+      if (relu.kind != Kind::kElementwise || !relu.relu || relu.readers != 1) continue;
+      const size_t c = relu.inputs[0];
+      const Step& conv = steps_[c];
+      const size_t x = conv.inputs[0];
+      const bool residual = add.inputs[0] == x || add.inputs[1] == x;
+      const Tensor weight = dynamic_cast<Dense*>(dense.layer)->weight().value().contiguous();
+      if (conv.kind != Kind::kConv || !conv.relu_follows || !conv.adds_input || !residual ||
+          conv.readers != 1 || weight.size(0) > kMaxReadouts || weight.size(1) != conv.shape[0] ||
+          conv.kernel > 8) {
+        continue;
+      }
+      const int64_t crop_width = pool.input_shape[1];
+      Tensor readout = weight.clone();  // (T, O): the weight on each channel's column sum
+      for (int64_t i = 0; i < readout.numel(); ++i) {
+        readout.data<float>()[i] /= static_cast<float>(crop_width);
+      }
+      dense.kind = Kind::kReadout;
+      dense.readout_conv = c;
+      dense.readout =
+          std::make_shared<ReluReadout>(conv.weight, conv.conv, conv.input_shape[1], conv.shape[1],
+                                        readout, crop_lo, crop_lo + crop_width);
+      folded.insert(folded.end(), {s, r, c});
+      for (const size_t f : folded) steps_[f].folded = true;
+      break;
+    }
+  }
 }
 
 // The Conv1D steps whose changes can be wide enough for kernels/cpu/conv1d_change.h (their
@@ -1067,6 +1139,15 @@ Value step_value(const std::vector<Step>& steps, size_t s, const WindowedReferen
       return global_max_value(in);
     case Step::Kind::kSparseDense:
       return sparse_dense_value(in);
+    case Step::Kind::kReadout: {
+      // The reference's output plus the readout of the block's input change.
+      const size_t x = steps[step.readout_conv].inputs[0];
+      Value out;
+      out.full = reference_rows(ref.values[s], slots);  // (M, T)
+      step.readout->add_changes(ref.values[step.readout_conv], ref.functionals[s], slots,
+                                values[x].change, values[x].starts, out.full.data<float>());
+      return out;
+    }
     case Step::Kind::kInput:
     case Step::Kind::kLayer:
       break;
@@ -1087,6 +1168,7 @@ WindowedReference WindowedForward::reference(const Tensor& codes) const {
   ref.prefix_max.resize(steps_.size());
   ref.suffix_max.resize(steps_.size());
   ref.scales.resize(steps_.size());
+  ref.functionals.resize(steps_.size());
   ref.values[0] = ops::one_hot(codes.contiguous());
   std::vector<int64_t> pending(steps_.size(), 0);  // readers still to run in this pass
   for (const Step& step : steps_) {
@@ -1102,6 +1184,9 @@ WindowedReference WindowedForward::reference(const Tensor& codes) const {
       if (--pending[from] == 0 && !steps_[from].keep) ref.values[from] = Tensor();
     }
     if (step.affine) ref.scales[s] = channel_affine(*step.layer, step.shape[0]).scale;
+    if (step.kind == Step::Kind::kReadout) {
+      ref.functionals[s] = step.readout->functional(ref.values[step.readout_conv]);
+    }
     if (step.kind != Step::Kind::kGlobalMax) continue;
     // Prefix and suffix maxima of the input: (G, C, L + 1).
     const Tensor& in = ref.values[step.inputs[0]];
@@ -1157,6 +1242,8 @@ std::vector<Tensor> WindowedForward::alternates(const WindowedReference& ref,
   in.change = ops::one_hot(letters.contiguous());
   subtract_reference(in.change, ref.values[0], slots, in.starts);
   for (size_t s = 1; s < steps_.size(); ++s) {
+    // A folded step's inputs stay (their pending counts keep the readout's input alive).
+    if (steps_[s].folded) continue;
     values[s] = step_value(steps_, s, ref, slots, values, pending);
     for (const size_t from : steps_[s].inputs) {
       if (--pending[from] == 0) values[from] = Value();

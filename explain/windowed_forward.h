@@ -47,8 +47,9 @@ namespace strand::explain {
 struct WindowedReference {
   std::vector<Tensor> values;                  ///< per step: (G, ...) contiguous
   std::vector<Tensor> prefix_max, suffix_max;  ///< per GlobalMaxPool1D step: (G, C, L + 1)
-  std::vector<Tensor> scales;  ///< per BatchNorm1D or Dropout step: its evaluation scale (C)
-  int64_t rows = 0;            ///< G
+  std::vector<Tensor> scales;       ///< per BatchNorm1D or Dropout step: its evaluation scale (C)
+  std::vector<Tensor> functionals;  ///< per counts readout step: F (G, T, C, L), relu_readout.h
+  int64_t rows = 0;                 ///< G
 };
 
 /// Windowed forward passes of one model for inputs of one length.
@@ -87,12 +88,16 @@ class WindowedForward {
   /// The number of steps whose output is a window of columns (for tests: 0 means no saving).
   int64_t windowed_steps() const;
 
+  /// The number of outputs read through explain/relu_readout.h (for tests).
+  int64_t readouts() const;
+
   struct Step;
 
  private:
   WindowedForward();
   void plan_windows();
   void plan_change_convolutions();
+  void plan_readouts();
   std::vector<Step> steps_;
   std::vector<size_t> output_steps_;
   int64_t length_ = 0;

@@ -1,6 +1,8 @@
 // The change convolution of explanations' windowed passes (contracts: kernels/cpu/conv1d_change.h).
 #include "kernels/cpu/conv1d_change.h"
 
+#include "kernels/cpu/change_blocks.h"
+
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -43,39 +45,21 @@ ChangeConvTaps pack_change_conv_taps(const float* weight, int64_t out_channels, 
 
 namespace {
 
-// Output columns [j0 + lo, j0 + hi) of a block starting at column j0 (which may be negative).
-struct BlockColumns {
-  int64_t j0, lo, hi;
-};
-
-// The columns of a block that read d through a tap of shift s (input column j - s).
-struct TapColumns {
-  int64_t first_input;  // the input column of output column j0 (may lie outside d)
-  int64_t lo, hi;       // output columns [j0 + lo, j0 + hi) that read inside d
-};
-
-TapColumns tap_columns(const BlockColumns& b, int64_t shift, int64_t w_in) {
-  const int64_t first = b.j0 - shift;
-  const int64_t lo = std::clamp<int64_t>(-first, b.lo, b.hi);
-  return {first, lo, std::clamp<int64_t>(w_in - first, lo, b.hi)};
-}
+using change_blocks::BlockColumns;
+using change_blocks::kBlockColumns;
+using change_blocks::kLanes;
+using change_blocks::kVectors;
+using change_blocks::tap_columns;
+using change_blocks::TapColumns;
+#if defined(__AVX512F__)
+using change_blocks::lanes;
+#endif
 
 #if defined(__AVX512F__)
-constexpr int64_t kLanes = 16;
-constexpr int64_t kVectors = 3;  // columns per register block: 48
-constexpr int64_t kBlockColumns = kLanes * kVectors;
 constexpr __mmask16 kAll = 0xFFFF;
 // Columns at an end of a tap's range that go to accumulate_columns rather than a vector whose
 // other lanes are masked off (4, 8 and 12 measured the same on BPNet ISM).
 constexpr int64_t kFewColumns = 4;
-
-// Lanes [lo, hi) of a 16-lane vector, each bound clamped to [0, 16].
-__mmask16 lanes(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, kLanes);
-  hi = std::clamp<int64_t>(hi, lo, kLanes);
-  const uint32_t upto_hi = (uint32_t{1} << hi) - 1U, below_lo = (uint32_t{1} << lo) - 1U;
-  return static_cast<__mmask16>(upto_hi & ~below_lo);
-}
 
 using Accumulators = __m512[kChangeConvRows][kVectors];
 
