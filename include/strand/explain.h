@@ -12,6 +12,7 @@
 #include "explain/marginalize.h"
 #include "explain/parallel_units.h"
 #include "explain/references.h"
+#include "explain/relu_readout.h"
 #include "explain/target.h"
 #include "explain/windowed_forward.h"
 #include "strand/train.h"
