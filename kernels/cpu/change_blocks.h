@@ -33,6 +33,40 @@ inline constexpr int64_t kLanes = 16;
 inline constexpr int64_t kVectors = 3;  // columns per register block: 48
 inline constexpr int64_t kBlockColumns = kLanes * kVectors;
 
+// Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
+// fewest lanes at the ends of the taps' column ranges, for k_count taps where tap k reads input
+// column j - (shift0 - k * dilation) of w_in for output column j of w_out. A tap whose columns
+// start or end inside a vector multiplies the whole vector, and windows clipped at a crop or a
+// sequence end put the taps' ends anywhere on the grid. The best grid starts a vector where some
+// tap starts or ends, so only those grids are tried.
+inline int64_t vector_grid_origin(int64_t k_count, int64_t dilation, int64_t shift0, int64_t w_in,
+                                  int64_t w_out) {
+  const auto waste_of = [&](int64_t origin) {
+    int64_t waste = 0;
+    for (int64_t k = 0; k < k_count; ++k) {
+      const TapColumns t = tap_columns({0, 0, w_out}, shift0 - k * dilation, w_in);
+      if (t.hi <= t.lo) continue;
+      const int64_t lo = t.lo - origin, hi = t.hi - origin;  // on the grid from `origin`
+      waste += lo % kLanes + (kLanes - hi % kLanes) % kLanes;
+    }
+    return waste;
+  };
+  int64_t best = 0, least = waste_of(0);
+  for (int64_t k = 0; k < k_count && least > 0; ++k) {
+    const TapColumns t = tap_columns({0, 0, w_out}, shift0 - k * dilation, w_in);
+    if (t.hi <= t.lo) continue;
+    for (const int64_t edge : {t.lo, t.hi}) {
+      const int64_t origin = -((kLanes - edge % kLanes) % kLanes);  // in (-16, 0]
+      const int64_t waste = waste_of(origin);
+      if (waste < least) {
+        least = waste;
+        best = origin;
+      }
+    }
+  }
+  return best;
+}
+
 #if defined(__AVX512F__)
 // Lanes [lo, hi) of a 16-lane vector, each bound clamped to [0, 16].
 inline __mmask16 lanes(int64_t lo, int64_t hi) {

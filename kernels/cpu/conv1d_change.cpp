@@ -203,40 +203,6 @@ int64_t plan_block(const ChangeConvTaps& taps, const ChangeConvWindow& window,
   return count;
 }
 
-// Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
-// fewest lanes at the ends of the taps' column ranges. A tap whose columns start or end inside
-// a vector multiplies the whole vector, and windows clipped at a crop or a sequence end put the
-// taps' ends anywhere on the grid. The best grid starts a vector where some tap starts or
-// ends, so only those grids are tried.
-int64_t vector_grid_origin(const ChangeConvTaps& taps, const ChangeConvWindow& window) {
-  const auto waste_of = [&](int64_t origin) {
-    int64_t waste = 0;
-    for (int64_t k = 0; k < taps.taps; ++k) {
-      const TapColumns t =
-          tap_columns({0, 0, window.w_out}, window.shift0 - k * window.dilation, window.w_in);
-      if (t.hi <= t.lo) continue;
-      const int64_t lo = t.lo - origin, hi = t.hi - origin;  // on the grid from `origin`
-      waste += lo % kLanes + (kLanes - hi % kLanes) % kLanes;
-    }
-    return waste;
-  };
-  int64_t best = 0, least = waste_of(0);
-  for (int64_t k = 0; k < taps.taps && least > 0; ++k) {
-    const TapColumns t =
-        tap_columns({0, 0, window.w_out}, window.shift0 - k * window.dilation, window.w_in);
-    if (t.hi <= t.lo) continue;
-    for (const int64_t edge : {t.lo, t.hi}) {
-      const int64_t origin = -((kLanes - edge % kLanes) % kLanes);  // in (-16, 0]
-      const int64_t waste = waste_of(origin);
-      if (waste < least) {
-        least = waste;
-        best = origin;
-      }
-    }
-  }
-  return best;
-}
-
 // The epilogue of rows [o0, o0 + 8) and a block's columns: keep the valid lanes,
 // apply the ReLU and the residual input, write.
 void write_block(const Accumulators& acc, const EndColumns& ends, const ChangeConvTaps& taps,
@@ -338,7 +304,9 @@ void conv1d_change(const ChangeConvTaps& taps, const ChangeConvWindow& window,
   thread_local std::vector<float> extra;
   plans.resize(static_cast<size_t>(taps.taps));
   extra.resize(static_cast<size_t>(taps.padded_out * kBlockColumns));
-  for (int64_t j0 = vector_grid_origin(taps, window); j0 < window.w_out; j0 += kBlockColumns) {
+  const int64_t origin = change_blocks::vector_grid_origin(
+      taps.taps, window.dilation, window.shift0, window.w_in, window.w_out);
+  for (int64_t j0 = origin; j0 < window.w_out; j0 += kBlockColumns) {
     const BlockColumns b{j0, std::max<int64_t>(0, -j0), std::min(kBlockColumns, window.w_out - j0)};
     EndColumns ends{extra.data()};
     const int64_t plan_count = plan_block(taps, window, b, plans.data(), ends);

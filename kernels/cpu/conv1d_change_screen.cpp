@@ -56,7 +56,6 @@ ChangeScreenTaps pack_change_screen_taps(const float* weight, int64_t out_channe
   const int64_t blocks = (out_channels + kChangeConvRows - 1) / kChangeConvRows;
   const int64_t pairs = (in_channels + 1) / 2;
   packed.packed.assign(static_cast<size_t>(blocks * taps * pairs * kChangeConvRows), 0U);
-  packed.error_per_norm.assign(static_cast<size_t>(out_channels * taps), 0.0F);
   packed.largest_error_per_norm.assign(static_cast<size_t>(taps), 0.0F);
   for (int64_t o = 0; o < out_channels; ++o) {
     const int64_t block = o / kChangeConvRows, row = o % kChangeConvRows;
@@ -69,7 +68,6 @@ ChangeScreenTaps pack_change_screen_taps(const float* weight, int64_t out_channe
             ((block * taps + k) * pairs + c / 2) * kChangeConvRows + row)];
         word |= to_bfloat16(w) << (c % 2 == 0 ? 0 : 16);
       }
-      packed.error_per_norm[static_cast<size_t>(o * taps + k)] = kErrorPerMagnitude * largest;
       packed.largest_error_per_norm[static_cast<size_t>(k)] = std::max(
           packed.largest_error_per_norm[static_cast<size_t>(k)], kErrorPerMagnitude * largest);
     }
@@ -158,12 +156,10 @@ struct ScreenPlan {
 // Rows [o0, o0 + 8) of block b: which units the estimate leaves undecided. A unit is decided
 // when r + estimate lies beyond the bound on r's side of zero: with r <= 0 the sum's sign is
 // flipped, so both cases read "flipped sum - bound > 0".
-[[gnu::always_inline]] inline void screen_block_units(const ScreenAccumulators& acc,
-                                                      const ChangeScreenTaps& taps,
-                                                      const ChangeScreenWindow& window, int64_t o0,
-                                                      const BlockColumns& b,
-                                                      std::vector<int32_t>& undecided) {
-  const int64_t rows = std::min(kChangeConvRows, taps.out_channels - o0), k_count = taps.taps;
+[[gnu::always_inline]] inline void screen_block_units(
+    const ScreenAccumulators& acc, const ChangeScreenTaps& taps, const ChangeScreenWindow& window,
+    const float* bounds, int64_t o0, const BlockColumns& b, std::vector<int32_t>& undecided) {
+  const int64_t rows = std::min(kChangeConvRows, taps.out_channels - o0);
   const __m512 zero = _mm512_setzero_ps();
   const __m512i sign = _mm512_set1_epi32(static_cast<int>(0x80000000U));
 #pragma GCC unroll 3
@@ -171,14 +167,7 @@ struct ScreenPlan {
     const __mmask16 keep = lanes(b.lo - v * kLanes, b.hi - v * kLanes);
     if (keep == 0) continue;
     const int64_t j = b.j0 + v * kLanes;
-    // The bound per column, for every output channel at once (the largest channel's).
-    __m512 bound = _mm512_set1_ps(kErrorSlack);
-    for (int64_t k = 0; k < k_count; ++k) {
-      const int64_t i = j - (window.shift0 - k * window.dilation);  // the input's column
-      bound = _mm512_fmadd_ps(
-          _mm512_set1_ps(taps.largest_error_per_norm[static_cast<size_t>(k)]),
-          _mm512_maskz_loadu_ps(keep & lanes(-i, window.w_in - i), window.norms + i), bound);
-    }
+    const __m512 bound = _mm512_maskz_loadu_ps(keep, bounds + j);
     __mmask16 open[kChangeConvRows];
     uint32_t any = 0;
 #pragma GCC unroll 8
@@ -208,8 +197,8 @@ struct ScreenPlan {
 // Rows [o0, o0 + 8) and the columns of block b: the estimate in registers over every planned
 // tap and input pair, then screened.
 void screen_block(const ChangeScreenTaps& taps, const uint32_t* a, const ChangeScreenWindow& window,
-                  int64_t o0, const BlockColumns& b, const ScreenPlan* plans, int64_t plan_count,
-                  std::vector<int32_t>& undecided) {
+                  const float* bounds, int64_t o0, const BlockColumns& b, const ScreenPlan* plans,
+                  int64_t plan_count, std::vector<int32_t>& undecided) {
   const int64_t p_count = (taps.in_channels + 1) / 2;
   ScreenAccumulators acc;
 #pragma GCC unroll 8
@@ -228,7 +217,7 @@ void screen_block(const ChangeScreenTaps& taps, const uint32_t* a, const ChangeS
                             plan.masks);
     }
   }
-  screen_block_units(acc, taps, window, o0, b, undecided);
+  screen_block_units(acc, taps, window, bounds, o0, b, undecided);
 }
 
 }  // namespace
@@ -239,9 +228,23 @@ void screen_relu_crossings(const ChangeScreenTaps& taps, const ChangeScreenWindo
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
   const int64_t o_count = taps.out_channels, p_count = (taps.in_channels + 1) / 2;
   const int64_t block_words = taps.taps * p_count * kChangeConvRows;
+  // The bound of the estimate's error per output column, for every output channel at once (the
+  // largest channel's weights): sum over taps of that bound per unit of the input column's norm.
+  thread_local std::vector<float> bounds;
+  bounds.assign(static_cast<size_t>(window.w_out), kErrorSlack);
+  for (int64_t k = 0; k < taps.taps; ++k) {
+    const int64_t shift = window.shift0 - k * window.dilation;  // output j reads input j - shift
+    const float error = taps.largest_error_per_norm[static_cast<size_t>(k)];
+    const int64_t lo = std::max<int64_t>(0, shift),
+                  hi = std::min(window.w_out, window.w_in + shift);
+    for (int64_t j = lo; j < hi; ++j)
+      bounds[static_cast<size_t>(j)] += error * window.norms[j - shift];
+  }
   ScreenPlan plans[kMaxScreenTaps];
-  for (int64_t j0 = 0; j0 < window.w_out; j0 += kBlockColumns) {
-    const BlockColumns b{j0, 0, std::min(kBlockColumns, window.w_out - j0)};
+  const int64_t origin = change_blocks::vector_grid_origin(
+      taps.taps, window.dilation, window.shift0, window.w_in, window.w_out);
+  for (int64_t j0 = origin; j0 < window.w_out; j0 += kBlockColumns) {
+    const BlockColumns b{j0, std::max<int64_t>(0, -j0), std::min(kBlockColumns, window.w_out - j0)};
     int64_t plan_count = 0;
     for (int64_t k = 0; k < taps.taps; ++k) {
       const TapColumns t = tap_columns(b, window.shift0 - k * window.dilation, window.w_in);
@@ -255,8 +258,8 @@ void screen_relu_crossings(const ChangeScreenTaps& taps, const ChangeScreenWindo
                               lanes(t.lo - 2 * kLanes, t.hi - 2 * kLanes)}};
     }
     for (int64_t o0 = 0; o0 < o_count; o0 += kChangeConvRows) {
-      screen_block(taps, taps.packed.data() + (o0 / kChangeConvRows) * block_words, window, o0, b,
-                   plans, plan_count, undecided);
+      screen_block(taps, taps.packed.data() + (o0 / kChangeConvRows) * block_words, window,
+                   bounds.data(), o0, b, plans, plan_count, undecided);
     }
   }
 #else

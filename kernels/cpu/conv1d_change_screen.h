@@ -21,12 +21,11 @@ inline constexpr bool kChangeScreenAvailable = false;
 
 /// The taps of a Conv1D weight (O, C, K) for screen_relu_crossings: pairs of input channels as
 /// bfloat16 in one 32-bit word, in blocks of kChangeConvRows output channels, each (K, ceil(C /
-/// 2), kChangeConvRows) words; and per output channel and tap the bound of the estimate's error
-/// per unit of an input column's L1 norm.
+/// 2), kChangeConvRows) words; and per tap the bound of the estimate's error per unit of an
+/// input column's L1 norm (0.008 max |W[o, c, k]| over o and c).
 struct ChangeScreenTaps {
   std::vector<uint32_t> packed;
-  std::vector<float> error_per_norm;          // (O, K)
-  std::vector<float> largest_error_per_norm;  // (K): over the output channels
+  std::vector<float> largest_error_per_norm;  // (K)
   int64_t out_channels = 0, in_channels = 0, taps = 0;
 };
 
