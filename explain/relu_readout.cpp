@@ -81,31 +81,73 @@ float frobenius(const float* a, int64_t a_stride, const float* b, int64_t b_stri
   return sum;
 }
 
-// sum over channels c < n of w[c] * x[c * stride]: a column of a (C, W) change.
-float strided_dot(const float* w, const float* x, int64_t stride, int64_t n) {
-  int64_t c = 0;
-  float sum = 0.0F;
 #if defined(__AVX512F__)
-  const __m512i rows =
-      _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                         _mm512_set1_epi32(static_cast<int>(stride)));
-  __m512 acc = _mm512_setzero_ps();
-  for (; c + 16 <= n; c += 16) {
-    acc = _mm512_fmadd_ps(
-        _mm512_loadu_ps(w + c),
-        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, rows, x + c * stride, 4), acc);
+// The (W, C) transpose of a (C, W) change into `out`, in 16 x 16 tiles of registers: the open
+// units' dots then read each column's channels contiguously (gathering them, 16 cache lines a
+// vector, was most of the readout's own time).
+void transpose_change(const float* in, int64_t rows, int64_t width, float* out) {
+  const auto mask_of = [](int64_t n) {
+    return static_cast<__mmask16>(n >= 16 ? 0xFFFFU : (1U << n) - 1U);
+  };
+  for (int64_t c0 = 0; c0 < rows; c0 += 16) {
+    const int64_t tile_rows = std::min<int64_t>(16, rows - c0);
+    for (int64_t j0 = 0; j0 < width; j0 += 16) {
+      const int64_t tile_columns = std::min<int64_t>(16, width - j0);
+      const __mmask16 columns = mask_of(tile_columns);
+      __m512 r[16], t[16], u[16];
+      for (int64_t i = 0; i < 16; ++i) {
+        r[i] = i < tile_rows ? _mm512_maskz_loadu_ps(columns, in + (c0 + i) * width + j0)
+                             : _mm512_setzero_ps();
+      }
+      // Pairs of rows interleaved, then pairs of pairs: u[4i + q] holds, in each 128-bit lane
+      // L, rows 4i..4i+3 of column 4L + q.
+      for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm512_maskz_unpacklo_ps(0xFFFF, r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_maskz_unpackhi_ps(0xFFFF, r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        u[4 * i] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, a, c));
+        u[4 * i + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, a, c));
+        u[4 * i + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, b, d));
+        u[4 * i + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, b, d));
+      }
+      // The four 128-bit lanes of rows 0-3, 4-7, 8-11 and 12-15 gathered per column.
+      const __mmask16 channels = mask_of(tile_rows);
+      for (int q = 0; q < 4; ++q) {
+        const __m512 low_ab = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], 0x44);
+        const __m512 high_ab = _mm512_maskz_shuffle_f32x4(0xFFFF, u[q], u[4 + q], 0xEE);
+        const __m512 low_cd = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], 0x44);
+        const __m512 high_cd = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + q], u[12 + q], 0xEE);
+        const __m512 column[4] = {_mm512_maskz_shuffle_f32x4(0xFFFF, low_ab, low_cd, 0x88),
+                                  _mm512_maskz_shuffle_f32x4(0xFFFF, low_ab, low_cd, 0xDD),
+                                  _mm512_maskz_shuffle_f32x4(0xFFFF, high_ab, high_cd, 0x88),
+                                  _mm512_maskz_shuffle_f32x4(0xFFFF, high_ab, high_cd, 0xDD)};
+        for (int lane = 0; lane < 4; ++lane) {
+          const int64_t j = 4 * lane + q;
+          if (j < tile_columns) {
+            _mm512_mask_storeu_ps(out + (j0 + j) * rows + c0, channels, column[lane]);
+          }
+        }
+      }
+    }
   }
-  sum = sum_lanes(acc);
-#endif
-  for (; c < n; ++c) sum += w[c] * x[c * stride];
-  return sum;
 }
+#else
+void transpose_change(const float* in, int64_t rows, int64_t width, float* out) {
+  for (int64_t c = 0; c < rows; ++c) {
+    for (int64_t j = 0; j < width; ++j) out[j * rows + c] = in[c * width + j];
+  }
+}
+#endif
 
 }  // namespace
 
 struct ReluReadout::Scratch {
   std::vector<uint32_t> pairs;     // the change in bfloat16 pairs: (ceil(C / 2), W)
   std::vector<float> norms;        // (W)
+  std::vector<float> columns;      // the change transposed, (W, C), for the open units' dots
   std::vector<int32_t> open;       // the units the screen leaves undecided
   std::vector<float> per_channel;  // (O): crop sums of the residual plus the corrections
 };
@@ -231,13 +273,18 @@ void ReluReadout::add_change(const float* pre, const float* functional, const fl
     window.w_out = j1 - j0;
     scratch.open.clear();
     kernels::cpu::screen_relu_crossings(screen_, window, scratch.open);
+    if (!scratch.open.empty()) {
+      scratch.columns.resize(static_cast<size_t>(width * c_count));
+      transpose_change(dx, c_count, width, scratch.columns.data());
+    }
     for (const int32_t unit : scratch.open) {
       const int64_t o = unit / window.w_out, j = unit % window.w_out;
       float d = 0.0F;
       for (int64_t k = 0; k < kernel_; ++k) {
         const int64_t i = j - (window.shift0 - k * dilation);
         if (i < 0 || i >= width) continue;
-        d += strided_dot(taps_.data<float>() + (k * o_count + o) * c_count, dx + i, width, c_count);
+        d += dot(taps_.data<float>() + (k * o_count + o) * c_count,
+                 scratch.columns.data() + i * c_count, c_count);
       }
       const float a = pre[o * out_length_ + j0 + j];
       const float linear = a > 0.0F ? d : 0.0F;
