@@ -479,6 +479,7 @@ void WindowedForward::plan_readouts() {
     if (add.kind != Kind::kMerge || add.concat || add.readers != 1 || add.inputs.size() != 2) {
       continue;
     }
+    const Tensor weight = dynamic_cast<Dense*>(dense.layer)->weight().value().contiguous();
     for (const size_t r : add.inputs) {
       const Step& relu = steps_[r];
       if (relu.kind != Kind::kElementwise || !relu.relu || relu.readers != 1) continue;
@@ -486,10 +487,9 @@ void WindowedForward::plan_readouts() {
       const Step& conv = steps_[c];
       const size_t x = conv.inputs[0];
       const bool residual = add.inputs[0] == x || add.inputs[1] == x;
-      const Tensor weight = dynamic_cast<Dense*>(dense.layer)->weight().value().contiguous();
       if (conv.kind != Kind::kConv || !conv.relu_follows || !conv.adds_input || !residual ||
           conv.readers != 1 || weight.size(0) > kMaxReadouts || weight.size(1) != conv.shape[0] ||
-          conv.kernel > 8) {
+          conv.kernel > kernels::cpu::kMaxChangeScreenTaps) {
         continue;
       }
       const int64_t crop_width = pool.input_shape[1];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -65,6 +66,28 @@ inline int64_t vector_grid_origin(int64_t k_count, int64_t dilation, int64_t shi
     }
   }
   return best;
+}
+
+// Calls f(first, end) with the vectors [first, end) of a block (0 <= first < end <= kVectors) as
+// std::integral_constant<int, .> arguments, so that a kernel's loops over the vectors a tap
+// reaches unroll with every accumulator index a constant (its registers, not the stack).
+template <typename F>
+[[gnu::always_inline]] inline void with_vector_range(int64_t first, int64_t end, F&& f) {
+  using std::integral_constant;
+  switch (first * 4 + end) {
+    case 1:
+      return f(integral_constant<int, 0>{}, integral_constant<int, 1>{});
+    case 2:
+      return f(integral_constant<int, 0>{}, integral_constant<int, 2>{});
+    case 3:
+      return f(integral_constant<int, 0>{}, integral_constant<int, 3>{});
+    case 6:
+      return f(integral_constant<int, 1>{}, integral_constant<int, 2>{});
+    case 7:
+      return f(integral_constant<int, 1>{}, integral_constant<int, 3>{});
+    default:
+      return f(integral_constant<int, 2>{}, integral_constant<int, 3>{});
+  }
 }
 
 #if defined(__AVX512F__)

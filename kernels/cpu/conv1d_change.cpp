@@ -94,20 +94,10 @@ inline void accumulate_tap(Accumulators& acc, const float* w, const float* row, 
 template <bool kPrefetch>
 void accumulate_reached(int64_t first, int64_t end, Accumulators& acc, const float* w,
                         const float* row, int64_t c_count, int64_t w_in, const __mmask16* masks) {
-  switch (first * 4 + end) {
-    case 1:
-      return accumulate_tap<0, 1, kPrefetch>(acc, w, row, c_count, w_in, masks);
-    case 2:
-      return accumulate_tap<0, 2, kPrefetch>(acc, w, row, c_count, w_in, masks);
-    case 3:
-      return accumulate_tap<0, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
-    case 6:
-      return accumulate_tap<1, 2, kPrefetch>(acc, w, row, c_count, w_in, masks);
-    case 7:
-      return accumulate_tap<1, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
-    default:
-      return accumulate_tap<2, 3, kPrefetch>(acc, w, row, c_count, w_in, masks);
-  }
+  change_blocks::with_vector_range(first, end, [&](auto from, auto to) {
+    accumulate_tap<decltype(from)::value, decltype(to)::value, kPrefetch>(acc, w, row, c_count,
+                                                                          w_in, masks);
+  });
 }
 
 // A few columns at either end of a tap's range, each of which would cost a whole vector of

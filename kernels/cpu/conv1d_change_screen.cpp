@@ -33,10 +33,9 @@ using change_blocks::lanes;
 // absolute slack covers it.
 constexpr float kErrorPerMagnitude = 0.008F;
 constexpr float kErrorSlack = 1e-30F;
-constexpr int64_t kMaxScreenTaps = 8;
 
 // Rounds a float to bfloat16, to nearest even (NaN is not expected in a change).
-uint32_t to_bfloat16(float value) {
+inline uint32_t to_bfloat16(float value) {
   uint32_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
   return (bits + 0x7FFFU + ((bits >> 16) & 1U)) >> 16;
@@ -46,9 +45,9 @@ uint32_t to_bfloat16(float value) {
 
 ChangeScreenTaps pack_change_screen_taps(const float* weight, int64_t out_channels,
                                          int64_t in_channels, int64_t taps) {
-  STRAND_CHECK(taps >= 1 && taps <= kMaxScreenTaps && in_channels >= 1 && out_channels >= 1,
+  STRAND_CHECK(taps >= 1 && taps <= kMaxChangeScreenTaps && in_channels >= 1 && out_channels >= 1,
                "screen_relu_crossings: 1 to {} taps expected, got a ({}, {}, {}) weight",
-               kMaxScreenTaps, out_channels, in_channels, taps);
+               kMaxChangeScreenTaps, out_channels, in_channels, taps);
   ChangeScreenTaps packed;
   packed.out_channels = out_channels;
   packed.in_channels = in_channels;
@@ -85,12 +84,7 @@ void pack_change_screen_input(const float* d, int64_t channels, int64_t w_in, ui
 #pragma omp simd
     for (int64_t j = 0; j < w_in; ++j) {
       const float e = even[j], f = odd != nullptr ? odd[j] : 0.0F;
-      uint32_t eb = 0, fb = 0;
-      std::memcpy(&eb, &e, sizeof eb);
-      std::memcpy(&fb, &f, sizeof fb);
-      const uint32_t low = (eb + 0x7FFFU + ((eb >> 16) & 1U)) >> 16;
-      const uint32_t high = (fb + 0x7FFFU + ((fb >> 16) & 1U)) & 0xFFFF0000U;
-      to[j] = low | high;
+      to[j] = to_bfloat16(e) | to_bfloat16(f) << 16;
       norms[j] += std::fabs(e) + std::fabs(f);
     }
   }
@@ -131,20 +125,10 @@ template <bool kPrefetch>
                                                   ScreenAccumulators& acc, const uint32_t* w,
                                                   const uint32_t* row, int64_t p_count,
                                                   int64_t w_in, const __mmask16* masks) {
-  switch (first * 4 + end) {
-    case 1:
-      return screen_tap<0, 1, kPrefetch>(acc, w, row, p_count, w_in, masks);
-    case 2:
-      return screen_tap<0, 2, kPrefetch>(acc, w, row, p_count, w_in, masks);
-    case 3:
-      return screen_tap<0, 3, kPrefetch>(acc, w, row, p_count, w_in, masks);
-    case 6:
-      return screen_tap<1, 2, kPrefetch>(acc, w, row, p_count, w_in, masks);
-    case 7:
-      return screen_tap<1, 3, kPrefetch>(acc, w, row, p_count, w_in, masks);
-    default:
-      return screen_tap<2, 3, kPrefetch>(acc, w, row, p_count, w_in, masks);
-  }
+  change_blocks::with_vector_range(first, end, [&](auto from, auto to) {
+    screen_tap<decltype(from)::value, decltype(to)::value, kPrefetch>(acc, w, row, p_count, w_in,
+                                                                      masks);
+  });
 }
 
 struct ScreenPlan {
@@ -240,7 +224,7 @@ void screen_relu_crossings(const ChangeScreenTaps& taps, const ChangeScreenWindo
     for (int64_t j = lo; j < hi; ++j)
       bounds[static_cast<size_t>(j)] += error * window.norms[j - shift];
   }
-  ScreenPlan plans[kMaxScreenTaps];
+  ScreenPlan plans[kMaxChangeScreenTaps];
   const int64_t origin = change_blocks::vector_grid_origin(
       taps.taps, window.dilation, window.shift0, window.w_in, window.w_out);
   for (int64_t j0 = origin; j0 < window.w_out; j0 += kBlockColumns) {

@@ -19,6 +19,9 @@ inline constexpr bool kChangeScreenAvailable = true;
 inline constexpr bool kChangeScreenAvailable = false;
 #endif
 
+/// The most taps screen_relu_crossings takes.
+inline constexpr int64_t kMaxChangeScreenTaps = 8;
+
 /// The taps of a Conv1D weight (O, C, K) for screen_relu_crossings: pairs of input channels as
 /// bfloat16 in one 32-bit word, in blocks of kChangeConvRows output channels, each (K, ceil(C /
 /// 2), kChangeConvRows) words; and per tap the bound of the estimate's error per unit of an
