@@ -54,30 +54,63 @@ size_t block_size(size_t nbytes) {
 // say) must not become a graph free node: CUDA refuses to free memory the graph did not
 // allocate, and the captured kernels keep using the address on every replay. Such blocks are
 // retained and handed to the graph, which frees them when it is destroyed. Blocks allocated
-// during the capture are graph memory and are freed normally.
+// during the capture are graph memory and are freed normally, unless the capture broke (an
+// item() inside it invalidates it): its graph is discarded with the memory it would have
+// allocated, so a free of such a block, during the capture or after it, is bookkeeping only
+// (cudaFreeAsync would fail, and the error would surface at an unrelated later allocation).
 struct CaptureTracking {
   std::mutex mutex;
   int active = 0;                                   // captures in progress, all devices
   std::unordered_set<const void*> made_in_capture;  // allocated while capturing
   std::vector<RetainedBlock> retained;              // freed while capturing, not graph memory
+  std::unordered_set<const void*> abandoned;        // made in a broken capture, still alive
 };
 CaptureTracking& tracking() {
   static auto* state = new CaptureTracking();  // leaked: frees run from static destructors
   return *state;
 }
 std::atomic<int> g_captures{0};
+std::atomic<size_t> g_abandoned{0};  // tracking().abandoned.size(), read without the lock
 
-bool stream_is_capturing(Device device) noexcept {
+// Active or invalidated (by an error during the capture); None where it cannot be read.
+cudaStreamCaptureStatus capture_status(Device device) noexcept {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   try {
     if (cudaStreamIsCapturing(stream(device), &status) != cudaSuccess) {
       cudaGetLastError();
-      return false;
+      return cudaStreamCaptureStatusNone;
     }
   } catch (...) {
-    return false;
+    return cudaStreamCaptureStatusNone;
   }
-  return status != cudaStreamCaptureStatusNone;
+  return status;
+}
+bool stream_is_capturing(Device device) noexcept {
+  return capture_status(device) != cudaStreamCaptureStatusNone;
+}
+
+// Whether the capture bookkeeping takes this free over: a block the graph did not allocate is
+// retained for it, and graph memory of a broken capture is dropped (only counted).
+bool free_taken_by_capture(void* pointer, size_t nbytes, Device device) {
+  const cudaStreamCaptureStatus status =
+      g_captures.load() > 0 ? capture_status(device) : cudaStreamCaptureStatusNone;
+  bool dropped = false;
+  {
+    std::lock_guard lock(tracking().mutex);
+    if (tracking().abandoned.erase(pointer) == 1) {
+      g_abandoned.store(tracking().abandoned.size());
+      dropped = true;
+    } else if (status == cudaStreamCaptureStatusNone) {
+      return false;
+    } else if (tracking().made_in_capture.erase(pointer) == 0) {
+      tracking().retained.push_back({pointer, nbytes, device});  // freed by the graph
+      return true;
+    } else {
+      dropped = status == cudaStreamCaptureStatusInvalidated;
+    }
+  }
+  if (dropped) g_allocated.fetch_sub(block_size(nbytes));
+  return dropped;
 }
 
 // ---- Errors from frees
@@ -123,12 +156,16 @@ void begin_capture_tracking() {
   g_captures.store(tracking().active);
 }
 
-std::vector<RetainedBlock> end_capture_tracking() {
+std::vector<RetainedBlock> end_capture_tracking(bool broken) {
   std::lock_guard lock(tracking().mutex);
   --tracking().active;
   g_captures.store(tracking().active);
   std::vector<RetainedBlock> out;
   if (tracking().active == 0) {
+    if (broken) {
+      tracking().abandoned.merge(tracking().made_in_capture);
+      g_abandoned.store(tracking().abandoned.size());
+    }
     tracking().made_in_capture.clear();
     out.swap(tracking().retained);
   }
@@ -162,6 +199,9 @@ void* CudaCachingAllocator::allocate(size_t nbytes, Device device) {
   if (g_captures.load() > 0 && stream_is_capturing(device)) {
     std::lock_guard lock(tracking().mutex);
     tracking().made_in_capture.insert(pointer);
+  } else if (g_abandoned.load() > 0) {  // the address is real memory now, not a broken graph's
+    std::lock_guard lock(tracking().mutex);
+    if (tracking().abandoned.erase(pointer) == 1) g_abandoned.store(tracking().abandoned.size());
   }
   const size_t now = g_allocated.fetch_add(rounded) + rounded;
   size_t peak = g_peak.load();
@@ -172,12 +212,9 @@ void* CudaCachingAllocator::allocate(size_t nbytes, Device device) {
 
 void CudaCachingAllocator::deallocate(void* pointer, size_t nbytes, Device device) {
   if (pointer == nullptr) return;
-  if (g_captures.load() > 0 && stream_is_capturing(device)) {
-    std::lock_guard lock(tracking().mutex);
-    if (tracking().made_in_capture.erase(pointer) == 0) {
-      tracking().retained.push_back({pointer, nbytes, device});  // freed by the graph
-      return;
-    }
+  if ((g_captures.load() > 0 || g_abandoned.load() > 0) &&
+      free_taken_by_capture(pointer, nbytes, device)) {
+    return;
   }
   g_allocated.fetch_sub(block_size(nbytes));
   // Never throws (runs from destructors); see remember_free_error. The free is queued on the

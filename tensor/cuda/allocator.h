@@ -46,9 +46,11 @@ struct RetainedBlock {
 /// Graph capture bookkeeping (CudaGraph::capture calls these): blocks allocated before the
 /// capture and freed during it are retained, not freed, because the captured kernels keep
 /// using them on every replay; end_capture_tracking() hands them to the graph, which passes
-/// them to free_retained() when it is destroyed.
+/// them to free_retained() when it is destroyed. A capture that failed (`broken`: an error
+/// invalidated it, or its work threw) leaves no graph: the blocks it allocated were never real
+/// memory, so their later frees are dropped instead of failing.
 void begin_capture_tracking();
-std::vector<RetainedBlock> end_capture_tracking();
+std::vector<RetainedBlock> end_capture_tracking(bool broken);
 void free_retained(const std::vector<RetainedBlock>& blocks);
 
 /// Bytes currently handed out by the device allocator, and the peak since start (per

@@ -45,7 +45,7 @@ void CudaGraph::capture(const std::function<void()>& work) {
   begin_capture_tracking();
   if (const cudaError_t began = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
       began != cudaSuccess) {
-    free_retained(end_capture_tracking());
+    free_retained(end_capture_tracking(/*broken=*/true));
     STRAND_CUDA_CHECK(began);
   }
   try {
@@ -55,11 +55,11 @@ void CudaGraph::capture(const std::function<void()>& work) {
     cudaStreamEndCapture(s, &broken);
     if (broken != nullptr) cudaGraphDestroy(broken);
     cudaGetLastError();
-    free_retained(end_capture_tracking());
+    free_retained(end_capture_tracking(/*broken=*/true));
     throw;
   }
   const cudaError_t ended = cudaStreamEndCapture(s, &impl_->graph);
-  impl_->retained = end_capture_tracking();
+  impl_->retained = end_capture_tracking(/*broken=*/ended != cudaSuccess);
   if (ended != cudaSuccess) {
     cudaGetLastError();
     throw Error(fmt::format(
