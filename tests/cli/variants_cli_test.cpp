@@ -18,6 +18,7 @@
 #include "cli_test_support.h"
 #include "cuda/cuda_test_support.h"
 #include "io/npz.h"
+#include "support/strand_executable.h"
 #include "tensor/cuda_runtime.h"
 #include "test_helpers.h"
 
@@ -419,8 +420,12 @@ TEST_CASE("variants: SIGINT stops a strand variants process cleanly, exit 130, n
   std::string body;
   for (int i = 0; i < 300000; ++i) body += scene.snv(i % 2 ? "chr2" : "chr1", 100 + (i / 2) % 2800);
   const std::string vcf = scene.vcf("in.vcf", body);
+  const std::filesystem::path program = strand::test::strand_executable();
+  REQUIRE_MESSAGE(::access(program.c_str(), X_OK) == 0,
+                  "no strand executable at '" << program.string()
+                                              << "' (set STRAND_EXE to the program to test)");
   std::vector<std::string> args = scene.args(vcf, "s.tsv");
-  args.insert(args.begin(), STRAND_EXE);
+  args.insert(args.begin(), program.string());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
