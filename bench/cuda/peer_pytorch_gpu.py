@@ -20,9 +20,13 @@ Prints one line per mode (median of --rounds):
     eager: training 1.234 s, 5678 samples/s (10 epochs, final val_loss 0.1234)
     compile: training 0.789 s, ... ; compile+warm-up 12.3 s (not in training)
 
+--profile instead times nothing: it trains one eager epoch under torch.profiler (after one
+epoch of warm-up) and prints the GPU kernels by total time, to set beside strand's ncu ranking
+(run_basset_gpu.sh with PROFILE_NCU).
+
 Usage: peer_pytorch_gpu.py --data DIR [--model reference|basset] [--recipe FILE] [--epochs N]
                            [--batch N] [--rounds N] [--modes eager,compile,max-autotune]
-                           [--tf32] [--device cuda|cpu]
+                           [--tf32] [--device cuda|cpu] [--profile]
 (--device cpu only rehearses the script on a machine without a GPU: bench/cuda/gpu_checks.sh.)
 """
 import argparse
@@ -159,6 +163,28 @@ def run(mode, data, args, device, recipe):
     return time.perf_counter() - start, last, warmup
 
 
+def profile(data, args, device, recipe, top=15):
+    """One eager epoch (and its validation pass) under torch.profiler, after one of warm-up."""
+    from torch.profiler import ProfilerActivity
+    epochs = args.epochs
+    args.epochs = 1
+    run("eager", data, args, device, recipe)  # warm-up: cuDNN's algorithm search, allocator
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with torch.profiler.profile(activities=activities) as prof:
+        wall = run("eager", data, args, device, recipe)[0]
+    args.epochs = epochs
+    kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
+    kernels.sort(key=lambda e: e.device_time_total, reverse=True)
+    grand = sum(e.device_time_total for e in kernels) or 1.0
+    print(f"pytorch eager profile: 1 epoch, wall {wall:.3f} s under the profiler")
+    for i, e in enumerate(kernels[:top], 1):
+        print(f"{i} {e.device_time_total / 1e3:8.3f} ms {100 * e.device_time_total / grand:5.1f}% "
+              f"{e.count:6d} launches {e.device_time_total / max(e.count, 1):9.2f} us  "
+              f"{e.key[:160]}")
+    print(f"all kernels: {grand / 1e3:.3f} ms in {sum(e.count for e in kernels)} launches of "
+          f"{len(kernels)} kernels")
+
+
 def math_mode(device, tf32):
     if device.type != "cuda":
         return "fp32 (cpu)"
@@ -178,6 +204,8 @@ def main():
     parser.add_argument("--modes", default="eager,compile,max-autotune")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 in cuDNN and cuBLAS")
     parser.add_argument("--device", default="cuda", help="cuda (cpu: rehearsal only)")
+    parser.add_argument("--profile", action="store_true",
+                        help="print one eager epoch's GPU kernels by time instead of timing")
     args = parser.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda":
@@ -192,6 +220,9 @@ def main():
     print(f"pytorch {torch.__version__} on {name}: {args.model}, train {len(x_train)} x "
           f"{x_train.shape[-1]} bp, {y_train.shape[1]} tasks, valid {len(x_valid)}, batch "
           f"{args.batch}, epochs {args.epochs}; math {math_mode(device, args.tf32)}", flush=True)
+    if args.profile:
+        profile(data, args, device, recipe)
+        return
     for mode in args.modes.split(","):
         torch._dynamo.reset()
         results = [run(mode, data, args, device, recipe) for _ in range(args.rounds)]

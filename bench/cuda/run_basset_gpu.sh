@@ -18,6 +18,9 @@
 # EPOCHS (3), ROUNDS (2), N_SEQS (8000: records in all; 1000 of them validation, 200 test),
 # LENGTH (600), MODES (eager,compile), COMPILE_ROUNDS (ROUNDS: rounds of each compiled mode),
 # DEVICE (cuda; cpu only rehearses the script).
+# PROFILE_NCU=path/to/ncu: no benchmark; instead one epoch's kernels ranked by total time, strand's
+# under ncu (durations only, after its first 300 launches: start-up and cuDNN's algorithm search)
+# beside PyTorch eager's under torch.profiler (bench/cuda/gpu_checks.sh step 5).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -88,6 +91,18 @@ PY
 }
 peer=("${python}" "${repo}/bench/cuda/peer_pytorch_gpu.py" --model basset --data "${data}"
   --recipe "${work}/recipe.json" --batch "${batch}" --epochs "${epochs}" --device "${device}")
+
+if [[ -n "${PROFILE_NCU:-}" ]]; then
+  echo "== basset kernels, ${epochs} epoch(s), batch ${batch}: strand under ncu, fp32"
+  "${PROFILE_NCU}" --clock-control none --csv --print-units base \
+    --metrics gpu__time_duration.sum --launch-skip 300 --log-file "${work}/ncu.csv" \
+    "${strand_bin}" train "${train_flags[@]}" --output-dir "${work}/runs" --run-name ncu \
+    >"${work}/ncu-app.log" 2>&1 || { tail -20 "${work}/ncu-app.log"; exit 1; }
+  "${python}" "${repo}/bench/cuda/top_kernels.py" "${work}/ncu.csv" --top 15
+  echo "== PyTorch eager, fp32, under torch.profiler"
+  "${peer[@]}" --profile
+  exit 0
+fi
 
 # Each RESULT line as soon as it is known (a time limit may stop the script): FP32 eager first,
 # then TF32 eager (the mode PyTorch users get by default in cuDNN), then torch.compile.

@@ -26,12 +26,11 @@ mkdir -p "$work"
 
 # seconds NAME COMMAND...: runs it, prints its log's last line, keeps its wall time in $NAME.
 seconds() {
-  local name="$1" began ended
+  local name="$1" began
   shift
-  began=$(date +%s.%N)
+  began=$EPOCHREALTIME # bash's clock: GPU hosts have no bc
   "$@" >"$work/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$work/$name.log"; exit 1; }
-  ended=$(date +%s.%N)
-  printf -v "$name" '%.2f' "$(echo "$ended - $began" | bc)"
+  printf -v "$name" '%s' "$(awk -v a="$began" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')"
   echo "$name: ${!name} s ($(tail -1 "$work/$name.log"))"
 }
 explain=("$strand" explain --model "$run" --fasta "$fasta" --output counts)

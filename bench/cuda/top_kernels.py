@@ -101,6 +101,9 @@ def main():
         else:
             print(f"{i} {total / 1e6:8.3f} ms {100 * total / grand:5.1f}% {launches:6d} launches "
                   f"{total / launches / 1e3:9.2f} us  {base_name(name)} | {name[:160]}")
+    if not args.names_only:
+        print(f"all kernels: {grand / 1e6:.3f} ms in {sum(n for _, n, _ in ranked)} launches of "
+              f"{len(ranked)} kernels")
     return 0
 
 
