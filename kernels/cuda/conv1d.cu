@@ -115,6 +115,19 @@ __global__ void onehot_forward_kernel(Conv1DGeometry g, const uint8_t* __restric
   }
 }
 
+// One thread per position: four coalesced writes, one per base row.
+template <typename T>
+__global__ void onehot_expand_kernel(int64_t batch, int64_t length,
+                                     const uint8_t* __restrict__ codes, T* __restrict__ out) {
+  STRAND_GRID_STRIDE_LOOP(i, batch * length) {
+    const int64_t b = i / length, p = i - b * length;
+    const uint8_t base = codes[i];
+    T* column = out + b * 4 * length + p;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) column[c * length] = base == c ? T(1) : T(0);
+  }
+}
+
 // One block per (o, k); the four bases' sums are reduced together.
 template <typename T>
 __global__ void onehot_backward_weight_kernel(Conv1DGeometry g, const T* __restrict__ grad_out,
@@ -361,6 +374,18 @@ void conv1d_onehot_forward(DType dtype, const Conv1DGeometry& g, const uint8_t* 
     using T = decltype(tag);
     onehot_forward_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
         g, codes, static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(out));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void onehot_expand(DType dtype, int64_t batch, int64_t length, const uint8_t* codes, void* out,
+                   cudaStream_t stream) {
+  const int64_t n = batch * length;
+  if (n == 0) return;
+  dispatch_float(dtype, "onehot_expand", [&](auto tag) {
+    using T = decltype(tag);
+    onehot_expand_kernel<T>
+        <<<blocks_for(n), kThreads, 0, stream>>>(batch, length, codes, static_cast<T*>(out));
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }

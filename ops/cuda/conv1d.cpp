@@ -77,23 +77,55 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
       });
 }
 
+// codes (B, L) as a dense one-hot (B, 4, L) of `dtype`: cuDNN's input for the one-hot passes.
+Tensor dense_onehot(const Tensor& codes, DType dtype) {
+  const int64_t batch = codes.shape()[0], length = codes.shape()[1];
+  Tensor dense = Tensor::empty({batch, 4, length}, dtype, codes.device());
+  k::onehot_expand(dtype, batch, length, codes.data<uint8_t>(), dense.raw_data(),
+                   stream(codes.device()));
+  return dense;
+}
+
 void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
                         const Conv1DParams& params, Tensor& out) {
-  require_device(out.device());
+  const Device device = out.device();
+  require_device(device);
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
   const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
-  k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
-                           out.raw_data(), stream(out.device()));
+  const cudaStream_t s = stream(device);
+  cuda::run_dense_conv(
+      ConvPass::kOneHotForward, g, params.pad_left == params.pad_right, w.dtype(), device,
+      [&] {
+        k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
+                                 out.raw_data(), s);
+      },
+      [&] {
+        const Tensor dense = dense_onehot(cc, w.dtype());
+        cuda::cudnn_conv_forward(g, device, dense.raw_data(), wc.raw_data(), out.raw_data());
+        k::add_channel_bias(w.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
+                            out.raw_data(), s);
+      });
 }
 
 void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
                                         const Conv1DParams& params, Tensor& grad_w) {
-  require_device(grad_w.device());
+  const Device device = grad_w.device();
+  require_device(device);
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
-  k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
-                                   grad_w.raw_data(), stream(grad_w.device()));
+  cuda::run_dense_conv(
+      ConvPass::kOneHotBackwardWeight, g, params.pad_left == params.pad_right, grad_w.dtype(),
+      device,
+      [&] {
+        k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
+                                         grad_w.raw_data(), stream(device));
+      },
+      [&] {
+        const Tensor dense = dense_onehot(cc, grad_w.dtype());
+        cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), dense.raw_data(),
+                                         grad_w.raw_data());
+      });
 }
 
 // relu(conv1d): the conv through its own adapters (own kernels or cuDNN), then the ReLU in place.

@@ -3,17 +3,18 @@
 // through run_dense_conv.
 //
 // Policy kAuto (the default; STRAND_CUDA_CONV=auto|own|cudnn overrides it at start-up): the
-// first call of a dense Conv1D op (forward, backward-input or backward-weight) with a new
-// shape/params/dtype runs both implementations (one warm-up and three timed runs each, CUDA
-// events) and keeps the faster for that shape from then on. cuDNN takes part only for float32
+// first call of a Conv1D pass (forward, backward-input or backward-weight, dense or one-hot)
+// with a new shape/params/dtype runs both implementations (CUDA events: cuDNN one warm-up and
+// three timed runs; strand's kernel one timed run, three more unless that one was already far
+// slower) and keeps the faster for that shape from then on. cuDNN takes part only for float32
 // with symmetric padding, in a build with cuDNN. In deterministic mode (tensor/determinism.h)
 // nothing is timed: cuDNN runs with only the algorithms it reports as deterministic, and
 // strand's kernels (deterministic too) only where cuDNN offers none for the shape. During a
 // CUDA graph capture nothing is chosen: a shape met for the first time there is an error (run
 // the step once before capturing it, as fit's warm-up does), never a silent fallback to the
 // slow kernels. cuDNN's descriptors, algorithms and workspace are kept per shape (a plan), not
-// rebuilt per call. The one-hot and fused ops always use strand's own kernels (cuDNN has no
-// gather convolution).
+// rebuilt per call. The one-hot passes give cuDNN the codes expanded to a dense one-hot; the
+// fused Conv1D+ReLU+GlobalMaxPool ops always use strand's own kernels.
 #pragma once
 
 #include <functional>
@@ -26,7 +27,15 @@
 
 namespace strand::cuda {
 
-enum class ConvPass { kForward = 0, kBackwardInput = 1, kBackwardWeight = 2 };
+/// The one-hot passes read uint8 codes: strand's gather kernels, or cuDNN on the codes
+/// expanded to a dense (B, 4, L) float32 one-hot (kernels/cuda/conv1d.h onehot_expand).
+enum class ConvPass {
+  kForward = 0,
+  kBackwardInput = 1,
+  kBackwardWeight = 2,
+  kOneHotForward = 3,
+  kOneHotBackwardWeight = 4
+};
 
 /// Runs one dense Conv1D pass of geometry `g` on `device`: `own` (strand's kernel) or `library`
 /// (cuDNN through the plan of this shape) per the policy below, timing both on the first call

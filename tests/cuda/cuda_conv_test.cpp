@@ -76,23 +76,46 @@ TEST_CASE("cuda: dense Conv1D forward and backward match the CPU (each implement
 #endif
 }
 
-TEST_CASE("cuda: one-hot gather Conv1D and its weight backward match the CPU") {
+namespace {
+
+[[maybe_unused]] void check_onehot_conv(const ConvCase& c, DType dtype) {
+  const Tensor codes = random_codes(c.batch, c.length, 111);  // includes N (code 4)
+  const Tensor w = random_tensor({c.filters, 4, c.kernel}, 112, dtype);
+  const Tensor bias = random_tensor({c.filters}, 113, dtype);
+  const Tensor out = ops::conv1d(codes, w, bias, c.params);
+  check_close(ops::conv1d(gpu(codes), gpu(w), gpu(bias), c.params), out, conv_tol(dtype),
+              "conv1d_onehot");
+  const Tensor g = random_tensor(out.shape(), 114, dtype);
+  check_close(ops::conv1d_backward_weight(gpu(g), gpu(codes), w.shape(), c.params),
+              ops::conv1d_backward_weight(g, codes, w.shape(), c.params), 10 * conv_tol(dtype),
+              "conv1d_onehot_backward_weight");
+}
+
+}  // namespace
+
+TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each implementation)") {
   STRAND_REQUIRE_GPU();
-  for (const ConvCase& c : kCases) {
-    for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
-      INFO("L " << c.length << " K " << c.kernel << " dtype " << dtype_name(dtype));
-      const Tensor codes = random_codes(c.batch, c.length, 111);  // includes N (code 4)
-      const Tensor w = random_tensor({c.filters, 4, c.kernel}, 112, dtype);
-      const Tensor bias = random_tensor({c.filters}, 113, dtype);
-      const Tensor out = ops::conv1d(codes, w, bias, c.params);
-      check_close(ops::conv1d(gpu(codes), gpu(w), gpu(bias), c.params), out, conv_tol(dtype),
-                  "conv1d_onehot");
-      const Tensor g = random_tensor(out.shape(), 114, dtype);
-      check_close(ops::conv1d_backward_weight(gpu(g), gpu(codes), w.shape(), c.params),
-                  ops::conv1d_backward_weight(g, codes, w.shape(), c.params), 10 * conv_tol(dtype),
-                  "conv1d_onehot_backward_weight");
+#ifdef STRAND_WITH_CUDA
+  // Own: strand's gather kernels; cuDNN: the codes expanded to a dense one-hot (float32 with
+  // symmetric padding; the rest falls back to the gather kernels); auto: the timed choice.
+  for (cuda::ConvAlgorithm algorithm :
+       {cuda::ConvAlgorithm::kOwn, cuda::ConvAlgorithm::kCudnn, cuda::ConvAlgorithm::kAuto}) {
+    cuda::set_conv_algorithm(algorithm);
+    for (const ConvCase& c : kCases) {
+      for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+        INFO("algorithm " << static_cast<int>(algorithm) << " L " << c.length << " K " << c.kernel
+                          << " dtype " << dtype_name(dtype));
+        check_onehot_conv(c, dtype);
+      }
     }
   }
+  bool onehot_chosen = false;
+  for (const cuda::ConvChoice& choice : cuda::conv_choices()) {
+    onehot_chosen = onehot_chosen || choice.op.starts_with("onehot");
+  }
+  if (cuda::cudnn_available()) CHECK(onehot_chosen);
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
+#endif
 }
 
 TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax on ties") {
@@ -104,12 +127,16 @@ TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax o
         const Tensor x = codes_input ? random_codes(c.batch, c.length, 121)
                                      : random_tensor({c.batch, c.channels, c.length}, 121, dtype);
         const int64_t channels = codes_input ? 4 : c.channels;
-        // Integer weights: many exact ties between positions, so argmax order is tested.
-        const Tensor w =
-            ops::affine(random_tensor({c.filters, channels, c.kernel}, 122, dtype), 2.0, 0.0)
-                .to(DType::kInt32)
-                .to(dtype);
-        const Tensor bias = random_tensor({c.filters}, 123, dtype);
+        // Integer weights and bias: many exact ties between positions, so argmax order is
+        // tested. (A fractional bias makes each device's rounding depend on its order of
+        // addition: the CPU adds tap pairs, the GPU single taps, and ties break apart.)
+        const auto integers = [&](const Shape& shape, uint64_t seed) {
+          return ops::affine(random_tensor(shape, seed, dtype), 2.0, 0.0)
+              .to(DType::kInt32)
+              .to(dtype);
+        };
+        const Tensor w = integers({c.filters, channels, c.kernel}, 122);
+        const Tensor bias = integers({c.filters}, 123);
         const auto [out_cpu, argmax_cpu] = ops::conv1d_relu_max(x, w, bias, c.params);
         const auto [out_gpu, argmax_gpu] =
             ops::conv1d_relu_max(gpu(x), gpu(w), gpu(bias), c.params);
