@@ -162,15 +162,105 @@ __global__ void onehot_backward_weight_kernel(Conv1DGeometry g, const T* __restr
 
 inline constexpr int kFusedThreads = 128;
 
-// One block per (b, o) row: threads take positions t, t + 128, ...; the block then reduces
-// (value, position) pairs, larger value first, smaller position on ties (first argmax).
+// Reduces the block's (value, position) pairs, larger value first, smaller position on ties
+// (first argmax), and thread 0 stores relu(max) and its position (0 for an empty row). Every
+// thread of the block calls it.
+template <typename T>
+__device__ void store_first_max(T best, int64_t best_t, T* out, int64_t* argmax) {
+  __shared__ T best_value[kFusedThreads / 32];
+  __shared__ int64_t best_index[kFusedThreads / 32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const T other = __shfl_down_sync(0xffffffffu, best, offset);
+    const int64_t other_t = __shfl_down_sync(0xffffffffu, best_t, offset);
+    if (other > best || (other == best && other_t < best_t)) {
+      best = other;
+      best_t = other_t;
+    }
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();  // the previous row's thread 0 has read the slots
+  if (lane == 0) {
+    best_value[warp] = best;
+    best_index[warp] = best_t;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int other = 1; other < kFusedThreads / 32; ++other) {
+      if (best_value[other] > best || (best_value[other] == best && best_index[other] < best_t)) {
+        best = best_value[other];
+        best_t = best_index[other];
+      }
+    }
+    *out = best > T(0) ? best : T(0);
+    *argmax = best_t == INT64_MAX ? 0 : best_t;
+  }
+}
+
+// The one-hot form (the reference model's first layer), for sequences and filters that fit
+// 32-bit positions and shared memory (relu_max_codes_fits). The filter's weights sit in shared
+// memory as ws[k * 5 + base], with a zero row for N (code >= 4), so a tap is one load and one
+// add; windows inside the sequence skip the bounds checks. (The generic kernel below spent its
+// issue slots on 64-bit index arithmetic: ncu on an H200, 30 us a launch for the reference
+// batch, ALU the busiest pipe.) Same order of addition as the generic kernel.
+template <typename T>
+__global__ void __launch_bounds__(kFusedThreads)
+    relu_max_codes_kernel(Conv1DGeometry g, const uint8_t* __restrict__ codes,
+                          const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out,
+                          int64_t* __restrict__ argmax) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* ws = reinterpret_cast<T*>(shared_bytes);  // (K, 5)
+  const int taps = static_cast<int>(g.kernel_size), length = static_cast<int>(g.length);
+  const int out_length = static_cast<int>(g.out_length), stride = static_cast<int>(g.stride);
+  const int dilation = static_cast<int>(g.dilation), pad = static_cast<int>(g.pad_left);
+  const int64_t rows = g.batch * g.out_channels;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t o = row % g.out_channels;
+    const uint8_t* r = codes + (row / g.out_channels) * g.length;
+    __syncthreads();  // the previous row is done with ws
+    for (int i = threadIdx.x; i < taps * 5; i += blockDim.x) {
+      const int k = i / 5, base = i - k * 5;
+      ws[i] = base < kBaseN ? w[(o * 4 + base) * taps + k] : T(0);
+    }
+    __syncthreads();
+    const T b0 = bias ? bias[o] : T(0);
+    T best = -INFINITY;
+    int64_t best_t = INT64_MAX;
+    for (int t = threadIdx.x; t < out_length; t += blockDim.x) {
+      const int p0 = t * stride - pad;
+      T acc = b0;
+      if (p0 >= 0 && p0 + (taps - 1) * dilation < length) {
+        const uint8_t* window = r + p0;
+        for (int k = 0; k < taps; ++k) acc += ws[k * 5 + min(int{window[k * dilation]}, 4)];
+      } else {
+        for (int k = 0; k < taps; ++k) {
+          const int p = p0 + k * dilation;
+          if (p >= 0 && p < length) acc += ws[k * 5 + min(int{r[p]}, 4)];
+        }
+      }
+      if (acc > best) {  // strictly greater: each thread keeps its first maximum
+        best = acc;
+        best_t = t;
+      }
+    }
+    store_first_max(best, best_t, out + row, argmax + row);
+  }
+}
+
+template <typename T>
+bool relu_max_codes_fits(const Conv1DGeometry& g) {
+  constexpr int64_t kPositions = int64_t{1} << 30;  // t * stride and p stay inside int
+  return g.length < kPositions && g.out_length * g.stride < kPositions && g.pad_left < kPositions &&
+         g.kernel_size * g.dilation < kPositions &&
+         g.kernel_size * 5 * static_cast<int64_t>(sizeof(T)) <= 32 * 1024;
+}
+
+// One block per (b, o) row: threads take positions t, t + 128, ..., then store_first_max.
 template <typename T>
 __global__ void __launch_bounds__(kFusedThreads)
     relu_max_kernel(Conv1DGeometry g, const uint8_t* __restrict__ codes, const T* __restrict__ x,
                     const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out,
                     int64_t* __restrict__ argmax) {
-  __shared__ T best_value[kFusedThreads / 32];
-  __shared__ int64_t best_index[kFusedThreads / 32];
   const int64_t rows = g.batch * g.out_channels;
   const int64_t taps = g.kernel_size;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -205,32 +295,7 @@ __global__ void __launch_bounds__(kFusedThreads)
         best_t = t;
       }
     }
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      const T other = __shfl_down_sync(0xffffffffu, best, offset);
-      const int64_t other_t = __shfl_down_sync(0xffffffffu, best_t, offset);
-      if (other > best || (other == best && other_t < best_t)) {
-        best = other;
-        best_t = other_t;
-      }
-    }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __syncthreads();
-    if (lane == 0) {
-      best_value[warp] = best;
-      best_index[warp] = best_t;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      for (int other = 1; other < kFusedThreads / 32; ++other) {
-        if (best_value[other] > best || (best_value[other] == best && best_index[other] < best_t)) {
-          best = best_value[other];
-          best_t = best_index[other];
-        }
-      }
-      out[row] = best > T(0) ? best : T(0);
-      argmax[row] = best_t == INT64_MAX ? 0 : best_t;
-    }
+    store_first_max(best, best_t, out + row, argmax + row);
   }
 }
 
@@ -409,6 +474,13 @@ void conv1d_relu_max(DType dtype, const Conv1DGeometry& g, const uint8_t* codes,
   if (rows == 0) return;
   dispatch_float(dtype, "conv1d_relu_max", [&](auto tag) {
     using T = decltype(tag);
+    if (codes != nullptr && relu_max_codes_fits<T>(g)) {
+      const size_t shared = static_cast<size_t>(g.kernel_size) * 5 * sizeof(T);
+      relu_max_codes_kernel<T><<<block_count(rows), kFusedThreads, shared, stream>>>(
+          g, codes, static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(out),
+          argmax);
+      return;
+    }
     relu_max_kernel<T><<<block_count(rows), kFusedThreads, 0, stream>>>(
         g, codes, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
         static_cast<T*>(out), argmax);
