@@ -9,7 +9,9 @@
 #include <span>
 
 #include "autograd/grad_mode.h"
+#include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "ops/shape.h"
 #include "train/metrics.h"
 #include "train/regression_metrics.h"
 
@@ -95,6 +97,42 @@ struct TermScores {
   double correct = 0.0, examples = 0.0;
   // Profiles: the sum and count of per-profile correlations.
   double profile_sum = 0.0, profiles = 0.0;
+  // What waits on the model's device for one host read per pass (or per kMaxPendingBytes of
+  // predictions): the loss sum (float64, ()) and the batches' predictions, with their host
+  // targets and masks. Reading each batch's loss and predictions back cost a GPU two host
+  // synchronisations a batch, most of the reference run's validation time.
+  Tensor loss_total;
+  std::vector<Tensor> pending_predictions, pending_targets, pending_masks;
+  int64_t pending_bytes = 0;
+  static constexpr int64_t kMaxPendingBytes = int64_t{64} << 20;
+
+  // loss_sum += loss * weight, on the loss's device (the same float64 arithmetic as on the host).
+  void add_loss(const Tensor& loss, double weight) {
+    const Tensor contribution = ops::affine(loss.to(DType::kFloat64), weight, 0.0);
+    loss_total = loss_total.defined() ? ops::add(loss_total, contribution) : contribution;
+  }
+
+  // Keeps one batch for add(); the target and mask are host tensors (copied: they may view the
+  // loader's batch).
+  void queue(const Tensor& prediction, const Tensor& target, const Tensor& mask) {
+    pending_predictions.push_back(prediction);
+    pending_targets.push_back(target.clone());
+    if (mask.defined()) pending_masks.push_back(mask.clone());
+    pending_bytes += prediction.numel() * static_cast<int64_t>(dtype_size(prediction.dtype()));
+    if (pending_bytes >= kMaxPendingBytes) flush();
+  }
+
+  // Scores the queued batches as one (their rows in order), and reads the loss sum.
+  void flush() {
+    if (loss_total.defined()) loss_sum = loss_total.item();
+    if (pending_predictions.empty()) return;
+    add(ops::concat(pending_predictions, 0), ops::concat(pending_targets, 0),
+        pending_masks.empty() ? Tensor() : ops::concat(pending_masks, 0));
+    pending_predictions.clear();
+    pending_targets.clear();
+    pending_masks.clear();
+    pending_bytes = 0;
+  }
 
   void add(const Tensor& prediction, const Tensor& target, const Tensor& mask) {
     const Tensor p = host_floats(prediction), y = host_floats(target);
@@ -245,7 +283,7 @@ Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& 
       TermScores& s = scores[i];
       const bool labels = s.term->target == Target::kLabels;
       const double weight = labels ? valid_labels : static_cast<double>(host.size);
-      s.loss_sum += term_losses[i].value().item() * weight;
+      s.add_loss(term_losses[i].value(), weight);
       s.loss_weight += weight;
       // Metrics use predictions: the outputs through their final activations.
       const Var prediction = apply_activation(model.output_activation(s.output), outputs[s.output]);
@@ -255,9 +293,10 @@ Evaluation evaluate(Model& model, const Objective& objective, data::DataLoader& 
         per_example.erase(per_example.begin());
         s.task_names = term_tasks(*s.term, loader.source().task_names(), per_example);
       }
-      s.add(prediction.value(), target, labels ? host.label_mask : Tensor());
+      s.queue(prediction.value(), target, labels ? host.label_mask : Tensor());
     }
   }
+  for (TermScores& s : scores) s.flush();
   model.train(was_training);
   if (strategy != nullptr) {
     for (TermScores& s : scores) {

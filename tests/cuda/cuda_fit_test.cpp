@@ -1,8 +1,8 @@
 // fit() on the GPU: steps replayed from a CUDA graph give the losses of eager steps, learning
 // rate schedules reach GPU steps on time for every optimizer (eager and replayed, against the
 // CPU), a per-parameter Adam in a graph follows its device schedule, a convolution first met
-// inside a capture is refused, and training on cuda:1 leaves GPU 0 and the caller's current
-// device alone.
+// inside a capture is refused, evaluate() reads the GPU back once a pass, and training on
+// cuda:1 leaves GPU 0 and the caller's current device alone.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -26,6 +26,7 @@
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"
 #include "tensor/determinism.h"
+#include "train/evaluation.h"
 #include "train/fit.h"
 #include "train/lr_callbacks.h"
 #ifdef STRAND_WITH_CUDA
@@ -239,6 +240,26 @@ TEST_CASE("cuda: a convolution first met inside a graph capture is refused, not 
   again.capture([&] { out.copy_(ops::conv1d(x, w, Tensor(), {})); });
   again.replay();
   check_close(out, eager.to(Device::cpu()), 1e-5, "replayed convolution");
+}
+
+TEST_CASE("cuda: evaluate reads the GPU back once a pass and scores as the CPU does") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  Sequential cpu_model = dropout_model(5), gpu_model = dropout_model(5);
+  gpu_model.to(Device::cuda());
+  BinaryCrossEntropy loss;
+  auto cpu_loader = loader_on(Device::cpu());
+  const train::Evaluation on_cpu = train::evaluate(cpu_model, loss, *cpu_loader);
+  auto gpu_loader = loader_on(Device::cuda());
+  (void)train::evaluate(gpu_model, loss, *gpu_loader);  // the conv engine's first-use choices
+  const size_t syncs_before = cuda::host_sync_count();
+  const train::Evaluation on_gpu = train::evaluate(gpu_model, loss, *gpu_loader);
+  // 11 batches: the loss sum and the predictions are read once each, not once a batch.
+  CHECK(cuda::host_sync_count() - syncs_before <= 2);
+  CHECK(on_gpu.loss == doctest::Approx(on_cpu.loss).epsilon(1e-5));
+  CHECK(on_gpu.auroc == doctest::Approx(on_cpu.auroc).epsilon(1e-5));
+  CHECK(on_gpu.values.at("auprc") == doctest::Approx(on_cpu.values.at("auprc")).epsilon(1e-5));
+#endif
 }
 
 TEST_CASE("cuda: training on cuda:1 keeps the caller's device and opens no context on GPU 0") {
