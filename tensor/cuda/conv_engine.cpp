@@ -1,5 +1,6 @@
 // The dense Conv1D engine of the CUDA backend: cuDNN plans per shape, and the timed choice
 // between them and strand's own kernels (conv_engine.h).
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -56,6 +57,8 @@ struct SelectionState {
   std::mutex mutex;
   ConvAlgorithm policy = initial_policy();
   std::map<std::string, ConvChoice> choices;
+  // By shape_key() of the geometry with batch 0: the largest measured own_ms / cudnn_ms.
+  std::map<std::string, double> own_slowdown;
 };
 SelectionState& selection() {
   static SelectionState state;
@@ -69,6 +72,17 @@ std::string shape_key(ConvPass pass, const Conv1DGeometry& g, DType dtype) {
                      dtype_name(dtype), tf32 ? " tf32" : "", g.batch, g.in_channels, g.length,
                      g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
 }
+
+// The key of the same pass and geometry at any batch size.
+std::string any_batch_key(ConvPass pass, Conv1DGeometry g, DType dtype) {
+  g.batch = 0;
+  return shape_key(pass, g, dtype);
+}
+
+// strand's kernel lost this far to cuDNN at another batch size: an epoch's last, smaller batch
+// (or a validation pass's) then takes cuDNN untimed. (Basset's partial batches timed conv2's
+// 20-ms backward-weight kernel again, for a choice that could not change.)
+constexpr double kClearLoss = 4.0;
 
 // ---- cuDNN ----------------------------------------------------------------------------------
 
@@ -286,10 +300,18 @@ void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_paddi
   ConvChoice choice;
   choice.op = pass_name(pass);
   choice.shape = key;
-  if (deterministic()) {
+  const std::string sibling = any_batch_key(pass, g, dtype);
+  bool cudnn_clearly = false;
+  {
+    std::lock_guard lock(state.mutex);
+    const auto it = state.own_slowdown.find(sibling);
+    cudnn_clearly = it != state.own_slowdown.end() && it->second >= kClearLoss;
+  }
+  if (deterministic() || cudnn_clearly) {
     // A timed choice can differ between runs. Deterministic mode takes cuDNN untimed, with
     // the algorithms cuDNN reports as deterministic (its plans are keyed by the mode), and
     // strand's kernels (deterministic too) only for a shape cuDNN has no such algorithm for.
+    // So does a shape whose kernel lost clearly at another batch size (kClearLoss).
     choice.chosen = "cudnn";
     try {
       library();
@@ -328,6 +350,10 @@ void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_paddi
   choice.chosen = choice.cudnn_ms >= 0.0 && choice.cudnn_ms < choice.own_ms ? "cudnn" : "own";
   std::lock_guard lock(state.mutex);
   state.choices[key] = choice;
+  if (choice.cudnn_ms > 0.0) {
+    double& slowdown = state.own_slowdown[sibling];
+    slowdown = std::max(slowdown, choice.own_ms / choice.cudnn_ms);
+  }
 }
 
 void cudnn_conv_forward(const Conv1DGeometry& g, Device device, const void* x, const void* w,
@@ -365,6 +391,7 @@ void set_conv_algorithm(ConvAlgorithm algorithm) {
   std::lock_guard lock(state.mutex);
   state.policy = algorithm;
   state.choices.clear();
+  state.own_slowdown.clear();
 }
 
 ConvAlgorithm conv_algorithm() {

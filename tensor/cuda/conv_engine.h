@@ -6,7 +6,9 @@
 // first call of a Conv1D pass (forward, backward-input or backward-weight, dense or one-hot)
 // with a new shape/params/dtype runs both implementations (CUDA events: cuDNN one warm-up and
 // three timed runs; strand's kernel one timed run, three more unless that one was already far
-// slower) and keeps the faster for that shape from then on. cuDNN takes part only for float32
+// slower) and keeps the faster for that shape from then on. A shape whose kernel lost to
+// cuDNN by 4x or more at another batch size (an epoch's last, smaller batch) takes cuDNN
+// untimed. cuDNN takes part only for float32
 // with symmetric padding, in a build with cuDNN. In deterministic mode (tensor/determinism.h)
 // nothing is timed: cuDNN runs with only the algorithms it reports as deterministic, and
 // strand's kernels (deterministic too) only where cuDNN offers none for the shape. During a

@@ -118,6 +118,44 @@ TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each impl
 #endif
 }
 
+TEST_CASE("cuda: a shape whose own kernel lost clearly takes cuDNN untimed at a new batch size") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  if (!cuda::cudnn_available()) {
+    MESSAGE("no cuDNN in this build: nothing to choose");
+    return;
+  }
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);  // forgets every measured shape
+  // A Basset-like middle layer: strand's backward-weight kernel (a thread per weight over the
+  // batch) is many times slower than cuDNN's.
+  const Conv1DParams params{1, 1, 5, 5};
+  const auto backward_weight = [&](int64_t batch) {
+    const Tensor x = gpu(random_tensor({batch, 96, 120}, 131, DType::kFloat32));
+    const Tensor g = gpu(random_tensor({batch, 64, 120}, 132, DType::kFloat32));
+    (void)ops::conv1d_backward_weight(g, x, {64, 96, 11}, params);
+  };
+  backward_weight(64);
+  backward_weight(16);
+  const auto choices = cuda::conv_choices();
+  const auto find = [&](const std::string& batch) {
+    for (const cuda::ConvChoice& c : choices) {
+      if (c.op == "backward_weight" && c.shape.find(batch) != std::string::npos) return c;
+    }
+    FAIL("no backward_weight choice for " << batch);
+    return cuda::ConvChoice{};
+  };
+  const cuda::ConvChoice full = find(" B64 "), partial = find(" B16 ");
+  MESSAGE("B64: own " << full.own_ms << " ms, cudnn " << full.cudnn_ms << " ms");
+  if (full.chosen == "cudnn" && full.own_ms >= 4.0 * full.cudnn_ms) {
+    CHECK(partial.chosen == "cudnn");
+    CHECK(partial.own_ms < 0.0);  // not run, not timed
+  } else {
+    CHECK(partial.own_ms >= 0.0);  // no clear loss: B16 is measured on its own
+  }
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
+#endif
+}
+
 TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax on ties") {
   STRAND_REQUIRE_GPU();
   for (const ConvCase& c : kCases) {
