@@ -299,7 +299,11 @@ if wanted sanitizer; then
       row "$label" "NOT RUN" "" "compute-sanitizer not found: no memory check was made"
       continue
     fi
-    if [ "$tool" = memcheck ]; then cap=75 filter=(); else cap=60 filter=("-tc=$racecheck_filter"); fi
+    # memcheck: the deliberately broken capture in a process of its own, after the rest (the
+    # sanitizer keeps that capture's never-freed block on its books, and a later graph reusing
+    # the address would read as an out-of-bounds write).
+    broken_capture="*a host read inside a capture is refused*"
+    if [ "$tool" = memcheck ]; then cap=75 filter=("-tce=$broken_capture"); else cap=60 filter=("-tc=$racecheck_filter"); fi
     if ! limit=$(limit_for "$cap" 20); then
       row "$label" "NOT RUN" "" "no time left"
       continue
@@ -311,11 +315,20 @@ if wanted sanitizer; then
       --tool "$tool" --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" \
       --no-intro=true --duration=true "${filter[@]}" >"$work/$tool.txt" 2>&1
     code=$?
+    if [ "$tool" = memcheck ]; then
+      STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout -k 5 30 "$sanitizer" --tool memcheck \
+        --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" --no-intro=true \
+        --duration=true "-tc=$broken_capture" >"$work/memcheck-broken-capture.txt" 2>&1
+      second=$?
+      cat "$work/memcheck-broken-capture.txt" >>"$work/$tool.txt"
+      # Both runs' summaries count: the totals below add them up.
+      [ "$code" = 0 ] && code=$second
+    fi
     { echo "== $tool (exit $code)"; cat "$work/$tool.txt"; } >>"$out/sanitizer.txt"
     tail -4 "$work/$tool.txt"
     errors=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error[s]*' "$work/$tool.txt")
     hazards=$(grep -m1 -o 'RACECHECK SUMMARY: [0-9]* hazard[s]* displayed[^)]*)*' "$work/$tool.txt")
-    cases=$(grep -E '^\[doctest\] test cases' "$work/$tool.txt" | tr -s ' ')
+    cases=$(grep -E '^\[doctest\] test cases' "$work/$tool.txt" | tr -s ' ' | paste -sd ';')
     done_cases=$(grep -cE '^[0-9.]+ s: ' "$work/$tool.txt")
     # ERROR SUMMARY also counts CUDA API calls that returned an error to their caller ("Program
     # hit cudaErrorX on CUDA API call to ..."): the suite provokes some on purpose (out of
@@ -324,10 +337,12 @@ if wanted sanitizer; then
     api=$(grep -c 'Program hit cuda' "$work/$tool.txt")
     api_kinds=$(grep -o 'Program hit cuda[A-Za-z]*' "$work/$tool.txt" | sort | uniq -c |
       awk '{ printf "%s%s %dx", (NR > 1 ? ", " : ""), $4, $1 }')
-    total=$(grep -m1 -o 'ERROR SUMMARY: [0-9]*' "$work/$tool.txt" | grep -o '[0-9]*$')
+    total=$(grep -oE 'ERROR SUMMARY: [0-9]+ errors?$' "$work/$tool.txt" |
+      awk '{ n += $3; seen = 1 } END { if (seen) print n }')
     memory=$((${total:-0} - api))
     suite_passed=0
-    grep -q '^\[doctest\] Status: SUCCESS' "$work/$tool.txt" && suite_passed=1
+    grep -q '^\[doctest\] Status: SUCCESS' "$work/$tool.txt" &&
+      ! grep -q '^\[doctest\] Status: FAILURE' "$work/$tool.txt" && suite_passed=1
     if [ -n "$total" ] && ((memory == 0)) && ((suite_passed)) && [[ "$code" == 0 || "$code" == 99 ]]; then
       status=CLEAN
     else
