@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(kFusedThreads)
     relu_max_codes_kernel(Conv1DGeometry g, const uint8_t* __restrict__ codes,
                           const T* __restrict__ w, const T* __restrict__ bias, T* __restrict__ out,
                           int64_t* __restrict__ argmax) {
-  extern __shared__ unsigned char shared_bytes[];
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* ws = reinterpret_cast<T*>(shared_bytes);  // (K, 5)
   const int taps = static_cast<int>(g.kernel_size), length = static_cast<int>(g.length);
   const int out_length = static_cast<int>(g.out_length), stride = static_cast<int>(g.stride);
