@@ -237,6 +237,7 @@ nlohmann::json to_json(const RunReport& r) {
   out["wall_seconds"] = r.wall_seconds;
   out["train_seconds"] = r.train_seconds;
   out["samples_per_second"] = r.samples_per_second;
+  if (r.cuda_graph_replays >= 0) out["cuda_graph_replays"] = r.cuda_graph_replays;
   return out;
 }
 

@@ -39,6 +39,9 @@ struct RunReport {
   double wall_seconds = 0.0;        // this invocation, data + training + evaluation
   double train_seconds = 0.0;       // fit() alone
   double samples_per_second = 0.0;  // training throughput over this invocation's epochs
+  /// On a GPU: the training steps replayed from the captured CUDA graph (the others ran eagerly:
+  /// the first, which warms up and captures, and each epoch's last, smaller batch); -1 on a CPU.
+  int64_t cuda_graph_replays = -1;
 };
 
 /// report.json of a finished run: "status": "completed" and the figures above. "task_names"
@@ -55,7 +58,8 @@ struct RunReport {
 ///   "test": {"count": 30, "loss": 2.5, "outputs": {"profile": {"loss": 2.3, "pearson": 0.4},
 ///            "counts": {"loss": 0.4, "pearson": 0.6, ..., "tasks": {...}}}}
 /// "unscored_tasks" says which tasks of which split have undefined figures, and why (an empty
-/// object when every task was scored): {"test": {"JUN": "no positive label (...)"}}.
+/// object when every task was scored): {"test": {"JUN": "no positive label (...)"}}. A GPU run
+/// adds "cuda_graph_replays".
 nlohmann::json to_json(const RunReport& report);
 /// report.json of a run that stopped on an error: "status": "failed", the error, the run
 /// directory and the command that continues it from its last checkpoint. (A failed resume of a

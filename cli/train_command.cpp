@@ -556,6 +556,7 @@ RunReport final_report(const Session& session, const dist::DistributedRun& run, 
     seconds += logs.get("epoch_seconds");
   }
   report.samples_per_second = seconds > 0 ? samples / seconds : 0.0;
+  if (report.device.starts_with("cuda")) report.cuda_graph_replays = history.replayed_steps;
   return report;
 }
 

@@ -8,6 +8,7 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli_test_support.h"
+#include "cuda/cuda_test_support.h"
 #include "tensor/backend.h"
 #include "tensor/cuda_runtime.h"
 
@@ -147,6 +148,56 @@ TEST_CASE("flags override the config file") {
   REQUIRE(files.status == 0);
   CHECK(json::parse(files.out)["data"]["source"] == "files");
   CHECK(json::parse(files.out)["data"]["window"] == 0);
+}
+
+namespace {
+
+// `strand train` of a small records dataset on `device` (2 epochs of 3 full batches and a
+// smaller one); returns its report.json.
+nlohmann::json train_small_run(const TempDir& dir, const std::string& device) {
+  testing::simulate_small_dataset(dir);
+  const auto result = run({"train",
+                           "--format",
+                           "records",
+                           "--fasta",
+                           dir.str("sim/train.fa"),
+                           "--intervals",
+                           dir.str("sim/train.tsv"),
+                           "--valid-fasta",
+                           dir.str("sim/valid.fa"),
+                           "--valid-intervals",
+                           dir.str("sim/valid.tsv"),
+                           "--batch-size",
+                           "32",
+                           "--epochs",
+                           "2",
+                           "--no-early-stopping",
+                           "--device",
+                           device,
+                           "--output-dir",
+                           dir.str("runs"),
+                           "--run-name",
+                           "r"});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  return nlohmann::json::parse(testing::read_text(dir.path() / "runs" / "r" / "report.json"));
+}
+
+}  // namespace
+
+TEST_CASE("report.json of a CPU run has no CUDA graph figure") {
+  TempDir dir("cpu-report");
+  CHECK_FALSE(train_small_run(dir, "cpu").contains("cuda_graph_replays"));
+}
+
+TEST_CASE("report.json says how many steps a GPU run replayed from its CUDA graph") {
+  STRAND_REQUIRE_GPU();
+  TempDir dir("gpu-report");
+  const nlohmann::json report = train_small_run(dir, "cuda");
+  // 8 steps: the first warms up, each epoch's last (smaller) batch runs eagerly.
+  REQUIRE(report.contains("cuda_graph_replays"));
+  CHECK(report["cuda_graph_replays"].get<int64_t>() >= 4);
+  CHECK(report["cuda_graph_replays"].get<int64_t>() <= 6);
 }
 
 TEST_CASE("device cuda errors clearly without falling back") {

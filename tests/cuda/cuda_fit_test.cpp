@@ -58,7 +58,7 @@ std::shared_ptr<data::ArraySource> random_source() {
 }
 
 // The loader fit() gets on `device`: batches in pinned memory on a GPU, as the CLI does.
-std::unique_ptr<data::DataLoader> loader_on(Device device) {
+std::unique_ptr<data::DataLoader> loader_on([[maybe_unused]] Device device) {
   data::LoaderOptions options;
   options.sampler.batch_size = kBatch;
   options.sampler.shuffle = true;
