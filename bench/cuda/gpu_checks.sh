@@ -283,7 +283,7 @@ if wanted bench; then
         "$results result lines; $(grep -m1 -o 'math: .*' "$work/bench-$model.txt")${first_failure:-}"
       while IFS= read -r line; do
         row "" "" "" "${line#RESULT }"
-      done < <(grep '^RESULT' "$work/bench-$model.txt")
+      done < <(grep -E '^(RESULT|breakdown)' "$work/bench-$model.txt")
       write_summary
     done
   fi

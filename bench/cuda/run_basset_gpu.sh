@@ -69,6 +69,7 @@ r = json.load(open(sys.argv[1]))
 print(f\"{r['train_seconds']:.4f} {r['samples_per_second']:.0f}\")" "${work}/runs/${name}/report.json")
     strand_train+=("${train}")
     echo "strand basset ${label} round ${round}: training ${train} s (${rate} samples/s)"
+    "${python}" "${repo}/bench/cuda/run_breakdown.py" "${work}/runs/${name}"
   done
 }
 

@@ -127,6 +127,7 @@ grep -iE "^test|auROC|auPRC" "${work}/reference.log" | head -5 || true
 met="$(awk -v t="${ref_train}" 'BEGIN { print (t <= 1.0) ? "met" : "MISSED" }')"
 printf 'RESULT reference run: training %.3f s over %s epochs (target <= 1 s: %s); process %.2f s\n' \
   "${ref_train}" "${ref_epochs}" "${met}" "${ref_process}"
+"${python}" "${repo}/bench/cuda/run_breakdown.py" "${work}/runs/reference"
 
 IFS=, read -r -a other_modes <<<"${modes}"
 for mode in "${other_modes[@]}"; do
