@@ -259,7 +259,7 @@ if wanted bench; then
       basset_env=(EPOCHS=3 ROUNDS=2 COMPILE_ROUNDS=1 N_SEQS=8000)
     fi
     for model in reference basset; do
-      if [ "$model" = reference ]; then cap=130; else cap=120; fi
+      if [ "$model" = reference ]; then cap=130; else cap=140; fi
       if ! limit=$(limit_for "$cap" 40); then
         row "3 $model vs PyTorch" "NOT RUN" "" "no time left"
         continue

@@ -11,7 +11,8 @@
 # run_reference_gpu.sh. Math mode: both sides strict float32 first (strand's default; PyTorch
 # with TF32 off in cuDNN and cuBLAS, which is not PyTorch's default: it allows TF32 in cuDNN);
 # where strand has `--precision`, both again in TF32 (eager only). Target: strand >= 1.2x
-# PyTorch eager in the same math mode.
+# PyTorch eager in the same math mode. On a GPU, one more strand round with cuDNN's timed
+# algorithm search (STRAND_CUDNN_FIND=1) against the same FP32 PyTorch eager figure.
 #
 # Usage: bench/cuda/run_basset_gpu.sh
 # Environment: STRAND_BIN (required: a built strand), PYTHON (python3 with a CUDA torch),
@@ -113,6 +114,19 @@ fp32_train="${strand_train[*]}"
 { "${peer[@]}" --rounds "${rounds}" --modes eager || echo "pytorch eager: exit $?"; } |
   tee "${work}/peer-eager.txt"
 ratio "basset fp32" "${fp32_train}" "${work}/peer-eager.txt" eager 1.2
+
+# Whether cuDNN's timed algorithm search beats its heuristics (which PyTorch eager uses too) by
+# enough to pay for itself in a short run: one round with STRAND_CUDNN_FIND=1.
+if [[ "${device}" == cuda ]]; then
+  echo "== strand fp32 with cuDNN's timed algorithm search (STRAND_CUDNN_FIND=1), 1 round"
+  saved_rounds="${rounds}"
+  rounds=1
+  export STRAND_CUDNN_FIND=1
+  strand_rounds fp32-find
+  unset STRAND_CUDNN_FIND
+  rounds="${saved_rounds}"
+  ratio "basset fp32 cudnn-find" "${strand_train[*]}" "${work}/peer-eager.txt" eager 1.2
+fi
 
 if [[ ${#tf32_flag[@]} -gt 0 && "${device}" == cuda ]]; then
   echo "== the same in TF32: strand ${tf32_flag[*]}, pytorch --tf32 (eager)"

@@ -1,6 +1,7 @@
 // The dense Conv1D engine of the CUDA backend: cuDNN plans per shape, and the timed choice
 // between them and strand's own kernels (conv_engine.h).
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -84,6 +85,20 @@ std::string any_batch_key(ConvPass pass, Conv1DGeometry g, DType dtype) {
 // 20-ms backward-weight kernel again, for a choice that could not change.)
 constexpr double kClearLoss = 4.0;
 
+// STRAND_CUDNN_FIND=1: each pass's algorithm from cuDNN timing its candidates on the shape
+// (cudnnFind*AlgorithmEx, what PyTorch's cudnn.benchmark does) instead of its heuristics, at the
+// cost of that timing on a shape's first call. Off by default: strand's timed choice already
+// measures once per shape, and a short run may not win the timing back. Not in deterministic
+// mode, whose algorithms must not depend on a measurement.
+std::atomic<bool>& find_setting() {
+  static std::atomic<bool> find = [] {
+    const char* value = std::getenv("STRAND_CUDNN_FIND");
+    return value != nullptr && std::string(value) == "1";
+  }();
+  return find;
+}
+bool find_algorithms() { return find_setting().load(); }
+
 // ---- cuDNN ----------------------------------------------------------------------------------
 
 #ifdef STRAND_WITH_CUDNN
@@ -98,6 +113,8 @@ cudnnHandle_t cudnn_handle(Device device) {
   return h;
 }
 
+constexpr size_t kFindWorkspace = size_t{256} << 20;  // what the timed candidates may use
+
 // Conv1D as a 2-D convolution of height 1: x (B, C, 1, L), w (O, C, 1, K), y (B, O, 1, L_out).
 // One plan per shape (and device and determinism setting), built on first use and kept: its
 // descriptors, the algorithm of each pass and a workspace sized for them. Rebuilding these on
@@ -105,8 +122,8 @@ cudnnHandle_t cudnn_handle(Device device) {
 // captured CUDA graph's workspace pointer valid across replays.
 class CudnnConv {
  public:
-  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32)
-      : device_(device), deterministic_(deterministic), tf32_(tf32) {
+  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32, bool find)
+      : device_(device), deterministic_(deterministic), tf32_(tf32), find_(find) {
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
     STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
@@ -144,8 +161,15 @@ class CudnnConv {
     if (!forward_) {
       int found = 0;
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      STRAND_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-          h, x_, w_, conv_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+      if (timed_search()) {
+        const Tensor scratch = find_workspace();
+        STRAND_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+            h, x_, x, w_, w, conv_, y_, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
+            scratch.raw_data(), kFindWorkspace));
+      } else {
+        STRAND_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+            h, x_, w_, conv_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+      }
       forward_ = pick(perf, found, "forward");
     }
     const float one = 1.0f, zero = 0.0f;
@@ -158,8 +182,15 @@ class CudnnConv {
     if (!backward_data_) {
       int found = 0;
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-          h, w_, y_, conv_, x_, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+      if (timed_search()) {
+        const Tensor scratch = find_workspace();
+        STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+            h, w_, w, y_, dy, conv_, x_, dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf,
+            scratch.raw_data(), kFindWorkspace));
+      } else {
+        STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            h, w_, y_, conv_, x_, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+      }
       backward_data_ = pick(perf, found, "backward-data");
     }
     const float one = 1.0f, zero = 0.0f;
@@ -172,8 +203,15 @@ class CudnnConv {
     if (!backward_filter_) {
       int found = 0;
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-      STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-          h, x_, y_, conv_, w_, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf));
+      if (timed_search()) {
+        const Tensor scratch = find_workspace();
+        STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            h, x_, x, y_, dy, conv_, w_, dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf,
+            scratch.raw_data(), kFindWorkspace));
+      } else {
+        STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            h, x_, y_, conv_, w_, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf));
+      }
       backward_filter_ = pick(perf, found, "backward-filter");
     }
     const float one = 1.0f, zero = 0.0f;
@@ -208,6 +246,17 @@ class CudnnConv {
     throw Error(fmt::format("cuDNN offers no usable {} algorithm for this shape ({} candidates{})",
                             pass, found, deterministic_ ? ", deterministic ones only" : ""));
   }
+  bool timed_search() const {
+    if (!find_ || deterministic_) return false;
+    STRAND_CHECK(!capturing(device_),
+                 "cuDNN cannot time its algorithms during a CUDA graph capture: run the step "
+                 "once before capturing it");
+    return true;
+  }
+  // The candidates' workspace for one search (freed after it, stream-ordered).
+  Tensor find_workspace() const {
+    return Tensor::empty({static_cast<int64_t>(kFindWorkspace)}, DType::kUInt8, device_);
+  }
   void* workspace(size_t bytes) {
     if (bytes == 0) return nullptr;
     if (workspace_bytes_ < bytes) {
@@ -223,6 +272,7 @@ class CudnnConv {
   Device device_;
   bool deterministic_;
   bool tf32_;
+  bool find_;
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
@@ -239,13 +289,14 @@ CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
   static std::map<std::string, std::unique_ptr<CudnnConv>> plans;
   const bool exact = deterministic();
   const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  const bool find = find_algorithms();
   const std::string key =
-      fmt::format("{} {} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, tf32, device.index,
-                  g.batch, g.in_channels, g.length, g.out_channels, g.kernel_size, g.stride,
-                  g.dilation, g.pad_left, g.out_length);
+      fmt::format("{} {} {} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, tf32, find,
+                  device.index, g.batch, g.in_channels, g.length, g.out_channels, g.kernel_size,
+                  g.stride, g.dilation, g.pad_left, g.out_length);
   std::lock_guard lock(mutex);
   std::unique_ptr<CudnnConv>& plan = plans[key];
-  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32);
+  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32, find);
   return *plan;
 }
 #endif
@@ -393,6 +444,12 @@ void set_conv_algorithm(ConvAlgorithm algorithm) {
   state.choices.clear();
   state.own_slowdown.clear();
 }
+
+void set_cudnn_find(bool on) {
+  find_setting().store(on);
+  set_conv_algorithm(conv_algorithm());  // the timed choices were made with the other algorithms
+}
+bool cudnn_find() { return find_algorithms(); }
 
 ConvAlgorithm conv_algorithm() {
   SelectionState& state = selection();

@@ -61,6 +61,12 @@ enum class ConvAlgorithm { kAuto, kOwn, kCudnn };
 /// where cuDNN cannot run the shape). Clears remembered choices.
 void set_conv_algorithm(ConvAlgorithm algorithm);
 ConvAlgorithm conv_algorithm();
+/// cuDNN's algorithm for each pass from timing its candidates on the shape's first call
+/// (cudnnFind*AlgorithmEx, PyTorch's cudnn.benchmark) instead of its heuristics; off by
+/// default, STRAND_CUDNN_FIND=1 turns it on at start-up. Never in deterministic mode. Setting
+/// it clears remembered choices (plans are kept per setting).
+void set_cudnn_find(bool on);
+bool cudnn_find();
 /// True when this build links cuDNN.
 bool cudnn_available();
 

@@ -118,6 +118,28 @@ TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each impl
 #endif
 }
 
+TEST_CASE("cuda: convolutions match the CPU with cuDNN's algorithms from its timed search") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  if (!cuda::cudnn_available()) {
+    MESSAGE("no cuDNN in this build: no search to run");
+    return;
+  }
+  // cudnnFind*AlgorithmEx instead of the heuristics (STRAND_CUDNN_FIND=1), every pass through
+  // cuDNN: dense and one-hot, float32 (float64 and asymmetric padding take strand's kernels).
+  const bool before = cuda::cudnn_find();
+  cuda::set_cudnn_find(true);
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kCudnn);
+  for (const ConvCase& c : kCases) {
+    INFO("L " << c.length << " K " << c.kernel);
+    check_dense_conv(c, DType::kFloat32);
+    check_onehot_conv(c, DType::kFloat32);
+  }
+  cuda::set_cudnn_find(before);
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
+#endif
+}
+
 TEST_CASE("cuda: a shape whose own kernel lost clearly takes cuDNN untimed at a new batch size") {
   STRAND_REQUIRE_GPU();
 #ifdef STRAND_WITH_CUDA
