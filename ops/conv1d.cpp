@@ -119,13 +119,11 @@ Tensor one_hot(const Tensor& codes, DType dtype) {
   check_rank("one_hot", "base codes (B, L)", codes, 2);
   STRAND_CHECK(codes.dtype() == DType::kUInt8, "one_hot: expected uint8 base codes, got {}",
                codes.describe());
-  const Tensor host = codes.to(Device::cpu()).contiguous();
-  Tensor out = Tensor::empty({codes.size(0), 4, codes.size(1)}, dtype);
-  dispatch_floating(dtype, "one_hot", [&]<typename T>() {
-    kernels::cpu::one_hot_from_codes<T>(codes.size(0), codes.size(1), host.data<uint8_t>(),
-                                        out.data<T>());
-  });
-  return out.to(codes.device());
+  STRAND_CHECK(is_floating(dtype), "one_hot: expected a float32 or float64 result, got {}",
+               dtype_name(dtype));
+  Tensor out = Tensor::empty({codes.size(0), 4, codes.size(1)}, dtype, codes.device());
+  dispatch<OneHotOp>(codes.device(), codes.contiguous(), out);
+  return out;
 }
 
 }  // namespace ops
@@ -251,6 +249,12 @@ void conv1d_relu_max_backward_cpu(const Tensor& grad_out, const Tensor& x, const
 
 }  // namespace
 
+void one_hot_cpu(const Tensor& codes, Tensor& out) {
+  dispatch_floating(out.dtype(), "one_hot", [&]<typename T>() {
+    cpu::one_hot_from_codes<T>(codes.size(0), codes.size(1), codes.data<uint8_t>(), out.data<T>());
+  });
+}
+
 STRAND_REGISTER_KERNELS(conv1d_cpu) {
   OpKernels<Conv1DOp>::register_kernel(DeviceType::kCPU, conv1d_cpu);
   OpKernels<Conv1DBackwardInputOp>::register_kernel(DeviceType::kCPU, conv1d_backward_input_cpu);
@@ -263,6 +267,7 @@ STRAND_REGISTER_KERNELS(conv1d_cpu) {
   OpKernels<Conv1DReluMaxOp>::register_kernel(DeviceType::kCPU, conv1d_relu_max_cpu);
   OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(DeviceType::kCPU,
                                                       conv1d_relu_max_backward_cpu);
+  OpKernels<OneHotOp>::register_kernel(DeviceType::kCPU, one_hot_cpu);
 }
 
 // ---- Differentiable: forward and gradient rule side by side ---------------------------------

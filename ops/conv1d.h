@@ -68,6 +68,9 @@ STRAND_DECLARE_OP(Conv1DOneHotOp, "conv1d_onehot",
 STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
                   void(const Tensor& grad_out, const Tensor& codes, const Conv1DParams& params,
                        Tensor& grad_w));
+// codes: (B, L) uint8 -> out: (B, 4, L) float, 1 in the row of each base, all zeros for N
+// (ops::one_hot; on a GPU, cuDNN's input for the one-hot convolutions).
+STRAND_DECLARE_OP(OneHotOp, "one_hot", void(const Tensor& codes, Tensor& out));
 // relu(conv1d(x) + bias): x (B, C, L) float or (B, L) uint8 codes, w (O, C, K), bias (O) or
 // undefined -> out (B, O, L_out), in the pass that adds the bias.
 STRAND_DECLARE_OP(Conv1DReluOp, "conv1d_relu",
@@ -116,7 +119,8 @@ std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const
 /// relu(max over positions of conv1d(x)): (out (B, O), argmax (B, O) int64).
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
                                           const Conv1DParams& params);
-/// The expected one-hot float tensor (B, 4, L) of codes (B, L); N is all zeros.
+/// The expected one-hot float tensor (B, 4, L) of codes (B, L), on the codes' device; N is all
+/// zeros.
 Tensor one_hot(const Tensor& codes, DType dtype = DType::kFloat32);
 }  // namespace ops
 

@@ -117,8 +117,8 @@ __global__ void onehot_forward_kernel(Conv1DGeometry g, const uint8_t* __restric
 
 // One thread per position: four coalesced writes, one per base row.
 template <typename T>
-__global__ void onehot_expand_kernel(int64_t batch, int64_t length,
-                                     const uint8_t* __restrict__ codes, T* __restrict__ out) {
+__global__ void one_hot_kernel(int64_t batch, int64_t length, const uint8_t* __restrict__ codes,
+                               T* __restrict__ out) {
   STRAND_GRID_STRIDE_LOOP(i, batch * length) {
     const int64_t b = i / length, p = i - b * length;
     const uint8_t base = codes[i];
@@ -443,13 +443,13 @@ void conv1d_onehot_forward(DType dtype, const Conv1DGeometry& g, const uint8_t* 
   STRAND_CUDA_CHECK_LAUNCH();
 }
 
-void onehot_expand(DType dtype, int64_t batch, int64_t length, const uint8_t* codes, void* out,
-                   cudaStream_t stream) {
+void one_hot_from_codes(DType dtype, int64_t batch, int64_t length, const uint8_t* codes, void* out,
+                        cudaStream_t stream) {
   const int64_t n = batch * length;
   if (n == 0) return;
-  dispatch_float(dtype, "onehot_expand", [&](auto tag) {
+  dispatch_float(dtype, "one_hot_from_codes", [&](auto tag) {
     using T = decltype(tag);
-    onehot_expand_kernel<T>
+    one_hot_kernel<T>
         <<<blocks_for(n), kThreads, 0, stream>>>(batch, length, codes, static_cast<T*>(out));
   });
   STRAND_CUDA_CHECK_LAUNCH();

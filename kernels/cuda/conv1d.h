@@ -24,8 +24,8 @@ void add_channel_bias(DType dtype, int64_t batch, int64_t channels, int64_t leng
                       const void* bias, void* out, cudaStream_t stream);
 /// codes (B, L) -> out (B, 4, L): 1 in the row of each base, a column of zeros for N (code >= 4).
 /// The one-hot convolutions' input for cuDNN, which has no gather convolution.
-void onehot_expand(DType dtype, int64_t batch, int64_t length, const uint8_t* codes, void* out,
-                   cudaStream_t stream);
+void one_hot_from_codes(DType dtype, int64_t batch, int64_t length, const uint8_t* codes, void* out,
+                        cudaStream_t stream);
 void conv1d_onehot_forward(DType dtype, const Conv1DGeometry& g, const uint8_t* codes,
                            const void* w, const void* bias, void* out, cudaStream_t stream);
 void conv1d_onehot_backward_weight(DType dtype, const Conv1DGeometry& g, const void* grad_out,

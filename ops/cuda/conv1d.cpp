@@ -77,13 +77,10 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
       });
 }
 
-// codes (B, L) as a dense one-hot (B, 4, L) of `dtype`: cuDNN's input for the one-hot passes.
-Tensor dense_onehot(const Tensor& codes, DType dtype) {
-  const int64_t batch = codes.shape()[0], length = codes.shape()[1];
-  Tensor dense = Tensor::empty({batch, 4, length}, dtype, codes.device());
-  k::onehot_expand(dtype, batch, length, codes.data<uint8_t>(), dense.raw_data(),
-                   stream(codes.device()));
-  return dense;
+void one_hot_cuda(const Tensor& codes, Tensor& out) {
+  require_device(out.device());
+  k::one_hot_from_codes(out.dtype(), codes.size(0), codes.size(1), codes.data<uint8_t>(),
+                        out.raw_data(), stream(out.device()));
 }
 
 void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
@@ -101,7 +98,7 @@ void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias
                                  out.raw_data(), s);
       },
       [&] {
-        const Tensor dense = dense_onehot(cc, w.dtype());
+        const Tensor dense = ops::one_hot(cc, w.dtype());
         cuda::cudnn_conv_forward(g, device, dense.raw_data(), wc.raw_data(), out.raw_data());
         k::add_channel_bias(w.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
                             out.raw_data(), s);
@@ -122,7 +119,7 @@ void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& co
                                          grad_w.raw_data(), stream(device));
       },
       [&] {
-        const Tensor dense = dense_onehot(cc, grad_w.dtype());
+        const Tensor dense = ops::one_hot(cc, grad_w.dtype());
         cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), dense.raw_data(),
                                          grad_w.raw_data());
       });
@@ -198,6 +195,7 @@ STRAND_REGISTER_KERNELS(conv1d_cuda) {
   OpKernels<Conv1DBackwardOp>::register_kernel(kCuda, conv1d_backward_cuda);
   OpKernels<Conv1DReluMaxOp>::register_kernel(kCuda, conv1d_relu_max_cuda);
   OpKernels<Conv1DReluMaxBackwardOp>::register_kernel(kCuda, conv1d_relu_max_backward_cuda);
+  OpKernels<OneHotOp>::register_kernel(kCuda, one_hot_cuda);
 }
 
 }  // namespace strand

@@ -30,7 +30,7 @@
 namespace strand::cuda {
 
 /// The one-hot passes read uint8 codes: strand's gather kernels, or cuDNN on the codes
-/// expanded to a dense (B, 4, L) float32 one-hot (kernels/cuda/conv1d.h onehot_expand).
+/// expanded to a dense (B, 4, L) float32 one-hot (ops::one_hot).
 enum class ConvPass {
   kForward = 0,
   kBackwardInput = 1,

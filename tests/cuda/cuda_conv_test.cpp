@@ -1,15 +1,16 @@
 // GPU vs CPU oracle for every Conv1D op: dense forward / backward-input / backward-weight
 // through both strand's kernels and cuDNN (each forced, then the measured choice), the one-hot
-// gather and its weight backward, and the fused Conv1D+ReLU+GlobalMaxPool forward/backward.
+// gather and its weight backward (and ops::one_hot, cuDNN's input for it), and the fused
+// Conv1D+ReLU+GlobalMaxPool forward/backward.
 // Tolerances (max |gpu - cpu|): float64 1e-10; float32 1e-4 (sums of C*K or B*L_out terms of
 // O(1) values, accumulated in a different order).
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "cuda_test_support.h"
 #include "ops/conv1d.h"
 #include "tensor/cuda/conv_engine.h"
-#ifdef STRAND_WITH_CUDA
-#endif
 
 using namespace strand;
 using namespace strand::testing;
@@ -49,35 +50,6 @@ double conv_tol(DType dtype) { return dtype == DType::kFloat64 ? 1e-10 : 1e-4; }
               "conv1d_backward_weight");
 }
 
-}  // namespace
-
-TEST_CASE("cuda: dense Conv1D forward and backward match the CPU (each implementation)") {
-  STRAND_REQUIRE_GPU();
-#ifdef STRAND_WITH_CUDA
-  for (cuda::ConvAlgorithm algorithm :
-       {cuda::ConvAlgorithm::kOwn, cuda::ConvAlgorithm::kCudnn, cuda::ConvAlgorithm::kAuto}) {
-    cuda::set_conv_algorithm(algorithm);
-    for (const ConvCase& c : kCases) {
-      for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
-        INFO("algorithm " << static_cast<int>(algorithm) << " L " << c.length << " K " << c.kernel
-                          << " dtype " << dtype_name(dtype));
-        check_dense_conv(c, dtype);
-      }
-    }
-  }
-  // Auto measured every float32 symmetric-padding shape once and remembered the choice.
-  for (const cuda::ConvChoice& choice : cuda::conv_choices()) {
-    MESSAGE(choice.shape << ": " << choice.chosen << " (own " << choice.own_ms << " ms, cudnn "
-                         << choice.cudnn_ms << " ms)");
-    CHECK((choice.chosen == "own" || choice.chosen == "cudnn"));
-  }
-  if (cuda::cudnn_available()) CHECK(!cuda::conv_choices().empty());
-  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
-#endif
-}
-
-namespace {
-
 [[maybe_unused]] void check_onehot_conv(const ConvCase& c, DType dtype) {
   const Tensor codes = random_codes(c.batch, c.length, 111);  // includes N (code 4)
   const Tensor w = random_tensor({c.filters, 4, c.kernel}, 112, dtype);
@@ -91,13 +63,10 @@ namespace {
               "conv1d_onehot_backward_weight");
 }
 
-}  // namespace
-
-TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each implementation)") {
-  STRAND_REQUIRE_GPU();
 #ifdef STRAND_WITH_CUDA
-  // Own: strand's gather kernels; cuDNN: the codes expanded to a dense one-hot (float32 with
-  // symmetric padding; the rest falls back to the gather kernels); auto: the timed choice.
+// check(c, dtype) on every case and dtype under each policy: strand's kernels, cuDNN (where it
+// can run the shape; else strand's), and the timed choice, last (its choices stay listed).
+void check_each_algorithm(const std::function<void(const ConvCase&, DType)>& check) {
   for (cuda::ConvAlgorithm algorithm :
        {cuda::ConvAlgorithm::kOwn, cuda::ConvAlgorithm::kCudnn, cuda::ConvAlgorithm::kAuto}) {
     cuda::set_conv_algorithm(algorithm);
@@ -105,10 +74,36 @@ TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each impl
       for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
         INFO("algorithm " << static_cast<int>(algorithm) << " L " << c.length << " K " << c.kernel
                           << " dtype " << dtype_name(dtype));
-        check_onehot_conv(c, dtype);
+        check(c, dtype);
       }
     }
   }
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("cuda: dense Conv1D forward and backward match the CPU (each implementation)") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  check_each_algorithm(check_dense_conv);
+  // Auto measured every float32 symmetric-padding shape once and remembered the choice.
+  for (const cuda::ConvChoice& choice : cuda::conv_choices()) {
+    MESSAGE(choice.shape << ": " << choice.chosen << " (own " << choice.own_ms << " ms, cudnn "
+                         << choice.cudnn_ms << " ms)");
+    CHECK((choice.chosen == "own" || choice.chosen == "cudnn"));
+  }
+  if (cuda::cudnn_available()) CHECK(!cuda::conv_choices().empty());
+  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
+#endif
+}
+
+TEST_CASE("cuda: one-hot Conv1D and its weight backward match the CPU (each implementation)") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  // Own: strand's gather kernels; cuDNN: the codes expanded to a dense one-hot (float32 with
+  // symmetric padding; the rest falls back to the gather kernels); auto: the timed choice.
+  check_each_algorithm(check_onehot_conv);
   bool onehot_chosen = false;
   for (const cuda::ConvChoice& choice : cuda::conv_choices()) {
     onehot_chosen = onehot_chosen || choice.op.starts_with("onehot");
@@ -176,6 +171,16 @@ TEST_CASE("cuda: a shape whose own kernel lost clearly takes cuDNN untimed at a 
   }
   cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
 #endif
+}
+
+TEST_CASE("cuda: one_hot of device codes matches the CPU's, N included") {
+  STRAND_REQUIRE_GPU();
+  const Tensor codes = random_codes(3, 257, 141);  // includes N (code 4)
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    const Tensor on_gpu = ops::one_hot(gpu(codes), dtype);
+    CHECK(on_gpu.device().is_cuda());
+    check_close(on_gpu, ops::one_hot(codes, dtype), 0.0, "one_hot");
+  }
 }
 
 TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax on ties") {

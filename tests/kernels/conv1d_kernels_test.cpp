@@ -237,4 +237,15 @@ TEST_CASE_TEMPLATE("conv1d_backward (all gradients at once) matches the oracles"
   }
 }
 
+TEST_CASE("one_hot: a row per base, a zero column for N, a float result only") {
+  // codes (2, 3): A C T / N G A (codes >= 4 are N)
+  const Tensor codes = Tensor::from_vector(std::vector<uint8_t>{0, 1, 3, 4, 2, 0}, {2, 3});
+  const Tensor out = ops::one_hot(codes, DType::kFloat64);
+  CHECK(out.shape() == Shape{2, 4, 3});
+  CHECK(out.to_vector<double>() == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1,  //
+                                                       0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0});
+  CHECK_THROWS_WITH_AS(ops::one_hot(codes, DType::kInt32),
+                       doctest::Contains("one_hot: expected a float32 or float64 result"), Error);
+}
+
 }  // namespace strand
