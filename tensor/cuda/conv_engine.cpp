@@ -159,18 +159,17 @@ class CudnnConv {
   void forward(const void* x, const void* w, void* y) {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!forward_) {
-      int found = 0;
-      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      if (timed_search()) {
-        const Tensor scratch = find_workspace();
-        STRAND_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-            h, x_, x, w_, w, conv_, y_, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
-            scratch.raw_data(), kFindWorkspace));
-      } else {
-        STRAND_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-            h, x_, w_, conv_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
-      }
-      forward_ = pick(perf, found, "forward");
+      constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+      forward_ = choose<cudnnConvolutionFwdAlgoPerf_t, kCount>(
+          "forward",
+          [&](auto* perf, int* found, void* scratch) {
+            STRAND_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+                h, x_, x, w_, w, conv_, y_, y, kCount, found, perf, scratch, kFindWorkspace));
+          },
+          [&](auto* perf, int* found) {
+            STRAND_CUDNN_CHECK(
+                cudnnGetConvolutionForwardAlgorithm_v7(h, x_, w_, conv_, y_, kCount, found, perf));
+          });
     }
     const float one = 1.0f, zero = 0.0f;
     STRAND_CUDNN_CHECK(cudnnConvolutionForward(h, &one, x_, x, w_, w, conv_, forward_->algo,
@@ -180,18 +179,17 @@ class CudnnConv {
   void backward_input(const void* dy, const void* w, void* dx) {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!backward_data_) {
-      int found = 0;
-      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      if (timed_search()) {
-        const Tensor scratch = find_workspace();
-        STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-            h, w_, w, y_, dy, conv_, x_, dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf,
-            scratch.raw_data(), kFindWorkspace));
-      } else {
-        STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-            h, w_, y_, conv_, x_, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
-      }
-      backward_data_ = pick(perf, found, "backward-data");
+      constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+      backward_data_ = choose<cudnnConvolutionBwdDataAlgoPerf_t, kCount>(
+          "backward-data",
+          [&](auto* perf, int* found, void* scratch) {
+            STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                h, w_, w, y_, dy, conv_, x_, dx, kCount, found, perf, scratch, kFindWorkspace));
+          },
+          [&](auto* perf, int* found) {
+            STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_, y_, conv_, x_,
+                                                                           kCount, found, perf));
+          });
     }
     const float one = 1.0f, zero = 0.0f;
     STRAND_CUDNN_CHECK(cudnnConvolutionBackwardData(
@@ -201,18 +199,17 @@ class CudnnConv {
   void backward_weight(const void* dy, const void* x, void* dw) {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!backward_filter_) {
-      int found = 0;
-      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-      if (timed_search()) {
-        const Tensor scratch = find_workspace();
-        STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-            h, x_, x, y_, dy, conv_, w_, dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf,
-            scratch.raw_data(), kFindWorkspace));
-      } else {
-        STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-            h, x_, y_, conv_, w_, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf));
-      }
-      backward_filter_ = pick(perf, found, "backward-filter");
+      constexpr int kCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+      backward_filter_ = choose<cudnnConvolutionBwdFilterAlgoPerf_t, kCount>(
+          "backward-filter",
+          [&](auto* perf, int* found, void* scratch) {
+            STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                h, x_, x, y_, dy, conv_, w_, dw, kCount, found, perf, scratch, kFindWorkspace));
+          },
+          [&](auto* perf, int* found) {
+            STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_, y_, conv_, w_,
+                                                                             kCount, found, perf));
+          });
     }
     const float one = 1.0f, zero = 0.0f;
     STRAND_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
@@ -246,16 +243,26 @@ class CudnnConv {
     throw Error(fmt::format("cuDNN offers no usable {} algorithm for this shape ({} candidates{})",
                             pass, found, deterministic_ ? ", deterministic ones only" : ""));
   }
-  bool timed_search() const {
-    if (!find_ || deterministic_) return false;
-    STRAND_CHECK(!capturing(device_),
-                 "cuDNN cannot time its algorithms during a CUDA graph capture: run the step "
-                 "once before capturing it");
-    return true;
-  }
-  // The candidates' workspace for one search (freed after it, stream-ordered).
-  Tensor find_workspace() const {
-    return Tensor::empty({static_cast<int64_t>(kFindWorkspace)}, DType::kUInt8, device_);
+  // A pass's algorithm: pick() over cuDNN's ranking, from its timed search of the candidates
+  // (search(perf, &found, workspace), kFindWorkspace bytes; each checks its cuDNN call) where find_
+  // is set and the mode is not deterministic, else from its heuristics (heuristics(perf, &found)).
+  template <typename Perf, int kCount, typename Search, typename Heuristics>
+  std::optional<Choice<decltype(Perf{}.algo)>> choose(const char* pass, Search&& search,
+                                                      Heuristics&& heuristics) const {
+    int found = 0;
+    Perf perf[kCount];
+    if (find_ && !deterministic_) {
+      STRAND_CHECK(!capturing(device_),
+                   "cuDNN cannot time its algorithms during a CUDA graph capture: run the step "
+                   "once before capturing it");
+      // Freed after the search, stream-ordered.
+      const Tensor scratch =
+          Tensor::empty({static_cast<int64_t>(kFindWorkspace)}, DType::kUInt8, device_);
+      search(perf, &found, scratch.raw_data());
+    } else {
+      heuristics(perf, &found);
+    }
+    return pick(perf, found, pass);
   }
   void* workspace(size_t bytes) {
     if (bytes == 0) return nullptr;
