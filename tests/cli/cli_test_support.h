@@ -163,6 +163,34 @@ inline void simulate_small_dataset(const TempDir& dir) {
               .status == 0);
 }
 
+/// `strand train` of simulate_small_dataset's records into dir/runs/NAME: the training labels
+/// from dir/sim/LABELS, the validation split, batch 32, 2 epochs, 1 thread.
+inline std::vector<std::string> small_dataset_train_args(const TempDir& dir,
+                                                         const std::string& labels,
+                                                         const std::string& name) {
+  return {"train",
+          "--format",
+          "records",
+          "--fasta",
+          dir.str("sim/train.fa"),
+          "--intervals",
+          dir.str("sim/" + labels),
+          "--valid-fasta",
+          dir.str("sim/valid.fa"),
+          "--valid-intervals",
+          dir.str("sim/valid.tsv"),
+          "--batch-size",
+          "32",
+          "--epochs",
+          "2",
+          "--threads",
+          "1",
+          "--output-dir",
+          dir.str("runs"),
+          "--run-name",
+          name};
+}
+
 /// chr1, chr2, chr8, chr9 of 3000 pseudo-random bases (dir/g.fa); 30 intervals of 100 bp on
 /// each of chr1, chr2 and chr8 (none on chr9) with three tasks CTCF, JUN, POLR2A named by a '#'
 /// header, some labels missing (dir/tasks.bed, label columns 5-7); and a three-output model

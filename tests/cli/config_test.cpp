@@ -152,32 +152,12 @@ TEST_CASE("flags override the config file") {
 
 namespace {
 
-// `strand train` of a small records dataset on `device` (2 epochs of 3 full batches and a
+// `strand train` of the small records dataset on `device` (2 epochs of 3 full batches and a
 // smaller one); returns its report.json.
 nlohmann::json train_small_run(const TempDir& dir, const std::string& device) {
   testing::simulate_small_dataset(dir);
-  const auto result = run({"train",
-                           "--format",
-                           "records",
-                           "--fasta",
-                           dir.str("sim/train.fa"),
-                           "--intervals",
-                           dir.str("sim/train.tsv"),
-                           "--valid-fasta",
-                           dir.str("sim/valid.fa"),
-                           "--valid-intervals",
-                           dir.str("sim/valid.tsv"),
-                           "--batch-size",
-                           "32",
-                           "--epochs",
-                           "2",
-                           "--no-early-stopping",
-                           "--device",
-                           device,
-                           "--output-dir",
-                           dir.str("runs"),
-                           "--run-name",
-                           "r"});
+  const auto result = run(testing::with(testing::small_dataset_train_args(dir, "train.tsv", "r"),
+                                        {"--no-early-stopping", "--device", device}));
   INFO(result.err);
   REQUIRE(result.status == 0);
   return nlohmann::json::parse(testing::read_text(dir.path() / "runs" / "r" / "report.json"));

@@ -28,35 +28,10 @@ void simulate(const TempDir& dir) {
   testing::write_text(dir.path() / "sim" / "two.tsv", two);
 }
 
-std::vector<std::string> train(const TempDir& dir, const std::string& labels,
-                               const std::string& name) {
-  return {"train",
-          "--format",
-          "records",
-          "--fasta",
-          dir.str("sim/train.fa"),
-          "--intervals",
-          dir.str("sim/" + labels),
-          "--valid-fasta",
-          dir.str("sim/valid.fa"),
-          "--valid-intervals",
-          dir.str("sim/valid.tsv"),
-          "--batch-size",
-          "32",
-          "--epochs",
-          "2",
-          "--threads",
-          "1",
-          "--output-dir",
-          dir.str("runs"),
-          "--run-name",
-          name};
-}
-
 TEST_CASE("a run that fails before saving an epoch leaves no run directory") {
   TempDir dir("failed-early");
   simulate(dir);
-  const auto result = run(train(dir, "two.tsv", "r"));
+  const auto result = run(testing::small_dataset_train_args(dir, "two.tsv", "r"));
   CHECK(result.status == 1);
   CHECK(result.err.find("every split needs the same tasks") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // nor the output_dir it made
@@ -64,7 +39,7 @@ TEST_CASE("a run that fails before saving an epoch leaves no run directory") {
   // A run directory the user made beforehand keeps its own files; only the run's go.
   std::filesystem::create_directories(dir.path() / "runs" / "mine");
   testing::write_text(dir.path() / "runs" / "mine" / "notes.txt", "keep me");
-  CHECK(run(train(dir, "two.tsv", "mine")).status == 1);
+  CHECK(run(testing::small_dataset_train_args(dir, "two.tsv", "mine")).status == 1);
   std::vector<std::string> left;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "runs" / "mine")) {
     left.push_back(entry.path().filename().string());
@@ -75,7 +50,7 @@ TEST_CASE("a run that fails before saving an epoch leaves no run directory") {
 TEST_CASE("a run that fails after saving epochs is kept with report.json marked failed") {
   TempDir dir("failed-late");
   simulate(dir);
-  auto cut = train(dir, "train.tsv", "r");
+  auto cut = testing::small_dataset_train_args(dir, "train.tsv", "r");
   cut.insert(cut.end(), {"--stop-after-epochs", "1"});
   REQUIRE(run(cut).status == 0);
   // The best checkpoint is damaged under the run; its resume fails once the model is built (a
@@ -97,7 +72,7 @@ TEST_CASE("a run that fails after saving epochs is kept with report.json marked 
 TEST_CASE("a failed resume of a completed run keeps its report as previous") {
   TempDir dir("failed-resume");
   simulate(dir);
-  REQUIRE(run(train(dir, "train.tsv", "r")).status == 0);
+  REQUIRE(run(testing::small_dataset_train_args(dir, "train.tsv", "r")).status == 0);
   const auto root = dir.path() / "runs" / "r";
   // Changed labels: the resume is refused before it starts, and the report stays as it was.
   const std::string labels = read_text(dir.path() / "sim" / "train.tsv");
