@@ -293,6 +293,13 @@ fi
 if wanted sanitizer; then
   : >"$out/sanitizer.txt"
   racecheck_filter="${RACECHECK_FILTER:-*Conv1D*,*sum*,*max*,*every layer*}"
+  # sanitize LIMIT TOOL DOCTEST_FILTER: test_cuda under the tool, appended to $work/TOOL.txt;
+  # exact allocation sizes, as the allocator's 512-byte rounding would hide overruns.
+  sanitize() {
+    STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout -k 5 "$1" "$sanitizer" \
+      --tool "$2" --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" \
+      --no-intro=true --duration=true "$3" >>"$work/$2.txt" 2>&1
+  }
   for tool in memcheck racecheck; do
     label="4 compute-sanitizer $tool"
     if [ -z "$sanitizer" ]; then
@@ -303,25 +310,20 @@ if wanted sanitizer; then
     # sanitizer keeps that capture's never-freed block on its books, and a later graph reusing
     # the address would read as an out-of-bounds write).
     broken_capture="*a host read inside a capture is refused*"
-    if [ "$tool" = memcheck ]; then cap=75 filter=("-tce=$broken_capture"); else cap=60 filter=("-tc=$racecheck_filter"); fi
+    if [ "$tool" = memcheck ]; then cap=75 filter="-tce=$broken_capture"; else cap=60 filter="-tc=$racecheck_filter"; fi
     if ! limit=$(limit_for "$cap" 20); then
       row "$label" "NOT RUN" "" "no time left"
       continue
     fi
     echo "== 4. compute-sanitizer $tool on test_cuda (limit ${limit} s)"
     start=$SECONDS
-    # Exact allocation sizes: the allocator's 512-byte rounding would hide overruns.
-    STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout -k 5 "$limit" "$sanitizer" \
-      --tool "$tool" --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" \
-      --no-intro=true --duration=true "${filter[@]}" >"$work/$tool.txt" 2>&1
+    : >"$work/$tool.txt"
+    sanitize "$limit" "$tool" "$filter"
     code=$?
     if [ "$tool" = memcheck ]; then
-      STRAND_CUDA_EXACT_ALLOC=1 STRAND_REQUIRE_GPU=1 timeout -k 5 30 "$sanitizer" --tool memcheck \
-        --error-exitcode 99 --print-limit 100 "$bundle/bin/test_cuda" --no-intro=true \
-        --duration=true "-tc=$broken_capture" >"$work/memcheck-broken-capture.txt" 2>&1
-      second=$?
-      cat "$work/memcheck-broken-capture.txt" >>"$work/$tool.txt"
       # Both runs' summaries count: the totals below add them up.
+      sanitize 30 memcheck "-tc=$broken_capture"
+      second=$?
       [ "$code" = 0 ] && code=$second
     fi
     { echo "== $tool (exit $code)"; cat "$work/$tool.txt"; } >>"$out/sanitizer.txt"

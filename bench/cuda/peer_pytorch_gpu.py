@@ -166,13 +166,11 @@ def run(mode, data, args, device, recipe):
 def profile(data, args, device, recipe, top=15):
     """One eager epoch (and its validation pass) under torch.profiler, after one of warm-up."""
     from torch.profiler import ProfilerActivity
-    epochs = args.epochs
-    args.epochs = 1
-    run("eager", data, args, device, recipe)  # warm-up: cuDNN's algorithm search, allocator
+    one_epoch = argparse.Namespace(**{**vars(args), "epochs": 1})
+    run("eager", data, one_epoch, device, recipe)  # warm-up: cuDNN's algorithm search, allocator
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
     with torch.profiler.profile(activities=activities) as prof:
-        wall = run("eager", data, args, device, recipe)[0]
-    args.epochs = epochs
+        wall = run("eager", data, one_epoch, device, recipe)[0]
     kernels = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
     kernels.sort(key=lambda e: e.device_time_total, reverse=True)
     grand = sum(e.device_time_total for e in kernels) or 1.0
