@@ -5,7 +5,7 @@
 # by bind-mounting /dev/null over its file, so that neither the loader nor anything else can
 # load the system copy. Only the libraries that the Python interpreter itself or one of its
 # standard modules links (zlib, libcrypto, liblzma, libffi, ...: a machine with Python has them)
-# stay visible, and are listed. In there:
+# stay visible, and are listed. The source tree is hidden too (an empty tmpfs over it). In there:
 #   1. the hidden files read as empty (the hiding works, so the checks below can fail);
 #   2. a fresh virtual environment installs the wheel with pip (numpy from a folder of wheels
 #      fetched beforehand: no network is needed inside);
@@ -34,6 +34,7 @@ fi
 
 work="${STRAND_CHECK_WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/strand_wheel.XXXXXX")}"
 mkdir -p "$work/wheels"
+cp "$wheel" "$work/wheels/"  # the repository is hidden in there, build-wheel/ with it
 # numpy (the package's one dependency), fetched before the libraries are hidden.
 "$python" -m venv "$work/fetch-venv"
 "$work/fetch-venv/bin/pip" download --quiet --only-binary=:all: --dest "$work/wheels" \
@@ -74,18 +75,20 @@ echo "visible, the interpreter links them: ${kept[*]:-none}"
 
 # Inside: the namespace is private, so the bind mounts vanish with it.
 status=0
-if unshare --mount --propagation private env WORK="$work" WHEEL="$wheel" PYTHON="$python" \
-  HIDE="${hide[*]}" bash -s <<'INSIDE'
+if unshare --mount --propagation private env WORK="$work" PYTHON="$python" REPO="$repo" \
+  WHEEL="$work/wheels/$(basename "$wheel")" HIDE="${hide[*]}" bash -s <<'INSIDE'
 set -uo pipefail
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 for file in $HIDE; do mount --bind /dev/null "$file" || fail "cannot hide $file"; done
+mount -t tmpfs tmpfs "$REPO" || fail "cannot hide the source tree $REPO"
 
 echo "== 1. the build's libraries are hidden"
 for file in $HIDE; do
   [ -z "$(head -c 4 "$file")" ] || fail "$file still reads"
 done
 echo "hidden: $(for f in $HIDE; do basename "$f"; done | tr '\n' ' ')"
+[ -z "$(ls -A "$REPO")" ] || fail "the source tree $REPO is still visible"
 
 echo "== 2. pip install the wheel in a fresh virtual environment"
 "$PYTHON" -m venv "$WORK/venv" || fail "python -m venv"

