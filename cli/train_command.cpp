@@ -19,6 +19,7 @@
 #include "cli/run_fingerprint.h"
 #include "cli/unscored_tasks.h"
 #include "core/parse_number.h"
+#include "core/stop_signal.h"
 #include "data/warnings.h"
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
@@ -31,10 +32,14 @@
 #include "train/lr_callbacks.h"
 #include "train/metric_names.h"
 #include "train/partial_epoch.h"
-#include "train/stop_signal.h"
 
 namespace strand::cli {
 namespace {
+
+// What the first SIGINT/SIGTERM prints while training: fit() checkpoints at the next step.
+constexpr const char* kTrainStopMessage =
+    "\nstrand: stopping after the current step and saving checkpoints/last.safetensors "
+    "(signal again to stop at once)\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -483,17 +488,17 @@ std::optional<TrainResult> stopped_by_signal(const Session& session,
                                              Clock::time_point wall_start, std::ostream& out) {
   // A signal after the last step (during validation) skips the final evaluation; with several
   // ranks, every rank takes the same decision.
-  bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
+  bool stop_after_training = !history.interrupted && stop_signal() != 0;
   if (!history.interrupted && run.strategy != nullptr) {
     stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
   }
   if (!history.interrupted && !stop_after_training) return std::nullopt;
   const RunPaths& paths = session.paths;
   // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
-  const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+  const int signal = stop_signal() != 0 ? stop_signal() : SIGTERM;
   InterruptedReport stopped =
       interrupted_report(paths, history, t.fit_options, t.train_loader->steps_per_epoch());
-  stopped.signal = train::signal_name(signal);
+  stopped.signal = signal_name(signal);
   stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   if (run.is_chief()) write_json_file(paths.report(), to_json(stopped));
   out << fmt::format(
@@ -505,7 +510,7 @@ std::optional<TrainResult> stopped_by_signal(const Session& session,
   TrainResult result;
   result.paths = paths;
   result.interrupted = true;
-  result.exit_code = train::signal_exit_status(signal);
+  result.exit_code = signal_exit_status(signal);
   return result;
 }
 
@@ -578,7 +583,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   const std::vector<std::shared_ptr<train::Callback>> callbacks =
       session_callbacks(session, chief, t, options, out, tensorboard);
   // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
-  t.fit_options.should_stop = [] { return train::stop_signal() != 0; };
+  t.fit_options.should_stop = [] { return stop_signal() != 0; };
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
                      config.fit.epochs, config.batch_size, t.optimizer->name(),
                      config.optimizer.learning_rate(), session.paths.root.string());
@@ -680,7 +685,7 @@ TrainResult train_or_record_failure(const Session& session, const dist::Distribu
 
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
   // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
-  const train::StopSignalGuard stop_signals;
+  const StopSignalGuard stop_signals(kTrainStopMessage);
   check_run_name(options.run_name, "--run-name");
   // config.json must name the same files when --resume runs from another directory.
   const RunConfig config = with_absolute_paths(given);
@@ -718,7 +723,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
                          std::optional<int64_t> threads, const TrainOptions& options,
                          std::ostream& out) {
-  const train::StopSignalGuard stop_signals;
+  const StopSignalGuard stop_signals(kTrainStopMessage);
   Session session;
   session.paths.root = run_dir;
   session.resuming = true;

@@ -9,6 +9,7 @@
 #include "core/dtype_dispatch.h"
 #include "core/error.h"
 #include "core/shape.h"
+#include "core/stop_signal.h"
 #include "tensor/allocator.h"
 #include "tensor/argument_checks.h"
 #include "tensor/backend.h"

@@ -22,7 +22,7 @@
 #include "train/partial_epoch.h"
 #include "train/progress_bar.h"
 #include "train/regression_metrics.h"
-#include "train/stop_signal.h"
+#include "train/reverse_complement_average.h"
 #include "train/tensorboard.h"
 #include "train/training_accuracy.h"
 #include "train/training_batch.h"

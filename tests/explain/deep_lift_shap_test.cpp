@@ -195,7 +195,12 @@ TEST_CASE("DeepLIFT/SHAP: zero references and unknown tasks are refused") {
   auto model = testing::preset_model("reference", {.length = 40, .tasks = 1}, 70);
   const Tensor codes = testing::sequences(1, 40, 71);
   CHECK_THROWS_WITH_AS(explain::deep_lift_shap(*model, codes, {.references = 0}),
-                       doctest::Contains("at least one reference"), Error);
+                       doctest::Contains("references: must be in [1, 100000] references per "
+                                         "sequence, got 0"),
+                       Error);
+  // Issue 38: 10^9 references asked for 200 GB and said only "out of host memory".
+  CHECK_THROWS_WITH_AS(explain::deep_lift_shap(*model, codes, {.references = 1000000000}),
+                       doctest::Contains("references: must be in [1, 100000]"), Error);
   CHECK_THROWS_WITH_AS(explain::deep_lift_shap(*model, codes, {.target = {.task = 3}}),
                        doctest::Contains("task 3 does not exist"), Error);
 }
