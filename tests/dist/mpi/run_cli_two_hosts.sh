@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Data-parallel `strand train` across two "hosts" on one machine: two network namespaces joined
-# by a veth pair, Open MPI over TCP only (`--mca btl tcp,self`, restricted to the veth subnet),
+# by a veth pair, Open MPI over TCP only (`--mca pml ob1 --mca btl tcp,self`, on the veth subnet),
 # mpirun in namespace A starting rank 0 there and the orted of rank 1 in namespace B through an
 # rsh agent that enters the namespace (netns_rsh_agent.sh) where a cluster would use ssh.
 # Nothing crosses between the ranks but TCP over the veth: no shared memory, no loopback.
@@ -80,13 +80,16 @@ cp "$here/netns_rsh_agent.sh" "$work/rsh_agent" && chmod +x "$work/rsh_agent"
 export STRAND_NETNS_HOSTS="$host_a=$ns_a $host_b=$ns_b"
 printf '%s slots=1\n%s slots=1\n' "$host_a" "$host_b" >"$work/hosts"
 
-# `strand train ARGS` on rank 0 in namespace A and rank 1 in namespace B. The two "hosts"
-# share this machine's cores, so no binding (each would bind its rank to its own core 0).
+# `strand train ARGS` on rank 0 in namespace A and rank 1 in namespace B. pml ob1 makes MPI's
+# point-to-point layer use the BTLs named (UCX or libfabric, where built in, would pick their
+# own transports, shared memory included). The two "hosts" share this machine's cores, so no
+# binding (each would bind its rank to its own core 0).
 two_hosts() {
   ip netns exec "$ns_a" "$mpiexec" --allow-run-as-root -np 2 --hostfile "$work/hosts" \
     --map-by node --bind-to none --display-map \
     --mca plm_rsh_agent "$work/rsh_agent" \
-    --mca btl tcp,self --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet" \
+    --mca pml ob1 --mca btl tcp,self \
+    --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet" \
     -x OMP_NUM_THREADS "$strand" train "$@"
 }
 one_host() {
