@@ -14,6 +14,9 @@
 #     E epochs. Both and the resumed run must log the same steps.csv byte for byte, and the
 #     same metrics.csv (timing columns aside): the transport changes nothing, and a resumed
 #     mirrored run repeats the uninterrupted steps (docs/data_parallel.md).
+#  4. A network partition: namespace B's end of the veth goes down mid-run (no process dies,
+#     no connection closes). Both ranks must end within 60 s, rank 0 through its collective
+#     watchdog (STRAND_DIST_TIMEOUT_S=5).
 #
 # Skipped ("[strand-skip]") where namespaces cannot be made: not root, no `ip`, no
 # CAP_NET_ADMIN or CAP_SYS_ADMIN (`ip netns exec` mounts /sys), or an MPI that is not Open MPI.
@@ -90,8 +93,9 @@ two_hosts() {
     --mca plm_rsh_agent "$work/rsh_agent" \
     --mca pml ob1 --mca btl tcp,self \
     --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet" \
-    -x OMP_NUM_THREADS "$strand" train "$@"
+    -x OMP_NUM_THREADS "${forward[@]}" "$strand" train "$@"
 }
+forward=()  # more -x VARIABLE options
 one_host() {
   "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$strand" train "$@"
 }
@@ -106,13 +110,13 @@ ranks_in() {
   done
 }
 lines() { if [[ -f "$1" ]]; then grep -c . "$1"; else echo 0; fi; }
-# Polls `$2...` every 50 ms until it succeeds; fails naming $1 when job $job has ended or 60 s
-# have passed first.
+# Polls `$2...` every 50 ms until it succeeds; fails naming $1 when job $job (logging to
+# $job_log) has ended or 60 s have passed first.
 await() {
   local what=$1 deadline=$((SECONDS + 60))
   shift
   until "$@"; do
-    kill -0 "$job" 2>/dev/null || { cat "$work/killed.log"; fail "the job ended before $what"; }
+    kill -0 "$job" 2>/dev/null || { cat "$job_log"; fail "the job ended before $what"; }
     ((SECONDS < deadline)) || fail "no $what within 60 s"
     sleep 0.05
   done
@@ -120,7 +124,8 @@ await() {
 
 # 1. Kill rank 1 in namespace B mid-run. Far more epochs than the test waits for.
 killed="$work/killed/dp"
-two_hosts "${tiny[@]}" --epochs 100000 --output-dir "$work/killed" >"$work/killed.log" 2>&1 &
+job_log="$work/killed.log"
+two_hosts "${tiny[@]}" --epochs 100000 --output-dir "$work/killed" >"$job_log" 2>&1 &
 job=$!
 await "checkpoint after epoch 1" test -s "$killed/checkpoints/last.safetensors"
 logged=$(lines "$killed/steps.csv")
@@ -182,4 +187,26 @@ done
 echo "ok: $(($(lines "$reference/steps.csv") - 1)) steps over $epochs epochs: two namespaces," \
   "resumed and one host log identical steps.csv and metrics.csv"
 echo "veth bytes received in namespace B: $(ip netns exec "$ns_b" cat /sys/class/net/veth1/statistics/rx_bytes)"
+
+# 4. A network partition: the link goes down mid-run, so no rank dies and no connection closes.
+# Every rank's watchdog must end it within the collective timeout (5 s here).
+partition_timeout_s=5
+export STRAND_DIST_TIMEOUT_S=$partition_timeout_s
+job_log="$work/partition.log"
+forward=(-x STRAND_DIST_TIMEOUT_S)
+two_hosts "${tiny[@]}" --epochs 100000 --output-dir "$work/partition" \
+  >"$job_log" 2>&1 &
+job=$!
+await "checkpoint after epoch 1 (partition run)" test -s "$work/partition/dp/checkpoints/last.safetensors"
+ip -n "$ns_b" link set veth1 down || fail "partition: could not take the veth link down"
+no_ranks() { [[ -z "$(ranks_in "$ns_a")$(ranks_in "$ns_b")" ]]; }
+deadline=$((SECONDS + kill_wait_s))
+until no_ranks || ((SECONDS >= deadline)); do sleep 0.1; done
+no_ranks || { cat "$job_log"; fail "partition: strand still runs ${kill_wait_s} s after the link went down"; }
+grep -q "\[rank 0/2\] timed out after $partition_timeout_s.0 s waiting for" "$job_log" ||
+  { cat "$job_log"; fail "partition: rank 0 did not report its watchdog's timeout"; }
+# mpirun itself waits for the unreachable orted until TCP gives up (Open MPI 4.1: many
+# minutes); cleanup ends it and the orted, as a scheduler's time limit would.
+mpirun_state=$(kill -0 "$job" 2>/dev/null && echo "still waits for the unreachable orted" || echo "has exited")
+echo "ok: partition: both ranks ended by their watchdog (timeout ${partition_timeout_s} s); mpirun $mpirun_state"
 echo "PASS ($SECONDS s)"
