@@ -55,11 +55,14 @@ int64_t check_conv_args(const char* op, const Tensor& x, const Tensor& w, const 
 }
 }  // namespace
 
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params) {
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+              Tensor* expanded) {
   const int64_t out_length = check_conv_args("conv1d", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
   if (x.dtype() == DType::kUInt8) {
-    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out);
+    Tensor one_hot;
+    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out, one_hot);
+    if (expanded != nullptr) *expanded = one_hot;
   } else {
     dispatch<Conv1DOp>(x.device(), x, w, bias, params, out);
   }
@@ -84,11 +87,13 @@ Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Sha
   return grad_w;
 }
 
-Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                   const Conv1DParams& params) {
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                   Tensor* expanded) {
   const int64_t out_length = check_conv_args("conv1d_relu", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
-  dispatch<Conv1DReluOp>(x.device(), x, w, bias, params, out);
+  Tensor one_hot;
+  dispatch<Conv1DReluOp>(x.device(), x, w, bias, params, out, one_hot);
+  if (expanded != nullptr && x.dtype() == DType::kUInt8) *expanded = one_hot;
   return out;
 }
 
@@ -167,7 +172,7 @@ void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const C
 }
 
 void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out) {
+                       const Conv1DParams& params, Tensor& out, Tensor& /*expanded*/) {
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_onehot", [&]<typename T>() {
@@ -186,7 +191,7 @@ void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& cod
 }
 
 void conv1d_relu_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                     const Conv1DParams& params, Tensor& out) {
+                     const Conv1DParams& params, Tensor& out, Tensor& /*expanded*/) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_relu", [&]<typename T>() {
@@ -282,7 +287,11 @@ Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams&
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();
   const Tensor bv = has_bias ? bias.value() : Tensor();
-  Tensor out = relu ? ops::conv1d_relu(xv, wv, bv, params) : ops::conv1d(xv, wv, bv, params);
+  // Codes the backend expanded to a one-hot (cuDNN on a GPU): the weight gradient reads that
+  // one-hot as a dense input rather than expanding the codes again.
+  Tensor expanded;
+  Tensor out = relu ? ops::conv1d_relu(xv, wv, bv, params, &expanded)
+                    : ops::conv1d(xv, wv, bv, params, &expanded);
   std::vector<Var> inputs = {x, w};
   if (has_bias) inputs.push_back(bias);
   const Tensor relu_out = relu ? out : Tensor();
@@ -298,9 +307,10 @@ Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams&
       return grads;
     });
   }
+  const Tensor weight_input = expanded.defined() ? expanded : xv;
   return make_result(out, relu ? "conv1d_relu" : "conv1d", inputs, [=](const Tensor& g) {
     auto [grad_x, grad_w, grad_bias] =
-        ops::conv1d_backward(g, xv, wv, relu_out, params, x_grad, has_bias);
+        ops::conv1d_backward(g, weight_input, wv, relu_out, params, x_grad, has_bias);
     std::vector<Tensor> grads = {grad_x, grad_w};
     if (has_bias) grads.push_back(grad_bias);  // (O)
     return grads;

@@ -60,10 +60,12 @@ STRAND_DECLARE_OP(Conv1DBackwardWeightOp, "conv1d_backward_weight",
                   void(const Tensor& grad_out, const Tensor& x, const Conv1DParams& params,
                        Tensor& grad_w));
 // codes: (B, L) uint8 base codes (0..3 = A,C,G,T; anything else is N = all-zero one-hot),
-// w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications.
+// w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications. `expanded` is set to the
+// (B, 4, L) one-hot of w's dtype the kernel expanded the codes into, where it did (cuDNN on a
+// GPU), so that the backward pass reuses it; left as it is otherwise.
 STRAND_DECLARE_OP(Conv1DOneHotOp, "conv1d_onehot",
                   void(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out));
+                       const Conv1DParams& params, Tensor& out, Tensor& expanded));
 // grad_out: (B, O, L_out), codes: (B, L) -> grad_w: (O, 4, K) (a scatter-add)
 STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
                   void(const Tensor& grad_out, const Tensor& codes, const Conv1DParams& params,
@@ -72,10 +74,11 @@ STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
 // (ops::one_hot; on a GPU, cuDNN's input for the one-hot convolutions).
 STRAND_DECLARE_OP(OneHotOp, "one_hot", void(const Tensor& codes, Tensor& out));
 // relu(conv1d(x) + bias): x (B, C, L) float or (B, L) uint8 codes, w (O, C, K), bias (O) or
-// undefined -> out (B, O, L_out), in the pass that adds the bias.
+// undefined -> out (B, O, L_out), in the pass that adds the bias; `expanded` as for
+// Conv1DOneHotOp (codes only).
 STRAND_DECLARE_OP(Conv1DReluOp, "conv1d_relu",
                   void(const Tensor& x, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out));
+                       const Conv1DParams& params, Tensor& out, Tensor& expanded));
 // Every gradient of conv1d or conv1d_relu at once: grad_out (B, O, L_out); x (B, C, L) float or
 // (B, L) codes; w (O, C, K); relu_out: conv1d_relu's output (grad_out is masked by relu_out > 0),
 // undefined for conv1d -> grad_w (O, C, K), and grad_x (x's shape, float x only) and grad_bias
@@ -100,16 +103,20 @@ STRAND_DECLARE_OP(Conv1DReluMaxBackwardOp, "conv1d_relu_max_backward",
 // ---- On tensors (no autograd) -----------------------------------------------------------
 namespace ops {
 /// x: (B, C, L) float -> (B, O, L_out); or codes (B, L) uint8 with w: (O, 4, K) through the
-/// one-hot gather kernel.
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params);
+/// one-hot gather kernel. For codes, `expanded` (when given) receives the (B, 4, L) one-hot the
+/// backend expanded them into, if it did (cuDNN on a GPU): a backward pass may run on it as a
+/// dense input instead of expanding the codes again. It stays undefined otherwise.
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+              Tensor* expanded = nullptr);
 Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shape& input_shape,
                              const Conv1DParams& params);
 /// grad_w for float input or for codes (one-hot scatter).
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
                               const Conv1DParams& params);
-/// relu(conv1d(x) + bias), the ReLU applied in the pass that adds the bias.
-Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                   const Conv1DParams& params);
+/// relu(conv1d(x) + bias), the ReLU applied in the pass that adds the bias; `expanded` as for
+/// conv1d.
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                   Tensor* expanded = nullptr);
 /// (grad_x, grad_w, grad_bias) of conv1d (relu_out undefined) or conv1d_relu (relu_out its
 /// output); grad_x only when `input_gradient` (float x), grad_bias only when `bias_gradient`.
 std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const Tensor& x,
