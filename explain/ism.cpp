@@ -11,6 +11,7 @@
 #include "data/encoding.h"
 #include "explain/fast_ism.h"
 #include "explain/parallel_units.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/primitive_ops.h"
 #include "train/evaluation.h"
 
@@ -54,12 +55,24 @@ std::vector<Mutant> mutants_of(const Tensor& codes, int64_t start, int64_t end) 
   return mutants;
 }
 
-// Mutants [first, first + count) as codes (count, L): each its sequence with one letter changed.
+// Host codes (count, L): on a GPU in pinned memory, whose upload then runs asynchronously (the
+// copy keeps the block alive until it has landed), else ordinary memory.
+Tensor host_codes(int64_t count, int64_t length, Device device) {
+  if (!device.is_cuda()) return Tensor::empty({count, length}, DType::kUInt8);
+  CudaRuntime& runtime = cuda_runtime();
+  const auto bytes = static_cast<size_t>(count * length);
+  return Tensor::from_blob(
+      runtime.pinned_allocate(bytes, device), {count, length}, DType::kUInt8, Device::cpu(),
+      [&runtime, bytes](void* block) { runtime.pinned_release(block, bytes); });
+}
+
+// Mutants [first, first + count) as codes (count, L): each its sequence with one letter changed;
+// in pinned memory for a model on a GPU.
 Tensor mutant_codes(const Tensor& codes, const std::vector<Mutant>& mutants, int64_t first,
-                    int64_t count) {
+                    int64_t count, Device device = Device::cpu()) {
   const int64_t length = codes.size(1);
   const uint8_t* x = codes.data<uint8_t>();
-  Tensor batch = Tensor::empty({count, length}, DType::kUInt8);
+  Tensor batch = host_codes(count, length, device);
   uint8_t* c = batch.data<uint8_t>();
   for (int64_t q = 0; q < count; ++q) {
     const Mutant& mutant = mutants[static_cast<size_t>(first + q)];
@@ -105,7 +118,7 @@ void device_passes(Model& model, const Tensor& codes, const std::vector<Mutant>&
   };
   for (int64_t first = 0; first < total; first += per_pass) {
     const int64_t count = std::min(per_pass, total - first);
-    const Var batch(mutant_codes(codes, mutants, first, count).to(device));
+    const Var batch(mutant_codes(codes, mutants, first, count, device).to(device));
     const Tensor values = target_values(model, batch, options.target).value().contiguous();
     Pending next{dispatch<StartHostReadOp>(device, values), first, count};
     finish(pending);
