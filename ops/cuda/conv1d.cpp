@@ -123,7 +123,8 @@ void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias
 }
 
 void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
-                                        const Conv1DParams& params, Tensor& grad_w) {
+                                        const Tensor& expanded, const Conv1DParams& params,
+                                        Tensor& grad_w) {
   const Device device = grad_w.device();
   require_device(device);
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
@@ -138,7 +139,10 @@ void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& co
                                          s);
       },
       [&](const Geometry& at, const Operands& o) {
-        const Tensor dense = expand_codes(o.b, at, dtype, device);
+        // The forward's one-hot of the caller's codes, else (a scratch batch, a forward that
+        // gathered) the codes expanded here.
+        const bool reuse = expanded.defined() && o.b == cc.raw_data();
+        const Tensor dense = reuse ? expanded.contiguous() : expand_codes(o.b, at, dtype, device);
         cuda::cudnn_conv_backward_weight(at, device, o.a, dense.raw_data(), o.out);
       });
 }
@@ -159,13 +163,13 @@ void conv1d_relu_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 // The gradients through the single-gradient ops: the mask (relu_backward), then each gradient
 // written where it belongs.
-void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                          const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
-                          Tensor& grad_w, Tensor& grad_bias) {
+void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& expanded,
+                          const Tensor& w, const Tensor& relu_out, const Conv1DParams& params,
+                          Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias) {
   const Tensor g = relu_out.defined() ? ops::relu_backward(grad_out, relu_out) : grad_out;
   if (grad_x.defined()) conv1d_backward_input_cuda(g, w, params, grad_x);
   if (x.dtype() == DType::kUInt8) {
-    conv1d_onehot_backward_weight_cuda(g, x, params, grad_w);
+    conv1d_onehot_backward_weight_cuda(g, x, expanded, params, grad_w);
   } else {
     conv1d_backward_weight_cuda(g, x, params, grad_w);
   }

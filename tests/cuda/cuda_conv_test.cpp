@@ -248,7 +248,7 @@ TEST_CASE("cuda: a one-hot conv through cuDNN hands its expansion to the weight 
     REQUIRE(expanded.defined());
     check_close(expanded, ops::one_hot(codes), 0.0, "the forward's expansion");
     check_close(out, ops::conv1d(codes, w, bias, params), 1e-4, "conv1d_onehot (cuDNN)");
-    // The weight gradient reads that expansion (a dense backward-weight pass): the CPU's.
+    // The weight gradient's one-hot pass (through cuDNN) reads that expansion: the CPU's.
     Var w_gpu(gpu(w), true), b_gpu(gpu(bias), true), w_cpu(w.clone(), true),
         b_cpu(bias.clone(), true);
     const Tensor g = random_tensor(out.shape(), 154, DType::kFloat32);
