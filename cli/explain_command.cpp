@@ -25,6 +25,7 @@
 #include "explain/ism.h"
 #include "explain/logo.h"
 #include "io/atomic_file.h"
+#include "train/inference_batch.h"
 
 namespace strand::cli {
 namespace {
@@ -293,7 +294,7 @@ const std::vector<ConfigKey>& explain_keys() {
          .range_note = "0: the method's default",
          .flag = "--batch-size",
          .help = "Sequence-reference pairs (deeplift_shap), mutants (ism) or sequences per pass "
-                 "(default: 64, 256, 64)",
+                 "(default: 64, 256 (on a GPU as many as fit, up to 4096), 64)",
          .commands = explain},
     };
     rows.insert(rows.end(), own.begin(), own.end());
@@ -516,6 +517,15 @@ void write_logo(const ExplainOptions& options, const ExplainPlan& plan,
                      plan.offset + from + 1, plan.offset + to);
 }
 
+// --batch-size, else the method's default: 64 sequences (or sequence-reference pairs), 256
+// mutants for ISM; on a GPU, where ISM runs whole passes, as many mutants as fit, up to 4096.
+int64_t default_batch(const ExplainOptions& options, const ExplainPlan& plan, const Model& model,
+                      int64_t length, Device device) {
+  if (options.batch_size > 0) return options.batch_size;
+  if (!plan.ism) return 64;
+  return train::inference_batch_size(model, length, device, 256, 4096);
+}
+
 }  // namespace
 
 int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
@@ -574,7 +584,7 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
              plan.target.activation ? "predictions" : "logits", n, length,
              trained.files.checkpoint.string(), device.is_cpu() ? "" : " on " + options.device)
       << std::flush;  // the work starts: say so now, not when the buffer fills
-  plan.batch = options.batch_size > 0 ? options.batch_size : plan.ism ? 256 : 64;
+  plan.batch = default_batch(options, plan, model, length, device);
   // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
   const int64_t chunk = plan.ism    ? std::clamp<int64_t>(plan.batch / (3 * plan.positions), 1, 64)
                         : plan.shap ? std::clamp<int64_t>(plan.batch / plan.references, 1, 64)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -29,6 +30,7 @@
 #include "tensor/precision.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/cuda_plans.h"
 #include "train/lr_callbacks.h"
 #include "train/metric_names.h"
 #include "train/partial_epoch.h"
@@ -352,7 +354,7 @@ void drop_rows_after_checkpoint(const RunPaths& paths, const Training& t, std::o
   int64_t orphans = 0;
   for (const std::filesystem::path& file :
        {paths.config(), paths.report(), paths.metrics(), paths.steps(), paths.last_checkpoint(),
-        paths.best_checkpoint()}) {
+        paths.best_checkpoint(), paths.cuda_plans()}) {
     orphans += io::remove_orphan_temp_files(file);
   }
   if (orphans > 0) {
@@ -480,6 +482,31 @@ std::vector<std::shared_ptr<train::Callback>> session_callbacks(
   return callbacks;
 }
 
+// On a GPU: the test pass's batch sizes join those fit() plans in its warm-up step; the conv
+// engine's plans of an earlier session of this run (a resume) and of STRAND_CUDA_PLANS (a file
+// shared between runs) are adopted; and the chief saves them back to both after each epoch that
+// added some (train/cuda_plans.h). Returns the savers, to run as callbacks.
+std::vector<std::shared_ptr<train::Callback>> set_up_cuda_plans(const Session& session,
+                                                                const dist::DistributedRun& run,
+                                                                const Training& t,
+                                                                std::ostream& out) {
+  std::vector<std::shared_ptr<train::Callback>> savers;
+  if (!run.device.is_cuda()) return savers;
+  if (t.data.test) {
+    cuda_runtime().plan_conv_batch_sizes(
+        eval_batch_sizes(*t.data.test, session.config.batch_size, t.placement), false);
+  }
+  std::vector<std::filesystem::path> files = {session.paths.cuda_plans()};
+  const char* shared = std::getenv("STRAND_CUDA_PLANS");
+  if (shared != nullptr && *shared != '\0') files.emplace_back(shared);
+  for (const std::filesystem::path& file : files) {
+    const std::string warning = train::load_cuda_plans(file, run.device);
+    if (!warning.empty()) out << warning << "\n";
+    if (run.is_chief()) savers.push_back(std::make_shared<train::CudaPlanSaver>(file, run.device));
+  }
+  return savers;
+}
+
 // A run that a signal stopped (during fit(), or after its last step on any rank): report.json
 // says where, and the result carries 128 + the signal. nullopt when training was not stopped.
 std::optional<TrainResult> stopped_by_signal(const Session& session,
@@ -580,8 +607,9 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   t.fit_options.strategy = run.strategy.get();
   if (session.resuming) restore_checkpoint(session, chief, t, out);
   std::shared_ptr<train::TensorBoardLogger> tensorboard;
-  const std::vector<std::shared_ptr<train::Callback>> callbacks =
+  std::vector<std::shared_ptr<train::Callback>> callbacks =
       session_callbacks(session, chief, t, options, out, tensorboard);
+  for (auto& saver : set_up_cuda_plans(session, run, t, out)) callbacks.push_back(saver);
   // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
   t.fit_options.should_stop = [] { return stop_signal() != 0; };
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",

@@ -23,6 +23,7 @@
 #include "data/loader/loader_config.h"
 #include "data/signals/signal_tracks.h"
 #include "data/text_fields.h"
+#include "train/inference_batch.h"
 #include "variants/contig_names.h"
 #include "variants/score_files.h"
 #include "variants/variant_attributions.h"
@@ -80,9 +81,22 @@ std::string summary_line(const variants::VariantSummary& summary) {
 
 namespace {
 
-// The policies and figures of the flags as the library's scoring options for `trained`.
+// --batch-size, else 64 variants a pass; on a GPU, as many as fit (two windows each, four with
+// --rc-average), up to 1024.
+int64_t variants_per_pass(const VariantsOptions& options, const TrainedModel& trained,
+                          Device device) {
+  if (options.batch_size > 0) return options.batch_size;
+  const int64_t windows_per_variant = options.rc_average ? 4 : 2;
+  const int64_t windows =
+      train::inference_batch_size(*trained.model, trained.dimensions.length, device,
+                                  64 * windows_per_variant, 1024 * windows_per_variant);
+  return windows / windows_per_variant;
+}
+
+// The policies and figures of the flags as the library's scoring options for `trained` on
+// `device`.
 variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
-                                                const TrainedModel& trained) {
+                                                const TrainedModel& trained, Device device) {
   variants::VariantScoringOptions scoring;
   try {
     scoring.ref_mismatch = variants::parse_ref_mismatch_policy(options.ref_mismatch);
@@ -102,7 +116,7 @@ variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
   scoring.input_length = trained.dimensions.length;
   scoring.control_tracks = trained.dimensions.control_tracks;
   scoring.rc_average = options.rc_average;
-  scoring.batch_size = options.batch_size;
+  scoring.batch_size = variants_per_pass(options, trained, device);
   scoring.null_shuffles = options.null_shuffles;
   scoring.seed = options.seed;
   if (!options.chrom_alias.empty()) {
@@ -191,7 +205,7 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   omp_set_num_threads(resolved_threads(config));
   const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
   if (!device.is_cpu()) trained.model->to(device);
-  variants::VariantScoringOptions scoring = scoring_options(options, trained);
+  variants::VariantScoringOptions scoring = scoring_options(options, trained, device);
   auto last_report = std::chrono::steady_clock::now();
   scoring.progress = [&log, &last_report](const variants::VariantSummary& figures) {
     const auto now = std::chrono::steady_clock::now();
@@ -345,7 +359,8 @@ const std::vector<ConfigKey>& variants_keys() {
        .commands = variants},
       {.key = "batch-size",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.batch_size; }),
-       .range = data::loader_ranges::kBatchSize,
+       .range = IntRange{0, data::kMaxBatchSize},
+       .range_note = "0: 64, on a GPU as many as fit (up to 1024)",
        .flag = "--batch-size",
        .help = "Variants per forward pass (two windows each)",
        .commands = variants},

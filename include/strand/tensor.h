@@ -13,6 +13,7 @@
 #include "tensor/allocator.h"
 #include "tensor/argument_checks.h"
 #include "tensor/backend.h"
+#include "tensor/conv_plan_table.h"
 #include "tensor/cuda_runtime.h"
 #include "tensor/determinism.h"
 #include "tensor/generator.h"
