@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/config_error.h"
+#include "app/config_error.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
@@ -15,6 +15,8 @@
 #include "io/npz.h"
 
 namespace strand::cli {
+
+using app::ConfigError;
 namespace {
 
 namespace fs = std::filesystem;

@@ -8,6 +8,19 @@
 #include <cctype>
 
 namespace strand::cli {
+
+using app::check_range;
+using app::config_keys;
+using app::ConfigKey;
+using app::ConfigKind;
+using app::ConfigOverrides;
+using app::ConfigValue;
+using app::default_config;
+using app::default_words;
+using app::kind_text;
+using app::kRunCommands;
+using app::range_text;
+using app::RunConfig;
 namespace {
 
 // The flags of one data source or optimizer are listed together: "Files data".

@@ -10,13 +10,13 @@
 #include <memory>
 #include <optional>
 
+#include "app/command_paths.h"
+#include "app/config_error.h"
+#include "app/explain_target.h"
+#include "app/run_config.h"
+#include "app/sample_windows.h"
+#include "app/trained_model.h"
 #include "cli/attribution_writers.h"
-#include "cli/command_paths.h"
-#include "cli/config_error.h"
-#include "cli/explain_target.h"
-#include "cli/run_config.h"
-#include "cli/sample_windows.h"
-#include "cli/trained_model.h"
 #include "data/encoding.h"
 #include "data/sources/streamed_record_source.h"
 #include "data/text_fields.h"
@@ -28,6 +28,26 @@
 #include "train/inference_batch.h"
 
 namespace strand::cli {
+
+using app::build_scoring_split;
+using app::check_output_files;
+using app::ConfigError;
+using app::ConfigKey;
+using app::DataSplit;
+using app::field;
+using app::load_config_file;
+using app::load_sequence_model;
+using app::locate_trained_model;
+using app::resolve_target;
+using app::resolved_threads;
+using app::ResolvedTarget;
+using app::RunConfig;
+using app::SampleWindows;
+using app::scoring_keys;
+using app::ScoringInputs;
+using app::TrainedModel;
+using app::TrainedModelFiles;
+using app::usable_device;
 namespace {
 
 constexpr double kWarnRelativeDeviation = 1e-3;

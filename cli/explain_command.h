@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/scoring_inputs.h"
+#include "app/scoring_inputs.h"
 
 namespace strand::cli {
 
 struct ExplainOptions {
   std::string model;   // a run directory or a checkpoint file
   std::string config;  // config.json to build the model from (default: the run's)
-  ScoringInputs inputs;
+  app::ScoringInputs inputs;
   std::string method;             // ism, deeplift_shap, gradient, input_x_gradient
   std::vector<std::string> outs;  // .npz, .tsv, .bw files
   std::string output;             // the model's output; default: its first (B, T) output
@@ -41,7 +41,7 @@ struct ExplainOptions {
 };
 
 /// The rows of ExplainOptions: every flag of `strand explain`.
-const std::vector<ConfigKey>& explain_keys();
+const std::vector<app::ConfigKey>& explain_keys();
 
 /// Runs `strand explain`; messages go to `log`. Returns the number of sequences explained.
 /// Throws ConfigError naming the flag, file or line for bad input (nothing is written then) and

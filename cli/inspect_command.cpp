@@ -10,6 +10,12 @@
 
 namespace strand::cli {
 
+using app::build_run_data;
+using app::DataSplit;
+using app::RunConfig;
+using app::RunData;
+using app::validate_config;
+
 namespace {
 
 // Sums of every profile and control track over the samples' unshifted windows.

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <vector>
 
-#include "cli/data_builder.h"
-#include "cli/run_config.h"
+#include "app/data_builder.h"
+#include "app/run_config.h"
 
 namespace strand::cli {
 
@@ -31,9 +31,9 @@ struct SplitStats {
   std::vector<TrackStats> tracks;  // profile tracks, then control tracks
 };
 
-SplitStats split_stats(const DataSplit& split);
+SplitStats split_stats(const app::DataSplit& split);
 
 /// Prints the statistics of every split of the configured data; returns them.
-std::vector<SplitStats> run_inspect(const RunConfig& config, std::ostream& out);
+std::vector<SplitStats> run_inspect(const app::RunConfig& config, std::ostream& out);
 
 }  // namespace strand::cli

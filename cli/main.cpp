@@ -1,6 +1,6 @@
-// strand: the command-line entry point (see cli/app.h for the subcommands).
+// strand: the command-line entry point (see cli/program.h for the subcommands).
 #include <iostream>
 
-#include "cli/app.h"
+#include "cli/program.h"
 
 int main(int argc, char** argv) { return strand::cli::run_cli(argc, argv, std::cout, std::cerr); }

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "cli/command_paths.h"
-#include "cli/config_error.h"
-#include "cli/edit_distance.h"
-#include "cli/explain_target.h"
-#include "cli/run_config.h"
-#include "cli/trained_model.h"
+#include "app/command_paths.h"
+#include "app/config_error.h"
+#include "app/edit_distance.h"
+#include "app/explain_target.h"
+#include "app/run_config.h"
+#include "app/trained_model.h"
 #include "data/data_error.h"
 #include "data/meme.h"
 #include "data/text_fields.h"
@@ -22,6 +22,26 @@
 #include "ops/reduction.h"
 
 namespace strand::cli {
+
+using app::build_scoring_split;
+using app::check_output_files;
+using app::ConfigError;
+using app::ConfigKey;
+using app::DataSplit;
+using app::edit_distance;
+using app::field;
+using app::load_config_file;
+using app::load_sequence_model;
+using app::locate_trained_model;
+using app::resolve_target;
+using app::resolved_threads;
+using app::ResolvedTarget;
+using app::RunConfig;
+using app::scoring_keys;
+using app::ScoringInputs;
+using app::TrainedModel;
+using app::TrainedModelFiles;
+using app::usable_device;
 namespace {
 
 // The motif `text`: a consensus of ACGT, or the name of a motif of `meme` (its likeliest letters).

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/scoring_inputs.h"
+#include "app/scoring_inputs.h"
 
 namespace strand::cli {
 
 struct MarginalizeOptions {
   std::string model;
   std::string config;
-  ScoringInputs inputs;
+  app::ScoringInputs inputs;
   std::vector<std::string> motifs;  // consensus strings, or names of --meme motifs
   std::string meme;                 // a MEME file the motif names come from
   std::string position;             // 1-based start of a single motif; default: centred
@@ -36,7 +36,7 @@ struct MarginalizeOptions {
 };
 
 /// The rows of MarginalizeOptions: every flag of `strand marginalize`.
-const std::vector<ConfigKey>& marginalize_keys();
+const std::vector<app::ConfigKey>& marginalize_keys();
 
 /// Runs `strand marginalize`; messages go to `log`. Throws ConfigError naming the flag, file or
 /// line for bad input (an unparsable MEME file, a motif letter outside ACGT, a spacing beyond

@@ -10,8 +10,8 @@
 #include <numeric>
 #include <vector>
 
-#include "cli/command_paths.h"
-#include "cli/run_config.h"
+#include "app/command_paths.h"
+#include "app/run_config.h"
 #include "data/data_error.h"
 #include "data/intervals/intervals.h"
 #include "data/intervals/negatives.h"
@@ -19,6 +19,16 @@
 #include "io/atomic_file.h"
 
 namespace strand::cli {
+
+using app::check_input_file;
+using app::check_output_file;
+using app::ConfigError;
+using app::ConfigKey;
+using app::enum_field;
+using app::field;
+using app::names_field;
+using app::refuse_overwriting_input;
+using app::same_path;
 namespace {
 
 double mean(const std::vector<double>& values) {
@@ -143,7 +153,7 @@ const std::vector<ConfigKey>& negatives_keys() {
        .commands = negatives},
       {.key = "stride",
        .field = field<NegativesOptions>([](auto& o) -> auto& { return o.sampling.stride; }),
-       .range = IntRange{0, kMaxSequenceLength},
+       .range = IntRange{0, data::kMaxSequenceLength},
        .range_note = "0: the window",
        .flag = "--stride",
        .help = "Bases between candidate windows (0: the window, so negatives never overlap)",

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
+#include "app/config_keys.h"
 #include "data/intervals/intervals.h"
 #include "data/intervals/negatives.h"
 
@@ -28,7 +28,7 @@ struct NegativesOptions {
 };
 
 /// The rows of NegativesOptions: every flag of `strand negatives`.
-const std::vector<ConfigKey>& negatives_keys();
+const std::vector<app::ConfigKey>& negatives_keys();
 
 /// Draws the negatives and writes them (atomically: both files or neither); prints counts, the
 /// GC of peaks and negatives, and a `strand train` command for the labelled BED. Returns the

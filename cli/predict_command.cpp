@@ -12,13 +12,13 @@
 #include <optional>
 #include <set>
 
-#include "cli/command_paths.h"
-#include "cli/data_builder.h"
-#include "cli/model_builder.h"
+#include "app/command_paths.h"
+#include "app/data_builder.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
+#include "app/run_directory.h"
+#include "app/trained_model.h"
 #include "cli/prediction_table.h"
-#include "cli/run_config.h"
-#include "cli/run_directory.h"
-#include "cli/trained_model.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/intervals/scoring_windows.h"
@@ -34,6 +34,32 @@
 #include "train/reverse_complement_average.h"
 
 namespace strand::cli {
+
+using app::build_scoring_split;
+using app::check_input_file;
+using app::check_output_file;
+using app::check_scoring_inputs;
+using app::ConfigError;
+using app::ConfigKey;
+using app::ConfigValue;
+using app::DataDimensions;
+using app::DataSplit;
+using app::field;
+using app::find_model_output;
+using app::input_shapes;
+using app::load_config_file;
+using app::load_trained_model;
+using app::locate_trained_model;
+using app::make_eval_loader;
+using app::output_reverse_tracks;
+using app::refuse_overwriting_input;
+using app::resolved_threads;
+using app::RunConfig;
+using app::scoring_keys;
+using app::ScoringInputs;
+using app::TrainedModel;
+using app::TrainedModelFiles;
+using app::usable_device;
 namespace {
 
 namespace fs = std::filesystem;

@@ -9,28 +9,28 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
-#include "cli/scoring_inputs.h"
+#include "app/config_keys.h"
+#include "app/scoring_inputs.h"
 
 namespace strand::cli {
 
 /// The settings of `strand predict`, set by its flags (predict_keys()).
 struct PredictOptions {
-  std::string model;        // a run directory or a checkpoint file
-  std::string config;       // config.json to build the model from (default: the run's)
-  ScoringInputs inputs;     // the sequences scored (cli/scoring_inputs.h)
-  bool rc_average = false;  // average each score with the reverse complement's
-  std::string out;          // a TSV or bedGraph path, or "-" for standard output
-  std::string out_format;   // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
-  std::string task;         // bedGraph of a multi-task model: the task, by name or index
-  std::string output;       // a graph model's output; default: its first (B, T) output
+  std::string model;          // a run directory or a checkpoint file
+  std::string config;         // config.json to build the model from (default: the run's)
+  app::ScoringInputs inputs;  // the sequences scored (app/scoring_inputs.h)
+  bool rc_average = false;    // average each score with the reverse complement's
+  std::string out;            // a TSV or bedGraph path, or "-" for standard output
+  std::string out_format;     // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
+  std::string task;           // bedGraph of a multi-task model: the task, by name or index
+  std::string output;         // a graph model's output; default: its first (B, T) output
   int64_t batch_size = 256;
   int64_t threads = 0;         // 0: every core
   std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
 };
 
 /// The rows of PredictOptions: every flag of `strand predict`.
-const std::vector<ConfigKey>& predict_keys();
+const std::vector<app::ConfigKey>& predict_keys();
 
 /// Scores the samples and writes one line per sample: name, the window scored (chrom, start,
 /// end; for records the record's name and the window's place in it), the labels when the input

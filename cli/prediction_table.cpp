@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "cli/config_error.h"
+#include "app/config_error.h"
 
 namespace strand::cli {
+
+using app::DataSplit;
 namespace {
 
 // Text gathered before it is handed to the file: about a megabyte of rows.

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/data_builder.h"
-#include "cli/sample_windows.h"
+#include "app/data_builder.h"
+#include "app/sample_windows.h"
 #include "io/atomic_file.h"
 
 namespace strand::cli {
@@ -32,7 +32,7 @@ struct PredictionTableOptions {
 class PredictionTable {
  public:
   /// Opens the output (the temporary file of --out, or the spool) and writes the TSV's header.
-  PredictionTable(const PredictionTableOptions& options, const DataSplit& split);
+  PredictionTable(const PredictionTableOptions& options, const app::DataSplit& split);
   ~PredictionTable();
   PredictionTable(const PredictionTable&) = delete;
   PredictionTable& operator=(const PredictionTable&) = delete;
@@ -51,8 +51,8 @@ class PredictionTable {
   void flush();
 
   PredictionTableOptions options_;
-  const DataSplit& split_;
-  SampleWindows samples_;
+  const app::DataSplit& split_;
+  app::SampleWindows samples_;
   std::unique_ptr<io::AtomicFileWriter> file_;  // --out FILE
   std::FILE* spool_ = nullptr;                  // --out -
   std::string text_;                            // rows not yet handed on

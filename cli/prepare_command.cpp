@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "cli/command_paths.h"
-#include "cli/run_config.h"
+#include "app/command_paths.h"
+#include "app/run_config.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/fasta/fasta_reader.h"
@@ -22,6 +22,15 @@
 #include "io/atomic_file.h"
 
 namespace strand::cli {
+
+using app::check_input_file;
+using app::check_output_directory;
+using app::ConfigError;
+using app::ConfigKey;
+using app::enum_field;
+using app::field;
+using app::names_field;
+using app::refuse_overwriting_input;
 namespace {
 
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
+#include "app/config_keys.h"
 #include "data/intervals/intervals.h"
 #include "data/intervals/peak_tasks.h"
 
@@ -33,7 +33,7 @@ struct PrepareOptions {
 };
 
 /// The rows of PrepareOptions: every flag of `strand prepare`.
-const std::vector<ConfigKey>& prepare_keys();
+const std::vector<app::ConfigKey>& prepare_keys();
 
 /// Writes DIR/sequences.fa + DIR/labels.tsv, or with fractions DIR/{train,valid,test}.{fa,tsv}
 /// (stratified by any positive task, seeded), every file atomically and only once every input

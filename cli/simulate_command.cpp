@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/command_paths.h"
-#include "cli/data_builder.h"
+#include "app/command_paths.h"
+#include "app/data_builder.h"
 #include "data/data_error.h"
 #include "data/list_syntax.h"
 #include "data/loader/available_memory.h"
@@ -19,6 +19,21 @@
 #include "data/simulation/sequence_simulations.h"
 
 namespace strand::cli {
+
+using app::check_output_directory;
+using app::ConfigError;
+using app::ConfigField;
+using app::ConfigKey;
+using app::count_field;
+using app::field;
+using app::find_motif;
+using app::kMaxCount;
+using app::RunConfig;
+using app::simulate_dataset;
+using app::SimulatedDataConfig;
+using app::validate_config;
+using app::validate_numbers;
+using app::ValueRange;
 namespace {
 
 // One simulation of the catalogue: what it makes and the flags it reads besides the common ones
@@ -360,7 +375,7 @@ void run_profile_simulation(const SimulateOptions& o, const RunConfig& config, s
 // integer key, else by its type.
 template <typename Select>
 ConfigField profile_field(Select select) {
-  using Value = field_detail::selected_t<SimulateOptions, Select>;
+  using Value = app::field_detail::selected_t<SimulateOptions, Select>;
   if constexpr (std::is_same_v<Value, size_t>) {
     return count_field<SimulateOptions>(select);
   } else {

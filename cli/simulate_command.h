@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
-#include "cli/run_config.h"
+#include "app/config_keys.h"
+#include "app/run_config.h"
 #include "data/simulation/profile_simulation.h"
 
 namespace strand::cli {
@@ -37,13 +37,13 @@ struct SimulateOptions {
 };
 
 /// The rows of SimulateOptions.
-const std::vector<ConfigKey>& simulate_keys();
+const std::vector<app::ConfigKey>& simulate_keys();
 
 /// Runs `strand simulate`: with options.list, prints the simulations or the motifs; otherwise
 /// writes the dataset of options.simulation under options.out from the simulated data of
 /// `config` (its motif, sizes, GC and seed) and prints its sizes and the commands that inspect
 /// and train on it. Throws ConfigError for a flag the simulation does not use, a bad value or an
 /// unknown simulation or motif.
-void run_simulate(const SimulateOptions& options, const RunConfig& config, std::ostream& log);
+void run_simulate(const SimulateOptions& options, const app::RunConfig& config, std::ostream& log);
 
 }  // namespace strand::cli

@@ -4,11 +4,23 @@
 
 #include <fmt/format.h>
 
-#include "cli/data_builder.h"
-#include "cli/model_builder.h"
-#include "cli/presets.h"
+#include "app/data_builder.h"
+#include "app/model_builder.h"
+#include "app/presets.h"
 
 namespace strand::cli {
+
+using app::build_model;
+using app::build_run_data;
+using app::ConfigError;
+using app::data_dimensions;
+using app::DataDimensions;
+using app::find_preset;
+using app::freeze_layers;
+using app::input_shapes;
+using app::Preset;
+using app::RunConfig;
+using app::validate_numbers;
 namespace {
 
 // The data sizes the summary's model is built for, and where they come from.

@@ -4,13 +4,13 @@
 #include <ostream>
 #include <string>
 
-#include "cli/run_config.h"
+#include "app/run_config.h"
 
 namespace strand::cli {
 
 /// Builds the configured model for its data's sizes and returns its summary table (layers or
 /// nodes, output shapes, parameter counts), after a line naming the input and where its sizes
 /// came from.
-std::string model_summary(const RunConfig& config);
+std::string model_summary(const app::RunConfig& config);
 
 }  // namespace strand::cli

@@ -1,82 +1,33 @@
-// `strand train`: a run from a RunConfig into a fresh run directory, or the continuation of an
-// interrupted run (--resume), ending with test metrics in report.json.
+// `strand train`: its flags that are not config keys, and the command that prints, trains or
+// resumes a run (the training run itself is the application layer's, app/training_run.h).
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <memory>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
-#include "cli/config_source.h"
-#include "cli/report.h"
-#include "cli/run_config.h"
-#include "cli/run_directory.h"
-#include "train/callback.h"
+#include "app/config_keys.h"
+#include "app/config_source.h"
+#include "app/training_run.h"
 
 namespace strand::cli {
-
-/// Knobs of one invocation that are not part of the experiment (not saved in config.json).
-struct TrainOptions {
-  std::string run_name;  // empty: date-time + seed
-  /// Testing aid: behave as if the process were killed during epoch N+1, after the checkpoints
-  /// of N epochs and a couple of logged steps of the next (negative: off).
-  int64_t stop_after_epochs = -1;
-  /// Testing aid: raise SIGTERM in this process after global step N, as a preempting scheduler
-  /// would (negative: off); when step N ends an epoch, after that epoch's validation. Training
-  /// stops at the next step (or before the final evaluation) like for a real signal.
-  int64_t signal_after_steps = -1;
-  bool interactive = false;  // redraw a progress bar (terminal) instead of log lines
-  int64_t progress_every_steps = 25;
-  /// More fit() callbacks (the Python package's epoch hooks), run after the run's own (logs,
-  /// checkpoints, progress) on the chief.
-  std::vector<std::shared_ptr<train::Callback>> callbacks;
-};
-
-struct TrainResult {
-  RunPaths paths;
-  /// Stopped early: by stop_after_epochs (no report, exit 0), or by SIGINT/SIGTERM (last
-  /// checkpoint written mid-epoch, report.json "status": "interrupted").
-  bool interrupted = false;
-  /// The process's exit status: 0, or 128 + the signal that stopped training (130, 143).
-  int exit_code = 0;
-  RunReport report;
-};
 
 /// The flags of `strand train` that are not config keys: this invocation's knobs, --resume and
 /// --print-config.
 struct TrainFlags {
-  TrainOptions run;
+  app::TrainOptions run;
   std::string resume;  ///< a run directory to continue; empty: a new run
   bool print_config = false;
 };
 
 /// The rows of TrainFlags (--run-name, --resume, --stop-after-epochs, --signal-after-steps,
 /// --print-config).
-const std::vector<ConfigKey>& train_keys();
+const std::vector<app::ConfigKey>& train_keys();
 
 /// `strand train`: the config of `source` and `overrides` printed (--print-config), trained
 /// (run_train) or, with flags.resume, continued (resume_train, which takes only --epochs and
 /// --threads). Returns the exit status.
-int run_train_command(const ConfigSource& source, const ConfigOverrides& overrides,
+int run_train_command(const app::ConfigSource& source, const app::ConfigOverrides& overrides,
                       const TrainFlags& flags, std::ostream& out);
-
-/// Trains `config` in a new run directory under config.output_dir; prints device, threads,
-/// data, model table, progress and the report to `out`. Every config, data and model error is
-/// raised before training starts. Relative paths are made absolute (with_absolute_paths) before
-/// config.json is written. SIGINT and SIGTERM are handled while it runs: training stops
-/// at the next step, writes checkpoints/last.safetensors (resumable mid-epoch) and a report
-/// marked interrupted, and the result's exit_code is 128 + the signal; a second signal ends
-/// the process at once.
-TrainResult run_train(const RunConfig& config, const TrainOptions& options, std::ostream& out);
-
-/// Continues the run in `run_dir` from checkpoints/last.safetensors with its config.json.
-/// `epochs` and `threads` may be changed (e.g. to train longer); nothing else can.
-TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
-                         std::optional<int64_t> threads, const TrainOptions& options,
-                         std::ostream& out);
 
 }  // namespace strand::cli

@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "cli/command_paths.h"
-#include "cli/config_error.h"
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
-#include "cli/trained_model.h"
-#include "cli/variant_outputs.h"
+#include "app/command_paths.h"
+#include "app/config_error.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
+#include "app/trained_model.h"
+#include "app/variant_outputs.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/loader/loader_config.h"
@@ -30,6 +30,23 @@
 #include "variants/variant_scorer.h"
 
 namespace strand::cli {
+
+using app::check_input_file;
+using app::check_output_files;
+using app::ConfigError;
+using app::ConfigKey;
+using app::field;
+using app::load_config_file;
+using app::load_trained_model;
+using app::locate_trained_model;
+using app::pair_reverse_strands;
+using app::resolved_threads;
+using app::run_input_length;
+using app::RunConfig;
+using app::scored_outputs;
+using app::TrainedModel;
+using app::TrainedModelFiles;
+using app::usable_device;
 namespace {
 
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_keys.h"
+#include "app/config_keys.h"
 
 namespace strand::cli {
 
@@ -33,7 +33,7 @@ struct VariantsOptions {
 };
 
 /// The rows of VariantsOptions: every flag of `strand variants`.
-const std::vector<ConfigKey>& variants_keys();
+const std::vector<app::ConfigKey>& variants_keys();
 
 /// Scores every ALT of `vcf` and writes `out` (atomically: nothing is written on an error or
 /// an interruption); progress and the summary go to `out` (to `err` with --out -). Returns the

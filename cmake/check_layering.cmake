@@ -1,10 +1,13 @@
-# Fails the build when a library file includes a header of a folder above its own.
+# Fails the build when a library file includes a header of a folder above its own, or a front
+# end includes the other front end.
 #
 #   cmake -DSOURCE_DIR=<repo> -DSTAMP=<file> -P cmake/check_layering.cmake
 #
 # The layers, bottom up (docs/design.md): a folder may include its own headers and those of
 # the folders listed for it, nothing else. Sub-folders (kernels/cpu, tensor/cuda) belong to
-# their top folder. Every spelling of an include is read: quotes or angle brackets, spaces
+# their top folder. Above the library sits the application layer (app/), and above it its two
+# front ends: the program (cli/) and the Python package (python/), which may include app/ and
+# the library but never each other. Every spelling of an include is read: quotes or angle brackets, spaces
 # after the '#' or before "include", and the umbrella headers of include/strand/ (an include of
 # "strand/train.h" or <strand/train/fit.h> is an include of train/). Other top-level names
 # (fmt/, nlohmann/, htslib/) are not checked here.
@@ -21,8 +24,13 @@ set(allowed_dist core kernels tensor autograd ops optim dist)
 set(allowed_train core kernels io tensor autograd ops data layers optim dist train)
 set(allowed_variants core kernels io tensor autograd ops data layers optim dist train explain variants)
 set(allowed_explain core kernels io tensor autograd ops data layers optim dist train explain)
-set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants cli)
-set(layers core kernels io tensor autograd ops data layers optim dist train explain variants cli)
+set(allowed_app core kernels io tensor autograd ops data layers optim dist train explain variants app)
+set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants app
+    cli)
+set(allowed_python core kernels io tensor autograd ops data layers optim dist train explain variants
+    app python)
+set(layers core kernels io tensor autograd ops data layers optim dist train explain variants app cli
+    python)
 
 # An include line, however spaced; group 1 is the path between its quotes or brackets.
 set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")

@@ -1,7 +1,7 @@
 // The values a setting accepts, declared once beside the setting: an inclusive integer range or
 // a real interval with open or closed ends. The library's option structs declare the ranges of
 // their numbers with these (data/loader/loader_config.h), their validate() checks them, and the
-// CLI's config key table (cli/config_keys.h) checks config values and flags against the same
+// CLI's config key table (app/config_keys.h) checks config values and flags against the same
 // declarations, so no range is written twice.
 #pragma once
 

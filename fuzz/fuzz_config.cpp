@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_config.h"
+#include "app/run_config.h"
 #include "fuzz/fuzz_support.h"
 #include "io/json_limits.h"
 
@@ -49,9 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = dir / "config.json";
   fuzz::write_file(path, text);
 
-  cli::RunConfig config;
-  if (!fuzz::parses<cli::ConfigError>("load_config_file",
-                                      [&] { config = cli::load_config_file(path); })) {
+  app::RunConfig config;
+  if (!fuzz::parses<app::ConfigError>("load_config_file",
+                                      [&] { config = app::load_config_file(path); })) {
     return 0;
   }
   if (has_duplicate_key(text)) fuzz::finding("load_config_file: a duplicated key was accepted");
@@ -65,17 +65,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                   " deep was accepted (the limit is " + std::to_string(io::kMaxJsonNesting) + ")");
   }
   fuzz::must_succeed("the resolved config (to_json) must parse back to itself", [&] {
-    const json resolved = cli::to_json(config);
-    const json again = cli::to_json(cli::parse_config(resolved));
+    const json resolved = app::to_json(config);
+    const json again = app::to_json(app::parse_config(resolved));
     if (resolved != again) {
       fuzz::finding("to_json(parse_config(to_json(c))) differs from to_json(c): " +
                     resolved.dump() + " vs " + again.dump());
     }
   });
-  if (fuzz::parses<cli::ConfigError>("validate_config", [&] { cli::validate_config(config); })) {
-    if (cli::resolved_threads(config) < 1) {
+  if (fuzz::parses<app::ConfigError>("validate_config", [&] { app::validate_config(config); })) {
+    if (app::resolved_threads(config) < 1) {
       fuzz::finding("validate_config accepted threads " + std::to_string(config.threads) +
-                    " which resolves to " + std::to_string(cli::resolved_threads(config)));
+                    " which resolves to " + std::to_string(app::resolved_threads(config)));
     }
   }
   return 0;

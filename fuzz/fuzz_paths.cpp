@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_paths.h"
-#include "cli/config_error.h"
-#include "cli/run_config.h"
+#include "app/command_paths.h"
+#include "app/config_error.h"
+#include "app/run_config.h"
 #include "data/data_error.h"
 #include "data/signals/signal_tracks.h"
 #include "fmt/format.h"
@@ -33,8 +33,8 @@ using fuzz::finding;
 
 void check_run_name(std::string_view text) {
   const std::string name(text);
-  if (!fuzz::parses<cli::ConfigError>("check_run_name",
-                                      [&] { cli::check_run_name(name, "--run-name"); })) {
+  if (!fuzz::parses<app::ConfigError>("check_run_name",
+                                      [&] { app::check_run_name(name, "--run-name"); })) {
     return;
   }
   if (name.empty()) return;  // the default, date-time name
@@ -79,12 +79,12 @@ void check_tracks(std::string_view text) {
   }
   // A NUL byte or an over-long path cannot be made absolute by the filesystem library; the
   // resolution itself is what train does before its checks, and must keep every entry's parts.
-  cli::RunConfig config;
+  app::RunConfig config;
   config.data.source = "files";
   config.data.files.loader.signals.profile_bigwigs = entries;
-  cli::RunConfig resolved;
+  app::RunConfig resolved;
   try {
-    resolved = cli::with_absolute_paths(config);
+    resolved = app::with_absolute_paths(config);
   } catch (const std::exception&) {
     return;
   }
@@ -121,8 +121,8 @@ void check_same_file(std::string_view text) {
   for (const std::string& output : spellings) {
     bool refused = false;
     try {
-      cli::refuse_overwriting_input(output, "--out", {{path, "--fasta"}});
-    } catch (const cli::ConfigError&) {
+      app::refuse_overwriting_input(output, "--out", {{path, "--fasta"}});
+    } catch (const app::ConfigError&) {
       refused = true;
     }
     // "sub/.." resolves through a directory that may not exist: only the plain spellings must.

@@ -27,8 +27,8 @@ inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
 inline constexpr int64_t kMaxPrefetch = 1024;
 
 /// The values LoaderConfig's numbers accept, declared once: LoaderConfig::validate() checks
-/// them, and the CLI's config key table (cli/config_keys.cpp) checks config files and flags
-/// against the same declarations.
+/// them, and the application layer's config key table (app/config_keys.cpp) checks config files
+/// and flags against the same declarations.
 namespace loader_ranges {
 inline constexpr IntRange kWindow{1, kMaxSequenceLength};
 /// Records: 0 means the records' common length.
@@ -46,7 +46,7 @@ inline constexpr IntRange kProfileLength{0, kMaxSequenceLength};
 
 /// Every setting of a genomic data loader (see make_source() and make_loader()). Its field
 /// names are the names of the settings everywhere: the config keys data.jitter,
-/// data.loader_threads, data.prefetch, ... bind to these fields (cli/config_keys.cpp).
+/// data.loader_threads, data.prefetch, ... bind to these fields (app/config_keys.cpp).
 struct LoaderConfig {
   std::string fasta;        ///< reference FASTA, plain or BGZF
   std::string fasta_index;  ///< .fai location if not next to the FASTA (e.g. read-only dir)

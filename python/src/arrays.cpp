@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/config_error.h"
+#include "app/config_error.h"
 
 namespace nb = nanobind;
 
@@ -15,7 +15,7 @@ DType strand_dtype(nb::dlpack::dtype dtype, const std::string& what) {
   if (dtype == nb::dtype<uint8_t>()) return DType::kUInt8;
   if (dtype == nb::dtype<int32_t>()) return DType::kInt32;
   if (dtype == nb::dtype<int64_t>()) return DType::kInt64;
-  throw cli::ConfigError(
+  throw app::ConfigError(
       fmt::format("{}: dtype {} has no strand counterpart (float32, float64, uint8, int32, int64)",
                   what, dtype_text(dtype)));
 }
@@ -82,13 +82,13 @@ bool is_c_contiguous(const AnyArray& array) {
 
 void require_contiguous_cpu(const AnyArray& array, const std::string& what) {
   if (array.device_type() != nb::device::cpu::value) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("{}: expected an array in host memory (a numpy array or a "
                     "CPU tensor), got one on device type {}",
                     what, array.device_type()));
   }
   if (!is_c_contiguous(array)) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("{}: the array {} is not C-contiguous (a strided view or a transpose); pass "
                     "numpy.ascontiguousarray(x) or x.contiguous()",
                     what, shape_text(array)));
@@ -127,7 +127,7 @@ Tensor tensor_from_array(const AnyArray& array, nb::handle owner) {
   if (array.device_type() == nb::device::cuda::value) {
     device = Device::cuda(array.device_id());
   } else if (array.device_type() != nb::device::cpu::value) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("Tensor: arrays on device type {} are not supported (cpu, "
                     "cuda)",
                     array.device_type()));
@@ -137,7 +137,7 @@ Tensor tensor_from_array(const AnyArray& array, nb::handle owner) {
   int64_t span = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (strides[i] < 0) {
-      throw cli::ConfigError("Tensor: arrays with negative strides are not supported; copy first");
+      throw app::ConfigError("Tensor: arrays with negative strides are not supported; copy first");
     }
     if (shape[i] == 0) span = 0;
     if (span > 0) span += (shape[i] - 1) * strides[i];

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/config_error.h"
+#include "app/config_error.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "dist/communicator.h"
@@ -55,7 +55,7 @@ void bind_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const data::DataError& e) {
       PyErr_SetString(data_error_class, e.what());
-    } catch (const cli::ConfigError& e) {
+    } catch (const app::ConfigError& e) {
       PyErr_SetString(config_error_class, e.what());
     } catch (const dist::DistError& e) {
       PyErr_SetString(dist_error_class, e.what());

@@ -1,6 +1,6 @@
 // strand.explain's engine: in-silico saturation mutagenesis, DeepLIFT/SHAP, gradients and
 // marginalisation (explain/) on a strand.Model, over the sequences Model.predict takes, with the
-// target chosen as `strand explain` chooses it (cli/explain_target.h) and the GIL released
+// target chosen as `strand explain` chooses it (app/explain_target.h) and the GIL released
 // while the model runs. python/strand/explain.py is the public face of these functions.
 #include <fmt/format.h>
 #include <nanobind/stl/optional.h>
@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "app/config_error.h"
+#include "app/explain_target.h"
 #include "arrays.h"
 #include "bindings.h"
-#include "cli/config_error.h"
-#include "cli/explain_target.h"
 #include "data/encoding.h"
 #include "explain/deep_lift_shap.h"
 #include "explain/gradient.h"
@@ -39,21 +39,21 @@ struct Explained {
   std::optional<AnyArray> array;  // keeps a numpy input alive while `codes` views it
   SequenceBatchSource source;
   Tensor codes;  // (N, L) uint8
-  cli::ResolvedTarget resolved;
+  app::ResolvedTarget resolved;
 };
 
 // Reads `x` and resolves output/task/activation as `strand explain` does, the errors naming
 // the Python arguments.
 Explained prepare(PythonModel& self, const nb::handle& x, const std::optional<std::string>& output,
                   const std::string& task, bool activation, const std::string& layout) {
-  const cli::TrainedModel& trained = self.trained();
-  cli::require_sequence_only(self.model(), "strand.explain");
+  const app::TrainedModel& trained = self.trained();
+  app::require_sequence_only(self.model(), "strand.explain");
   Explained out;
   out.source = read_sequences(x, trained.dimensions.length, layout, out.array);
   out.codes = sequence_codes(out.source);
   try {
-    out.resolved = cli::resolve_target(trained, output.value_or(""), task, false);
-  } catch (const cli::ConfigError& error) {
+    out.resolved = app::resolve_target(trained, output.value_or(""), task, false);
+  } catch (const app::ConfigError& error) {
     throw python_argument_error(error, {{"--output", "output"}, {"--task", "task"}});
   }
   if (activation) {
@@ -62,7 +62,7 @@ Explained prepare(PythonModel& self, const nb::handle& x, const std::optional<st
     try {
       explain::check_target(self.model(), trained.dimensions.length, target);
     } catch (const Error& error) {
-      throw cli::ConfigError(fmt::format("activation: {}", error.what()));
+      throw app::ConfigError(fmt::format("activation: {}", error.what()));
     }
     out.resolved.target = target;
   }
@@ -71,7 +71,7 @@ Explained prepare(PythonModel& self, const nb::handle& x, const std::optional<st
 
 void check_batch_size(int64_t batch_size) {
   if (batch_size < 1) {
-    throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
+    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
   }
 }
 
@@ -102,18 +102,18 @@ nb::dict ism(PythonModel& self, const nb::handle& x, const std::optional<std::st
   } else if (path == "brute_force" || path == "brute") {
     options.path = explain::IsmPath::kBruteForce;
   } else {
-    throw cli::ConfigError(fmt::format("path: '{}' is not one of auto, fast, brute_force", path));
+    throw app::ConfigError(fmt::format("path: '{}' is not one of auto, fast, brute_force", path));
   }
   Explained in = prepare(self, x, output, task, activation, layout);
   const int64_t length = in.source.length;
   const int64_t stop = end.value_or(length);
   if (start < 0 || start >= length) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("start: {} is not a position of sequences of {} bases (0 to {})", start, length,
                     length - 1));
   }
   if (stop <= start || stop > length) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("end: {} is not in ({}, {}] (one past the last position mutated; start is {})",
                     stop, start, length, start));
   }
@@ -159,7 +159,7 @@ void read_references(const nb::handle& references, int64_t count, int64_t length
       out.count = -1;  // beyond int64: outside the range as well
     }
     if (!explain::kReferencesRange.contains(out.count)) {
-      throw cli::ConfigError(fmt::format(
+      throw app::ConfigError(fmt::format(
           "references: DeepLIFT/SHAP takes {} dinucleotide shuffles per sequence, got {}",
           explain::kReferencesRange.text(), nb::str(references).c_str()));
     }
@@ -171,21 +171,21 @@ void read_references(const nb::handle& references, int64_t count, int64_t length
   try {
     out.array = nb::cast<AnyArray>(references);
   } catch (const nb::cast_error&) {
-    throw cli::ConfigError(fmt::format("references: expected {}; got {}", expected,
+    throw app::ConfigError(fmt::format("references: expected {}; got {}", expected,
                                        nb::inst_name(references).c_str()));
   }
   const AnyArray& a = *out.array;
   const bool codes = a.dtype() == nb::dtype<uint8_t>() && a.ndim() == 3;
   const bool one_hot = a.dtype() == nb::dtype<float>() && a.ndim() == 4;
   if (!codes && !one_hot) {
-    throw cli::ConfigError(fmt::format("references: expected {}; got {} {}", expected,
+    throw app::ConfigError(fmt::format("references: expected {}; got {} {}", expected,
                                        dtype_text(a.dtype()), shape_text(a)));
   }
   require_contiguous_cpu(a, "references");
   const auto n = static_cast<int64_t>(a.shape(0)), r = static_cast<int64_t>(a.shape(1));
   const auto l = static_cast<int64_t>(a.shape(a.ndim() - 1));
   if (n != count || r < 1 || l != length || (one_hot && a.shape(2) != 4)) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("references: {} {}; the {} sequences need {} (R >= 1 references each)",
                     dtype_text(a.dtype()), shape_text(a), count,
                     codes ? fmt::format("({}, R, {})", count, length)
@@ -199,7 +199,7 @@ void read_references(const nb::handle& references, int64_t count, int64_t length
     const auto bad =
         std::find_if(values, values + total, [](uint8_t code) { return code > data::kCodeN; });
     if (bad != values + total) {
-      throw cli::ConfigError(
+      throw app::ConfigError(
           fmt::format("references: base code {}; codes are 0..4 (A, C, G, T, N)", *bad));
     }
     tensor = Tensor::from_blob(const_cast<uint8_t*>(values), {n, r, l}, DType::kUInt8);
@@ -287,12 +287,12 @@ std::vector<uint8_t> motif_codes(const std::string& letters, const std::string& 
   try {
     return explain::motif_codes(letters);
   } catch (const Error& error) {
-    throw cli::ConfigError(fmt::format("{}: {}", what, error.what()));
+    throw app::ConfigError(fmt::format("{}: {}", what, error.what()));
   }
 }
 
 // The names of the target's columns: every task's with task "all", else the one task's.
-std::vector<std::string> target_columns(const cli::ResolvedTarget& resolved) {
+std::vector<std::string> target_columns(const app::ResolvedTarget& resolved) {
   return resolved.target.task < 0 ? resolved.task_names
                                   : std::vector<std::string>{resolved.task_label};
 }
@@ -304,9 +304,9 @@ nb::dict marginalize(PythonModel& self, const nb::handle& x, const std::vector<s
                      std::optional<int64_t> threads) {
   check_batch_size(batch_size);
   check_thread_count(threads);
-  if (motifs.empty()) throw cli::ConfigError("motif: give at least one motif");
+  if (motifs.empty()) throw app::ConfigError("motif: give at least one motif");
   if (starts.size() != motifs.size()) {
-    throw cli::ConfigError(fmt::format("start: {} start(s) for {} motif(s); give one per motif",
+    throw app::ConfigError(fmt::format("start: {} start(s) for {} motif(s); give one per motif",
                                        starts.size(), motifs.size()));
   }
   Explained in = prepare(self, x, output, task, activation, layout);
@@ -317,12 +317,12 @@ nb::dict marginalize(PythonModel& self, const nb::handle& x, const std::vector<s
     insertion.codes = motif_codes(motifs[i], "motif");
     const auto width = static_cast<int64_t>(insertion.codes.size());
     if (width > length) {
-      throw cli::ConfigError(
+      throw app::ConfigError(
           fmt::format("motif: '{}' has {} bases; the sequences have {}", motifs[i], width, length));
     }
     insertion.start = starts[i].value_or((length - width) / 2);
     if (insertion.start < 0 || insertion.start + width > length) {
-      throw cli::ConfigError(fmt::format(
+      throw app::ConfigError(fmt::format(
           "start: {} does not place the {} bases of '{}' inside sequences of {} (0 to {})",
           insertion.start, width, motifs[i], length, length - width));
     }
@@ -361,12 +361,12 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
   const std::vector<uint8_t> codes_a = motif_codes(a, "a");
   const std::vector<uint8_t> codes_b = motif_codes(b, "b");
   if (first > last) {
-    throw cli::ConfigError(fmt::format(
+    throw app::ConfigError(fmt::format(
         "last: {} is before first ({}); the spacings are first..last inclusive", last, first));
   }
   Explained in = prepare(self, x, output, task, activation, layout);
   if (in.source.count == 0) {
-    throw cli::ConfigError("x: marginalize_spacing averages over backgrounds; give at least one");
+    throw app::ConfigError("x: marginalize_spacing averages over backgrounds; give at least one");
   }
   // Every spacing must fit (the range's ends are the farthest apart); those at which the motifs
   // overlap are left out of the result.
@@ -382,13 +382,13 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
     try {
       explain::pair_starts(length, width_a, width_b, spacing);
     } catch (const Error& error) {
-      throw cli::ConfigError(fmt::format("{}: spacing {}", name, without_flag(error)));
+      throw app::ConfigError(fmt::format("{}: spacing {}", name, without_flag(error)));
     }
   }
   try {
     explain::pair_spacings(length, width_a, width_b, first, last);
   } catch (const Error& error) {
-    throw cli::ConfigError(fmt::format("first, last: spacing {}", without_flag(error)));
+    throw app::ConfigError(fmt::format("first, last: spacing {}", without_flag(error)));
   }
   explain::MarginalizeOptions options;
   options.target = in.resolved.target;

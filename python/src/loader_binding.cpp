@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "app/config_error.h"
 #include "arrays.h"
 #include "bindings.h"
-#include "cli/config_error.h"
 #include "data/encoding.h"
 #include "data/list_syntax.h"
 #include "data/loader/loader_config.h"
@@ -119,7 +119,7 @@ std::vector<int> label_columns(const nb::handle& value) {
   try {
     return nb::cast<std::vector<int>>(value);
   } catch (const nb::cast_error&) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("label_columns: expected \"4-10\" or a list of 1-based column numbers, got {}",
                     nb::inst_name(value).c_str()));
   }
@@ -135,7 +135,7 @@ PythonLoader* make_loader(
     bool drop_last, int prefetch, double substitution_rate, bool balanced, bool use_summit,
     const std::optional<std::filesystem::path>& fasta_index) {
   if (layout != "NCL" && layout != "NLC") {
-    throw cli::ConfigError(fmt::format(
+    throw app::ConfigError(fmt::format(
         "layout: '{}' is not one of NCL (one-hot (B, 4, L)), NLC (one-hot (B, L, 4))", layout));
   }
   data::LoaderConfig config;

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "app/model_builder.h"
+#include "app/run_config.h"
+#include "app/trained_model.h"
 #include "arrays.h"
 #include "autograd/grad_mode.h"
 #include "bindings.h"
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
-#include "cli/trained_model.h"
 #include "core/finite_values.h"
 #include "data/encoding.h"
 #include "data/sources/sequence_source.h"
@@ -54,7 +54,7 @@ void check_finite(const float* values, const AnyArray& array, const char* name) 
     index[d] = rest % array.shape(d);
     rest /= array.shape(d);
   }
-  throw cli::ConfigError(fmt::format("{}[{}] is {}; the values must be finite (no NaN or inf)",
+  throw app::ConfigError(fmt::format("{}[{}] is {}; the values must be finite (no NaN or inf)",
                                      name, fmt::join(index, ", "), values[*at]));
 }
 
@@ -65,11 +65,11 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
   SequenceBatchSource source;
   source.length = length;
   if (layout != "NCL" && layout != "NLC") {
-    throw cli::ConfigError(fmt::format(
+    throw app::ConfigError(fmt::format(
         "layout: '{}' is not one of NCL (one-hot (N, 4, L)), NLC (one-hot (N, L, 4))", layout));
   }
   if (nb::isinstance<nb::str>(x) || nb::isinstance<nb::bytes>(x)) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("x: got one string; pass a list of sequences (x=[seq]), {}", kInputHelp));
   }
   if (nb::isinstance<nb::list>(x) || nb::isinstance<nb::tuple>(x)) {
@@ -80,21 +80,21 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
     size_t i = 0;
     for (nb::handle item : items) {
       if (!nb::isinstance<nb::str>(item)) {
-        throw cli::ConfigError(fmt::format("x[{}]: expected a string of bases, got {}", i,
+        throw app::ConfigError(fmt::format("x[{}]: expected a string of bases, got {}", i,
                                            nb::inst_name(item).c_str()));
       }
       Py_ssize_t size = 0;
       const char* text = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
       if (text == nullptr) throw nb::python_error();
       if (size != length) {
-        throw cli::ConfigError(
+        throw app::ConfigError(
             fmt::format("x[{}]: the sequence has {} bases; the model takes {} (its input length)",
                         i, size, length));
       }
       // The letters a FASTA sequence line may hold, and no others (data/encoding.h).
       const size_t bad = data::first_non_sequence_letter(text, static_cast<size_t>(size));
       if (bad != static_cast<size_t>(size)) {
-        throw cli::ConfigError(fmt::format("x[{}]: {} at position {} {}", i,
+        throw app::ConfigError(fmt::format("x[{}]: {} at position {} {}", i,
                                            data::describe_sequence_byte(text[bad]), bad,
                                            data::non_sequence_letter_reason(text[bad])));
       }
@@ -107,21 +107,21 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
   try {
     array = nb::cast<AnyArray>(x);
   } catch (const nb::cast_error&) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("x: expected {}; got {}", kInputHelp, nb::inst_name(x).c_str()));
   }
   const AnyArray& a = *array;
   const bool codes = a.dtype() == nb::dtype<uint8_t>() && a.ndim() == 2;
   const bool one_hot = a.dtype() == nb::dtype<float>() && a.ndim() == 3;
   if (!codes && !one_hot) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("x: expected {}; got {} {}", kInputHelp, dtype_text(a.dtype()), shape_text(a)));
   }
   require_contiguous_cpu(a, "x");
   source.count = static_cast<int64_t>(a.shape(0));
   if (codes) {
     if (static_cast<int64_t>(a.shape(1)) != length) {
-      throw cli::ConfigError(
+      throw app::ConfigError(
           fmt::format("x: base codes {} have length {}; the model takes {} (its input length)",
                       shape_text(a), a.shape(1), length));
     }
@@ -131,7 +131,7 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
                                   [](uint8_t code) { return code > data::kCodeN; });
     if (bad != source.codes + total) {
       const size_t at = static_cast<size_t>(bad - source.codes);
-      throw cli::ConfigError(
+      throw app::ConfigError(
           fmt::format("x: base code {} at [{}, {}]; codes are 0..4 (A, C, G, T, N)", *bad,
                       at / static_cast<size_t>(length), at % static_cast<size_t>(length)));
     }
@@ -140,7 +140,7 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
   const size_t channel_axis = layout == "NCL" ? 1 : 2;
   const size_t length_axis = layout == "NCL" ? 2 : 1;
   if (a.shape(channel_axis) != 4 || static_cast<int64_t>(a.shape(length_axis)) != length) {
-    throw cli::ConfigError(fmt::format(
+    throw app::ConfigError(fmt::format(
         "x: one-hot {} in layout {}; the model takes {} (4 bases, its input length){}",
         shape_text(a), layout,
         layout == "NCL" ? fmt::format("(N, 4, {})", length) : fmt::format("(N, {}, 4)", length),
@@ -186,7 +186,7 @@ Tensor sequence_codes(SequenceBatchSource& source, const std::string& what) {
         }
       }
       if (ones > 1) {
-        throw cli::ConfigError(fmt::format(
+        throw app::ConfigError(fmt::format(
             "{}: sequence {}, position {} is not one-hot (one 1 and three 0s, or all 0 for N); "
             "explanations take sequences: pass base codes, strings or a one-hot encoding",
             what, n, l));
@@ -199,13 +199,13 @@ Tensor sequence_codes(SequenceBatchSource& source, const std::string& what) {
   return Tensor::from_blob(source.encoded.data(), {count, length}, DType::kUInt8);
 }
 
-cli::ConfigError python_argument_error(
-    const cli::ConfigError& error, const std::vector<std::pair<std::string, std::string>>& flags) {
+app::ConfigError python_argument_error(
+    const app::ConfigError& error, const std::vector<std::pair<std::string, std::string>>& flags) {
   const std::string message = error.what();
   for (const auto& [flag, argument] : flags) {
     if (message.starts_with(flag) && message.size() > flag.size() &&
         (message[flag.size()] == ':' || message[flag.size()] == ' ')) {
-      return cli::ConfigError(argument + message.substr(flag.size()));
+      return app::ConfigError(argument + message.substr(flag.size()));
     }
   }
   return error;
@@ -250,10 +250,10 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
                    const std::optional<std::string>& output, const nb::handle& control,
                    const std::string& layout, std::optional<int64_t> threads) {
   if (batch_size < 1) {
-    throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
+    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
   }
   check_thread_count(threads);
-  const cli::TrainedModel& trained = self.trained();
+  const app::TrainedModel& trained = self.trained();
   const int64_t length = trained.dimensions.length;
   std::optional<AnyArray> array;
   const SequenceBatchSource source = read_sequences(x, length, layout, array);
@@ -262,7 +262,7 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
   // The outputs asked for: one by name, else every output.
   std::vector<size_t> wanted;
   if (output) {
-    wanted.push_back(cli::find_model_output(self.model(), trained.dimensions, *output, "output"));
+    wanted.push_back(app::find_model_output(self.model(), trained.dimensions, *output, "output"));
   } else {
     for (size_t i = 0; i < self.output_names().size(); ++i) wanted.push_back(i);
   }
@@ -273,13 +273,13 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
     const size_t index = wanted[k];
     if (!rc_average) continue;
     if (self.output_shapes()[index].size() != 1) {
-      throw cli::ConfigError(fmt::format(
+      throw app::ConfigError(fmt::format(
           "rc_average: output '{}' gives ({}) per sequence; averaging with the reverse complement "
           "needs one value per task (a profile's positions and strands would have to be paired): "
           "pass rc_average=False or output=<a (N, T) output>",
           self.output_names()[index], fmt::join(self.output_shapes()[index], ", ")));
     }
-    reverse_tracks[k] = cli::output_reverse_tracks(trained, index, "rc_average");
+    reverse_tracks[k] = app::output_reverse_tracks(trained, index, "rc_average");
   }
 
   // The control track input (BPNet's bias tracks): (N, Sc, L) float32.
@@ -288,18 +288,18 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
   const float* control_values = nullptr;
   if (control_tracks > 0) {
     if (control.is_none()) {
-      throw cli::ConfigError(fmt::format(
+      throw app::ConfigError(fmt::format(
           "control: the model reads {} control track(s); pass control=<float32 (N, {}, {})>",
           control_tracks, control_tracks, length));
     }
     if (rc_average) {
-      throw cli::ConfigError(
+      throw app::ConfigError(
           "rc_average: not available with control tracks (their strands would have to be paired)");
     }
     try {
       control_array = nb::cast<AnyArray>(control);
     } catch (const nb::cast_error&) {
-      throw cli::ConfigError(fmt::format("control: expected a float32 array (N, {}, {}), got {}",
+      throw app::ConfigError(fmt::format("control: expected a float32 array (N, {}, {}), got {}",
                                          control_tracks, length, nb::inst_name(control).c_str()));
     }
     const AnyArray& c = *control_array;
@@ -307,7 +307,7 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
         static_cast<int64_t>(c.shape(0)) != count ||
         static_cast<int64_t>(c.shape(1)) != control_tracks ||
         static_cast<int64_t>(c.shape(2)) != length) {
-      throw cli::ConfigError(fmt::format("control: expected float32 ({}, {}, {}), got {} {}", count,
+      throw app::ConfigError(fmt::format("control: expected float32 ({}, {}, {}), got {} {}", count,
                                          control_tracks, length, dtype_text(c.dtype()),
                                          shape_text(c)));
     }
@@ -315,7 +315,7 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
     control_values = static_cast<const float*>(c.data());
     check_finite(control_values, c, "control");
   } else if (!control.is_none()) {
-    throw cli::ConfigError("control: the model reads no control tracks");
+    throw app::ConfigError("control: the model reads no control tracks");
   }
 
   // The result arrays (N, *per-sample shape), float32, owned by numpy.
@@ -388,18 +388,18 @@ nb::object option_value(const LayerOptionValue& value) {
 // "layers": [{"name", "type", "options", "inputs"}], "outputs": [{"name", "node",
 // "activation"}], "inputs": {"sequence": [L], "control": [Sc, L]}}.
 nb::dict model_description(PythonModel& self) {
-  const cli::TrainedModel& trained = self.trained();
-  const cli::ModelSpec& spec = trained.config.model;
+  const app::TrainedModel& trained = self.trained();
+  const app::ModelSpec& spec = trained.config.model;
   nb::dict description;
   description["graph"] = spec.graph();
   nb::list layers;
-  const auto add_layer = [&](const std::string& name, const cli::LayerSpec& layer,
+  const auto add_layer = [&](const std::string& name, const app::LayerSpec& layer,
                              const std::vector<std::string>& inputs, const std::string& path) {
     nb::dict entry;
     entry["name"] = name;
     entry["type"] = layer.type;
     nb::dict options;
-    for (const auto& [key, value] : cli::resolve_symbols(layer, trained.dimensions, path)) {
+    for (const auto& [key, value] : app::resolve_symbols(layer, trained.dimensions, path)) {
       options[nb::str(key.c_str())] = option_value(value);
     }
     entry["options"] = options;
@@ -408,7 +408,7 @@ nb::dict model_description(PythonModel& self) {
   };
   if (spec.graph()) {
     for (size_t i = 0; i < spec.nodes.size(); ++i) {
-      const cli::NodeSpec& node = spec.nodes[i];
+      const app::NodeSpec& node = spec.nodes[i];
       add_layer(node.name, node.layer, node.inputs, fmt::format("model.nodes[{}]", i));
     }
   } else {
@@ -492,13 +492,13 @@ void bind_model(nb::module_& m) {
           "config",
           [](const PythonModel& self) {
             return nb::module_::import_("json").attr("loads")(
-                cli::to_json(self.trained().config).dump());
+                app::to_json(self.trained().config).dump());
           },
           "The run's resolved config (config.json) as a dict.")
       .def(
           "summary",
           [](const PythonModel& self) {
-            return self.trained().model->summary(cli::input_shapes(self.trained().dimensions));
+            return self.trained().model->summary(app::input_shapes(self.trained().dimensions));
           },
           "The model table (layers or graph nodes, output shapes, parameter counts) as text, as "
           "`strand summary` prints it.")
@@ -540,9 +540,9 @@ void bind_model(nb::module_& m) {
          int64_t profile_tracks, int64_t profile_length, int64_t control_tracks,
          const std::string& device) {
         const Device where = Device::parse(device);
-        cli::TrainedModel built;
-        built.config = cli::parse_config(nlohmann::json::parse(config_json));
-        built.dimensions.length = length.value_or(cli::run_input_length(built.config));
+        app::TrainedModel built;
+        built.config = app::parse_config(nlohmann::json::parse(config_json));
+        built.dimensions.length = length.value_or(app::run_input_length(built.config));
         built.dimensions.tasks = tasks;
         built.dimensions.profile_tracks = profile_tracks;
         built.dimensions.profile_length = profile_length > 0   ? profile_length
@@ -551,7 +551,7 @@ void bind_model(nb::module_& m) {
         built.dimensions.control_tracks = control_tracks;
         built.task_names = data::SequenceSource::default_task_names(tasks);
         manual_seed(built.config.seed);
-        built.model = cli::build_model(built.config.model, built.dimensions);
+        built.model = app::build_model(built.config.model, built.dimensions);
         return new PythonModel(std::move(built), where);
       },
       nb::arg("config_json"), nb::arg("length"), nb::arg("tasks"), nb::arg("profile_tracks"),
@@ -563,11 +563,11 @@ void bind_model(nb::module_& m) {
       [](const std::filesystem::path& path, const std::string& device,
          const std::optional<std::filesystem::path>& config) {
         const Device where = Device::parse(device);
-        cli::TrainedModel trained;
+        app::TrainedModel trained;
         {
           nb::gil_scoped_release no_gil;
-          trained = cli::load_trained_model(
-              cli::locate_trained_model(path.string(), config ? config->string() : ""));
+          trained = app::load_trained_model(
+              app::locate_trained_model(path.string(), config ? config->string() : ""));
         }
         return new PythonModel(std::move(trained), where);
       },

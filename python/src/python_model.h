@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "app/model_builder.h"
+#include "app/trained_model.h"
 #include "arrays.h"
-#include "cli/model_builder.h"
-#include "cli/trained_model.h"
 #include "core/device.h"
 #include "tensor/tensor.h"
 
@@ -25,15 +25,15 @@ namespace strand::python {
 /// keep per-call state such as cached workspaces): hold mutex() around them.
 class PythonModel {
  public:
-  PythonModel(cli::TrainedModel trained, Device device)
+  PythonModel(app::TrainedModel trained, Device device)
       : trained_(std::move(trained)), device_(device) {
     trained_.model->eval();
     if (device_.is_cuda()) trained_.model->to(device_);
     output_names_ = trained_.model->output_names();
-    output_shapes_ = trained_.model->output_shapes(cli::input_shapes(trained_.dimensions));
+    output_shapes_ = trained_.model->output_shapes(app::input_shapes(trained_.dimensions));
   }
 
-  const cli::TrainedModel& trained() const { return trained_; }
+  const app::TrainedModel& trained() const { return trained_; }
   Model& model() { return *trained_.model; }
   Device device() const { return device_; }
   const std::vector<std::string>& output_names() const { return output_names_; }
@@ -41,7 +41,7 @@ class PythonModel {
   std::mutex& mutex() { return mutex_; }
 
  private:
-  cli::TrainedModel trained_;
+  app::TrainedModel trained_;
   Device device_;
   std::vector<std::string> output_names_;
   std::vector<Shape> output_shapes_;
@@ -77,7 +77,7 @@ Tensor sequence_codes(SequenceBatchSource& source, const std::string& what = "x"
 /// An error of the command-line layer re-worded for Python: a message starting with one of
 /// `flags`' first members ("--task") starts with its second ("task") instead; other messages
 /// are kept.
-cli::ConfigError python_argument_error(
-    const cli::ConfigError& error, const std::vector<std::pair<std::string, std::string>>& flags);
+app::ConfigError python_argument_error(
+    const app::ConfigError& error, const std::vector<std::pair<std::string, std::string>>& flags);
 
 }  // namespace strand::python

@@ -7,9 +7,9 @@
 
 #include <vector>
 
+#include "app/config_error.h"
 #include "arrays.h"
 #include "bindings.h"
-#include "cli/config_error.h"
 
 namespace nb = nanobind;
 
@@ -36,7 +36,7 @@ Tensor from_object(const nb::handle& object) {
   try {
     array = nb::cast<AnyArray>(object);
   } catch (const nb::cast_error&) {
-    throw cli::ConfigError(fmt::format(
+    throw app::ConfigError(fmt::format(
         "Tensor: expected an array with DLPack or the buffer protocol (numpy, torch), got {}",
         nb::inst_name(object).c_str()));
   }
@@ -76,7 +76,7 @@ void bind_tensor(nb::module_& m) {
           "numpy",
           [](const Tensor& t) {
             if (!t.device().is_cpu()) {
-              throw cli::ConfigError(fmt::format(
+              throw app::ConfigError(fmt::format(
                   "Tensor.numpy(): the tensor is on {}; numpy sees host memory only (use "
                   "torch.from_dlpack(t), or t.to(\"cpu\"))",
                   t.device().to_string()));

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "cli/config_error.h"
+#include "app/config_error.h"
 #include "core/stop_signal.h"
 #include "core/value_range.h"
 
@@ -19,7 +19,7 @@ namespace strand::python {
 inline void check_thread_count(std::optional<int64_t> threads) {
   if (!threads) return;
   const std::string problem = thread_count_problem("threads", *threads);
-  if (!problem.empty()) throw cli::ConfigError(problem + " (None: as set, every core by default)");
+  if (!problem.empty()) throw app::ConfigError(problem + " (None: as set, every core by default)");
 }
 
 /// Sets the calling thread's OpenMP team size for its lifetime (none: unchanged).

@@ -1,6 +1,6 @@
-// strand.train(): the CLI's `strand train` (cli/train_command.h) from Python. The config is a
-// dict, a config file or a preset; keyword overrides are mapped to config keys through the
-// config key table (cli/config_keys.h), as the CLI's flags are; progress prints to sys.stdout;
+// strand.train(): the training run of `strand train` (app/training_run.h) from Python. The config
+// is a dict, a config file or a preset; keyword overrides are mapped to config keys through the
+// config key table (app/config_keys.h), as the CLI's flags are; progress prints to sys.stdout;
 // Python callbacks get each epoch's logs; SIGINT (Ctrl-C, a notebook's interrupt) stops
 // training cleanly as it does for the CLI.
 #include <fmt/format.h>
@@ -19,13 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include "app/config_keys.h"
+#include "app/edit_distance.h"
+#include "app/model_spec.h"
+#include "app/presets.h"
+#include "app/run_config.h"
+#include "app/training_run.h"
 #include "bindings.h"
-#include "cli/config_keys.h"
-#include "cli/edit_distance.h"
-#include "cli/model_spec.h"
-#include "cli/presets.h"
-#include "cli/run_config.h"
-#include "cli/train_command.h"
 #include "python_stream.h"
 
 namespace nb = nanobind;
@@ -50,74 +50,74 @@ std::pair<std::string, bool> config_key_for(const std::string& name) {
   for (size_t at = path.find("__"); at != std::string::npos; at = path.find("__")) {
     path.replace(at, 2, ".");
   }
-  if (cli::find_config_key(path) != nullptr) return {path, false};
+  if (app::find_config_key(path) != nullptr) return {path, false};
   const std::string flag = "--" + dashed(name);
-  for (const cli::ConfigKey& key : cli::config_keys()) {
+  for (const app::ConfigKey& key : app::config_keys()) {
     if (!key.flag.empty() && key.flag == flag) {
-      return {key.key, key.kind() == cli::ConfigKind::kFlag && !key.switch_value()};
+      return {key.key, key.kind() == app::ConfigKind::kFlag && !key.switch_value()};
     }
   }
   std::vector<std::string> leaves;
-  for (const cli::ConfigKey& key : cli::config_keys()) {
+  for (const app::ConfigKey& key : app::config_keys()) {
     if (key.name() == name && std::find(leaves.begin(), leaves.end(), key.key) == leaves.end()) {
       leaves.push_back(key.key);
     }
   }
   if (leaves.size() == 1) return {leaves.front(), false};
   if (leaves.size() > 1) {
-    throw cli::ConfigError(fmt::format("{}: names several config keys ({}); write one as {}", name,
+    throw app::ConfigError(fmt::format("{}: names several config keys ({}); write one as {}", name,
                                        fmt::join(leaves, ", "), leaves.front()));
   }
   std::string closest;
   size_t best = std::numeric_limits<size_t>::max();
-  for (const cli::ConfigKey& key : cli::config_keys()) {
+  for (const app::ConfigKey& key : app::config_keys()) {
     for (const std::string& candidate : {key.key, key.name()}) {
-      const size_t distance = cli::edit_distance(path, candidate);
+      const size_t distance = app::edit_distance(path, candidate);
       if (distance < best) best = distance, closest = candidate;
     }
   }
-  throw cli::ConfigError(
+  throw app::ConfigError(
       fmt::format("{}: not a config key (overrides are key paths with __ between sections, such as "
                   "data__jitter, or flag names such as jitter); did you mean {}?",
                   name, closest));
 }
 
 // The value of `json` for the key at `path`, of the C++ type of its RunConfig field.
-cli::ConfigValue config_value(const std::string& path, const nlohmann::json& json, bool invert) {
-  const cli::ConfigKey& key = *cli::find_config_key(path);
-  const auto fail = [&](const char* expected) -> cli::ConfigError {
-    return cli::ConfigError(fmt::format("{}: expected {}, got {}", path, expected, json.dump()));
+app::ConfigValue config_value(const std::string& path, const nlohmann::json& json, bool invert) {
+  const app::ConfigKey& key = *app::find_config_key(path);
+  const auto fail = [&](const char* expected) -> app::ConfigError {
+    return app::ConfigError(fmt::format("{}: expected {}, got {}", path, expected, json.dump()));
   };
   switch (key.kind()) {
-    case cli::ConfigKind::kInt:
+    case app::ConfigKind::kInt:
       if (!json.is_number_integer()) throw fail("an integer");
       return json.get<int64_t>();
-    case cli::ConfigKind::kUnsigned:
+    case app::ConfigKind::kUnsigned:
       if (!json.is_number_integer() || json.get<int64_t>() < 0) throw fail("an integer >= 0");
       return json.get<uint64_t>();
-    case cli::ConfigKind::kReal:
+    case app::ConfigKind::kReal:
       if (!json.is_number()) throw fail("a number");
       return json.get<double>();
-    case cli::ConfigKind::kFlag:
+    case app::ConfigKind::kFlag:
       if (!json.is_boolean()) throw fail("True or False");
       return json.get<bool>() != invert;
-    case cli::ConfigKind::kWord:
-    case cli::ConfigKind::kText:
-    case cli::ConfigKind::kFile:
-    case cli::ConfigKind::kDirectory:
+    case app::ConfigKind::kWord:
+    case app::ConfigKind::kText:
+    case app::ConfigKind::kFile:
+    case app::ConfigKind::kDirectory:
       if (!json.is_string()) throw fail("a string");
       return json.get<std::string>();
-    case cli::ConfigKind::kLayerIndices:
+    case app::ConfigKind::kLayerIndices:
       if (json.is_string()) return json.get<std::string>();
       if (!json.is_array()) throw fail("a list of layer indices");
       for (const auto& item : json) {
         if (!item.is_number_integer()) throw fail("a list of layer indices");
       }
       return json.get<std::vector<int64_t>>();
-    case cli::ConfigKind::kModel:
-      return cli::parse_model_spec(json, path);
-    case cli::ConfigKind::kTrackFiles:
-    case cli::ConfigKind::kTextList:
+    case app::ConfigKind::kModel:
+      return app::parse_model_spec(json, path);
+    case app::ConfigKind::kTrackFiles:
+    case app::ConfigKind::kTextList:
       if (json.is_string()) return std::vector<std::string>{json.get<std::string>()};
       if (!json.is_array()) throw fail("a list of bigWig files");
       for (const auto& item : json) {
@@ -129,14 +129,14 @@ cli::ConfigValue config_value(const std::string& path, const nlohmann::json& jso
 }
 
 // The base config: a dict's JSON, a config file, or a preset's name.
-cli::RunConfig base_config(const std::string& text, bool is_json) {
-  if (is_json) return cli::parse_config(nlohmann::json::parse(text));
-  if (std::filesystem::is_regular_file(text)) return cli::load_config_file(text);
-  if (cli::find_preset(text) != nullptr) return cli::parse_config({{"preset", text}});
-  throw cli::ConfigError(fmt::format(
+app::RunConfig base_config(const std::string& text, bool is_json) {
+  if (is_json) return app::parse_config(nlohmann::json::parse(text));
+  if (std::filesystem::is_regular_file(text)) return app::load_config_file(text);
+  if (app::find_preset(text) != nullptr) return app::parse_config({{"preset", text}});
+  throw app::ConfigError(fmt::format(
       "config: '{}' is neither a config file nor a preset ({}); pass a dict, a JSON file or a "
       "preset name",
-      text, fmt::join(cli::preset_names(), ", ")));
+      text, fmt::join(app::preset_names(), ", ")));
 }
 
 nb::object python_logs(int64_t epoch, int64_t global_step,
@@ -233,7 +233,7 @@ class PythonCallbacks : public train::Callback {
   std::vector<train::EpochLogs> history_;
 };
 
-nb::dict train_result(const cli::TrainResult& result, const PythonCallbacks& callbacks) {
+nb::dict train_result(const app::TrainResult& result, const PythonCallbacks& callbacks) {
   nb::dict out;
   out["run_dir"] = result.paths.root.string();
   out["interrupted"] = result.interrupted;
@@ -246,15 +246,15 @@ nb::dict train_result(const cli::TrainResult& result, const PythonCallbacks& cal
   return out;
 }
 
-nb::dict run(const std::function<cli::TrainResult(const cli::TrainOptions&, std::ostream&)>& body,
+nb::dict run(const std::function<app::TrainResult(const app::TrainOptions&, std::ostream&)>& body,
              const std::string& run_name, std::vector<nb::object> callbacks,
              std::optional<bool> interactive) {
   auto python_callbacks = std::make_shared<PythonCallbacks>(std::move(callbacks));
-  cli::TrainOptions options;
+  app::TrainOptions options;
   options.run_name = run_name;
   options.interactive = interactive.value_or(python_stdout_is_terminal());
   options.callbacks.push_back(python_callbacks);
-  cli::TrainResult result;
+  app::TrainResult result;
   try {
     PythonStdout out;
     nb::gil_scoped_release no_gil;
@@ -280,14 +280,14 @@ void bind_train(nb::module_& m) {
       "_resolved_config",
       [](const std::string& config, bool is_json,
          const std::vector<std::pair<std::string, std::string>>& overrides) {
-        cli::RunConfig resolved = base_config(config, is_json);
-        cli::ConfigOverrides flags;
+        app::RunConfig resolved = base_config(config, is_json);
+        app::ConfigOverrides flags;
         for (const auto& [name, value] : overrides) {
           const auto [path, invert] = config_key_for(name);
           flags.set(path, config_value(path, nlohmann::json::parse(value), invert));
         }
-        cli::apply_overrides(resolved, flags);
-        return cli::to_json(resolved).dump();
+        app::apply_overrides(resolved, flags);
+        return app::to_json(resolved).dump();
       },
       nb::arg("config"), nb::arg("is_json"), nb::arg("overrides"),
       "The full config (JSON text) of a base config with keyword overrides applied.");
@@ -295,9 +295,9 @@ void bind_train(nb::module_& m) {
       "_train",
       [](const std::string& config_json, const std::string& run_name,
          std::vector<nb::object> callbacks, std::optional<bool> interactive) {
-        const cli::RunConfig config = cli::parse_config(nlohmann::json::parse(config_json));
-        return run([&config](const cli::TrainOptions& options,
-                             std::ostream& out) { return cli::run_train(config, options, out); },
+        const app::RunConfig config = app::parse_config(nlohmann::json::parse(config_json));
+        return run([&config](const app::TrainOptions& options,
+                             std::ostream& out) { return app::run_train(config, options, out); },
                    run_name, std::move(callbacks), interactive);
       },
       nb::arg("config_json"), nb::arg("run_name"), nb::arg("callbacks"),
@@ -307,8 +307,8 @@ void bind_train(nb::module_& m) {
       [](const std::string& run_dir, std::optional<int64_t> epochs, std::optional<int64_t> threads,
          std::vector<nb::object> callbacks, std::optional<bool> interactive) {
         return run(
-            [&](const cli::TrainOptions& options, std::ostream& out) {
-              return cli::resume_train(run_dir, epochs, threads, options, out);
+            [&](const app::TrainOptions& options, std::ostream& out) {
+              return app::resume_train(run_dir, epochs, threads, options, out);
             },
             "", std::move(callbacks), interactive);
       },

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "app/config_error.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
+#include "app/trained_model.h"
+#include "app/variant_outputs.h"
 #include "arrays.h"
 #include "bindings.h"
-#include "cli/config_error.h"
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
-#include "cli/trained_model.h"
-#include "cli/variant_outputs.h"
 #include "data/data_error.h"
 #include "data/text_fields.h"
 #include "python_model.h"
@@ -69,29 +69,29 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
                const std::string& contig_end, const std::optional<std::string>& chrom_alias,
                int64_t null_shuffles, uint64_t seed, std::optional<int64_t> threads) {
   if (batch_size < 1) {
-    throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
+    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
   }
   check_thread_count(threads);
   if (null_shuffles < 0) {
-    throw cli::ConfigError(fmt::format("null_shuffles: must be >= 0, got {}", null_shuffles));
+    throw app::ConfigError(fmt::format("null_shuffles: must be >= 0, got {}", null_shuffles));
   }
   variants::VariantScoringOptions options;
   try {
     options.ref_mismatch = variants::parse_ref_mismatch_policy(ref_mismatch);
   } catch (const Error&) {
-    throw cli::ConfigError(
+    throw app::ConfigError(
         fmt::format("ref_mismatch: '{}' is not one of error, skip, warn", ref_mismatch));
   }
   try {
     options.contig_end = variants::parse_contig_end_policy(contig_end);
   } catch (const Error&) {
-    throw cli::ConfigError(fmt::format("contig_end: '{}' is not one of pad, skip", contig_end));
+    throw app::ConfigError(fmt::format("contig_end: '{}' is not one of pad, skip", contig_end));
   }
-  const cli::TrainedModel& trained = self.trained();
-  const cli::OutputChoiceNames choice{
+  const app::TrainedModel& trained = self.trained();
+  const app::OutputChoiceNames choice{
       .output = "output", .task = "task", .rc_average = "rc_average"};
-  options.outputs = cli::scored_outputs(trained, output, task, choice);
-  if (rc_average) cli::pair_reverse_strands(trained, options.outputs, choice);
+  options.outputs = app::scored_outputs(trained, output, task, choice);
+  if (rc_average) app::pair_reverse_strands(trained, options.outputs, choice);
   options.input_length = trained.dimensions.length;
   options.control_tracks = trained.dimensions.control_tracks;
   options.rc_average = rc_average;

@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "cli/app.h"
+#include "cli/program.h"
 #include "fmt/format.h"
 #include "support/child_process.h"
 

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/app.h"
-#include "cli/config_source.h"
+#include "app/config_source.h"
 #include "cli/explain_command.h"
 #include "cli/marginalize_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
+#include "cli/program.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
 #include "cli/variants_command.h"
@@ -26,6 +26,15 @@
 #include "test_helpers.h"
 
 namespace strand::cli {
+
+using app::config_keys;
+using app::config_source_keys;
+using app::ConfigKey;
+using app::ConfigKind;
+using app::ConfigSource;
+using app::ConfigValue;
+using app::find_config_key;
+using app::value_json;
 namespace {
 
 using testing::run;

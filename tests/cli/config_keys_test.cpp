@@ -1,6 +1,6 @@
 // The config key table: well formed, every key read and written at its own field, every flag
 // setting its own key, and docs/config.md equal to `strand config-keys`.
-#include "cli/config_keys.h"
+#include "app/config_keys.h"
 
 #include <doctest/doctest.h>
 
@@ -16,6 +16,20 @@
 #include "test_helpers.h"
 
 namespace strand::cli {
+
+using app::config_keys;
+using app::config_keys_markdown;
+using app::ConfigKey;
+using app::ConfigKind;
+using app::ConfigValue;
+using app::default_config;
+using app::find_config_key;
+using app::KeyVariant;
+using app::ModelSpec;
+using app::parse_config;
+using app::RunConfig;
+using app::to_json;
+using app::value_json;
 namespace {
 
 using nlohmann::json;

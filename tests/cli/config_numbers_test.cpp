@@ -8,14 +8,25 @@
 #include <string>
 #include <vector>
 
-#include "cli/data_builder.h"
-#include "cli/run_config.h"
+#include "app/data_builder.h"
+#include "app/run_config.h"
 #include "cli_test_support.h"
 #include "data/fasta/fasta_reader.h"
 #include "support/child_process.h"
 #include "test_helpers.h"
 
 namespace strand::cli {
+
+using app::apply_overrides;
+using app::build_run_data;
+using app::ConfigError;
+using app::ConfigOverrides;
+using app::default_config;
+using app::load_config_file;
+using app::parse_config;
+using app::RunConfig;
+using app::RunData;
+using app::validate_numbers;
 namespace {
 
 using nlohmann::json;

@@ -5,14 +5,24 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
 #include "cli_test_support.h"
 #include "cuda/cuda_test_support.h"
 #include "tensor/backend.h"
 #include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
+
+using app::build_sequential;
+using app::ConfigError;
+using app::default_config;
+using app::LayerSpec;
+using app::load_config_file;
+using app::parse_config;
+using app::RunConfig;
+using app::to_json;
+using app::validate_config;
 namespace {
 
 using nlohmann::json;

@@ -1,7 +1,7 @@
 // strand train checks labels when it loads the files (issue 10, item 6): a label of 2 for a
 // binary loss, a label that is no number, or no valid label at all, fails before training,
 // naming the file and line. Binary losses take 0/1 labels; regression losses (mse, poisson) any
-// finite number, scored by correlations (cli/data_builder.h).
+// finite number, scored by correlations (app/data_builder.h).
 #include <doctest/doctest.h>
 
 #include <string>

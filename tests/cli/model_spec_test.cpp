@@ -4,13 +4,30 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/model_builder.h"
-#include "cli/model_spec.h"
-#include "cli/presets.h"
-#include "cli/run_config.h"
+#include "app/model_builder.h"
+#include "app/model_spec.h"
+#include "app/presets.h"
+#include "app/run_config.h"
 #include "layers/graph.h"
 
 namespace strand::cli {
+
+using app::build_model;
+using app::build_objective;
+using app::ConfigError;
+using app::DataDimensions;
+using app::default_config;
+using app::find_preset;
+using app::input_shapes;
+using app::model_spec_json;
+using app::ModelSpec;
+using app::parse_config;
+using app::parse_model_spec;
+using app::Preset;
+using app::presets;
+using app::RunConfig;
+using app::symbol_value;
+using app::validate_model_spec;
 namespace {
 
 using nlohmann::json;

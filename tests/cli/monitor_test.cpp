@@ -4,11 +4,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/monitor.h"
-#include "cli/run_config.h"
+#include "app/monitor.h"
+#include "app/run_config.h"
 #include "fmt/format.h"
 
 namespace strand::cli {
+
+using app::choose_monitor;
+using app::ConfigError;
+using app::MonitorChoice;
 namespace {
 
 using Names = std::vector<std::string>;

@@ -8,10 +8,14 @@
 #include <sstream>
 #include <string>
 
-#include "cli/report.h"
+#include "app/report.h"
 #include "fmt/format.h"
 
 namespace strand::cli {
+
+using app::print_report;
+using app::RunReport;
+using app::to_json;
 namespace {
 
 using nlohmann::json;

@@ -4,10 +4,15 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli/run_config.h"
+#include "app/run_config.h"
 #include "cli_test_support.h"
 
 namespace strand::cli {
+
+using app::ConfigError;
+using app::default_config;
+using app::resolved_threads;
+using app::RunConfig;
 namespace {
 
 using testing::run;

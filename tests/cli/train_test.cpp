@@ -8,14 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
 #include "cli_test_support.h"
 #include "io/safetensors.h"
 #include "layers/sequential.h"
 #include "train/checkpoint.h"
 
 namespace strand::cli {
+
+using app::build_model;
+using app::default_config;
+using app::RunConfig;
 namespace {
 
 using nlohmann::json;

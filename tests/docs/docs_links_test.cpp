@@ -180,7 +180,8 @@ TEST_CASE("nothing in the repository reads the shared folder beside it") {
   const fs::path root = strand::test::source_dir();
   const std::string needle = std::string("../") + "shared";  // split so this file passes
   int files_checked = 0;
-  for (const char* folder : {"tests", "bench", "examples", "scripts", "docs", "cli", "data"}) {
+  for (const char* folder :
+       {"tests", "bench", "examples", "scripts", "docs", "app", "cli", "python", "data"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
       if (!entry.is_regular_file()) continue;
       const std::string ext = entry.path().extension().string();

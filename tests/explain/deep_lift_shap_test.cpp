@@ -75,7 +75,7 @@ TEST_CASE("DeepLIFT/SHAP: summation to delta on the reference, Basset and BPNet 
                   {.target = {.task = 3}, .references = 3});
   check_converges(*basset, testing::sequences(1, 600, 25, false),
                   {.target = {.task = 0, .activation = true}, .references = 2});
-  const cli::DataDimensions dimensions{
+  const app::DataDimensions dimensions{
       .length = 2114, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
   auto bpnet = testing::preset_model("bpnet", dimensions, 26, 0.2);
   const Tensor codes = testing::sequences(1, 2114, 27, false);

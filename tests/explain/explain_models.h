@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "cli/model_builder.h"
-#include "cli/run_config.h"
+#include "app/model_builder.h"
+#include "app/run_config.h"
 #include "layers/model.h"
 #include "ops/elementwise.h"
 #include "test_helpers.h"
@@ -33,10 +33,10 @@ inline void randomize_parameters(Model& model, uint64_t seed, double scale = 0.2
 
 /// The preset `name` for inputs of `dimensions`, with random parameters.
 inline std::shared_ptr<Model> preset_model(const std::string& name,
-                                           const cli::DataDimensions& dimensions, uint64_t seed,
+                                           const app::DataDimensions& dimensions, uint64_t seed,
                                            double scale = 0.2) {
-  const cli::RunConfig config = cli::parse_config(nlohmann::json{{"preset", name}});
-  std::shared_ptr<Model> model = cli::build_model(config.model, dimensions);
+  const app::RunConfig config = app::parse_config(nlohmann::json{{"preset", name}});
+  std::shared_ptr<Model> model = app::build_model(config.model, dimensions);
   randomize_parameters(*model, seed, scale);
   model->eval();
   return model;

@@ -87,7 +87,7 @@ TEST_CASE("ISM: fast path equals brute force on the Basset preset") {
 }
 
 TEST_CASE("ISM: fast path equals brute force on the BPNet preset (dilated residual)") {
-  const cli::DataDimensions dimensions{
+  const app::DataDimensions dimensions{
       .length = 2114, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
   auto model = testing::preset_model("bpnet", dimensions, 5, 0.2);
   const Tensor codes = testing::sequences(1, 2114, 6);

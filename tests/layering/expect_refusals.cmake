@@ -1,5 +1,6 @@
 # Runs cmake/check_layering.cmake on the fixture tree tests/layering/ and fails unless it refuses
-# every upward include of core/upward_include.h, in each spelling, and nothing else.
+# every upward include of core/upward_include.h, in each spelling, the front ends that
+# app/upward_include.h and python/src/front_end.cpp include, and nothing else.
 #
 #   cmake -DPROJECT_DIR=<repo> -DSTAMP=<file> -P tests/layering/expect_refusals.cmake
 execute_process(
@@ -22,10 +23,21 @@ foreach(line IN LISTS expected)
     message(FATAL_ERROR "the layering check did not refuse '${line}':\n${output}")
   endif()
 endforeach()
-foreach(allowed "<vector>" "\"core/error.h\"" "<fmt/format.h>")
+set(front_ends
+    "app/upward_include.h: #include \"cli/command_flags.h\" (app/ may include only"
+    "app/upward_include.h: #include <python/src/bindings.h> (app/ may include only"
+    "python/src/front_end.cpp: #include \"cli/program.h\" (python/ may include only")
+foreach(refusal IN LISTS front_ends)
+  string(FIND "${output}" "${refusal}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the layering check did not refuse '${refusal}':\n${output}")
+  endif()
+endforeach()
+foreach(allowed "<vector>" "\"core/error.h\"" "<fmt/format.h>" "\"app/trained_model.h\""
+        "\"train/fit.h\" (python" "\"variants/variant_scorer.h\"" "\"arrays.h\"")
   string(FIND "${output}" "${allowed}" at)
   if(NOT at EQUAL -1)
     message(FATAL_ERROR "the layering check refused the allowed include ${allowed}:\n${output}")
   endif()
 endforeach()
-message(STATUS "the layering check refused all 6 upward includes and nothing else")
+message(STATUS "the layering check refused all 9 upward includes and nothing else")

@@ -57,8 +57,8 @@ void check_thread_count_independent(const std::function<std::vector<Tensor>()>& 
   }
 }
 
-const cli::DataDimensions kBasset{.length = 600, .tasks = 3};
-const cli::DataDimensions kBpnet{
+const app::DataDimensions kBasset{.length = 600, .tasks = 3};
+const app::DataDimensions kBpnet{
     .length = 2114, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
 
 std::shared_ptr<Model> basset() { return testing::preset_model("basset", kBasset, 90, 0.2); }

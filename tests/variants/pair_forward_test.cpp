@@ -20,7 +20,7 @@ double max_abs(const Tensor& t) {
 
 TEST_CASE("pair forward: a BPNet graph's alt windows equal full passes, profile and counts") {
   const int64_t length = 2114;
-  const cli::DataDimensions dimensions{
+  const app::DataDimensions dimensions{
       .length = length, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
   auto model = strand::testing::preset_model("bpnet", dimensions, 31, 0.2);
   model->eval();
