@@ -124,8 +124,10 @@ DataSplit describe_split(const std::string& name, std::shared_ptr<data::Sequence
 }
 
 data::LoaderConfig files_loader_config(const RunConfig& config, const data::LabelOptions& labels) {
-  data::LoaderConfig loader = config.data.files.loader;
+  data::LoaderConfig loader;
+  static_cast<data::LoaderSettings&>(loader) = config.data.files.loader;
   loader.labels = labels;
+  loader.batch_size = config.batch_size;
   loader.seed = config.seed;
   return loader;
 }
@@ -216,12 +218,8 @@ RunData build_run_data(const RunConfig& config) {
     // validate_numbers() bounds the jitter by a given window; records of window 0 take their
     // common length, known only now.
     const int64_t jitter = config.data.files.loader.jitter;
-    if (jitter > data.length / 2) {
-      throw ConfigError(fmt::format(
-          "data.jitter: {} is more than half the {}-base window ({}): a shifted window would no "
-          "longer hold its record's centre",
-          jitter, data.length, data.length / 2));
-    }
+    const std::string problem = data::jitter_problem(jitter, data.length);
+    if (!problem.empty()) throw ConfigError(fmt::format("data.jitter: {} is {}", jitter, problem));
   }
   return data;
 }
@@ -244,7 +242,7 @@ RunData simulated_run_data(const RunConfig& config) {
 }
 
 // ", 2 GC-matched negatives per peak", or "".
-std::string negatives_text(const data::LoaderConfig& loader) {
+std::string negatives_text(const data::LoaderSettings& loader) {
   return loader.negatives_ratio > 0
              ? fmt::format(", {} GC-matched negatives per peak", loader.negatives_ratio)
              : "";
@@ -330,7 +328,7 @@ std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, con
   // Files data: the loader's own settings (jitter, reverse complement, balance, threads,
   // prefetch); simulated data: the library's defaults. Every run: its batch size and seed.
   data::LoaderOptions options = config.data.source == "files"
-                                    ? data::loader_options(config.data.files.loader)
+                                    ? data::loader_options(files_loader_config(config, {}))
                                     : data::LoaderOptions{};
   options.sampler.batch_size = config.batch_size;
   options.sampler.seed = config.seed;

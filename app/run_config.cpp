@@ -225,7 +225,7 @@ void require_file(const std::string& path, const std::string& key) {
 // The task, split and negatives keys of files data (issue 14): no two keys ask for
 // incompatible things (each list was parsed when it was read). Errors name both keys.
 void validate_tasks_and_splits(const FilesDataConfig& f) {
-  const data::LoaderConfig& l = f.loader;
+  const data::LoaderSettings& l = f.loader;
   const data::SplitConfig& split = f.split;
   const bool records = l.format == data::IntervalFormat::kRecords;
   // The way of splitting data.intervals that is set, by its keys, if any.
@@ -292,7 +292,7 @@ void validate_tasks_and_splits(const FilesDataConfig& f) {
 // The bigWig keys: every entry a file or a pair of existing files, tracks only for interval
 // formats with a window they fit, and count targets with tracks to count.
 void validate_signal_tracks(const RunConfig& c) {
-  const data::LoaderConfig& f = c.data.files.loader;
+  const data::LoaderSettings& f = c.data.files.loader;
   const data::SignalOptions& signals = f.signals;
   const bool counts = signals.targets == data::TargetSource::kCounts;
   const bool peaks =
@@ -335,10 +335,6 @@ void validate_signal_tracks(const RunConfig& c) {
 
 RunConfig default_config() {
   RunConfig config;
-  // A run's defaults where they differ from the library's: no reverse complement unless asked
-  // for, and two loader threads.
-  config.data.files.loader.rc_probability = 0.0;
-  config.data.files.loader.loader_threads = 2;
   const auto layer = [](const std::string& type, LayerOptions options = {}) {
     return LayerSpec{type, find_layer_type(type)->complete(std::move(options))};
   };
@@ -490,15 +486,12 @@ void validate_numbers(const RunConfig& c) {
     check_range(key.key, value, range, note);
     if (key.kind() == ConfigKind::kModel) validate_model_spec(std::get<ModelSpec>(value), key.key);
   }
-  // What no single key's range says.
-  if (c.data.source == "files" && c.data.files.loader.window > 0) {
-    // A larger shift moves the interval out of its window: the labels (and profiles) would no
-    // longer describe the sequence. Records of window 0 take their common length, unknown here.
-    const data::LoaderConfig& f = c.data.files.loader;
-    require(f.jitter <= f.window / 2, "data.jitter",
-            fmt::format("{} is more than half the {}-base window ({}): a shifted window would no "
-                        "longer hold its interval's centre",
-                        f.jitter, f.window, f.window / 2));
+  // What no single key's range says: the loader's own rule (records of window 0 take their
+  // common length, unknown here: build_run_data() checks them).
+  if (c.data.source == "files") {
+    const data::LoaderSettings& f = c.data.files.loader;
+    const std::string problem = data::jitter_problem(f.jitter, f.window);
+    require(problem.empty(), "data.jitter", fmt::format("{} is {}", f.jitter, problem));
   }
   if (c.data.source == "simulated") {
     const data::MotifSimulationConfig& s = c.data.simulated.simulation;
@@ -511,7 +504,7 @@ void validate_numbers(const RunConfig& c) {
 
 void validate_config(const RunConfig& c) {
   validate_numbers(c);
-  const data::LoaderConfig& f = c.data.files.loader;
+  const data::LoaderSettings& f = c.data.files.loader;
   if (c.data.source == "files") {
     require(!f.fasta.empty(), "data.fasta", "a FASTA file is required for data.source 'files'");
     require(!f.intervals.empty(), "data.intervals",

@@ -41,11 +41,12 @@ struct SimulatedDataConfig {
 };
 
 /// Sequences from files (data.source = "files"): the loader's own settings
-/// (data/loader/loader_config.h), how one file is split (data/sources/split_sources.h), and the
-/// held-out files. For records the interval files are name+label TSVs and the FASTA records are the
-/// samples, so each split may need its own FASTA (valid_fasta / test_fasta; empty: `fasta`).
+/// (data/loader/loader_config.h; the batch size and seed are the run's, below), how one file is
+/// split (data/sources/split_sources.h), and the held-out files. For records the interval files
+/// are name+label TSVs and the FASTA records are the samples, so each split may need its own
+/// FASTA (valid_fasta / test_fasta; empty: `fasta`).
 struct FilesDataConfig {
-  data::LoaderConfig loader;
+  data::LoaderSettings loader;
   data::SplitConfig split;
   std::string valid_fasta;
   std::string valid_intervals;

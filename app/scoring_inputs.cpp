@@ -114,7 +114,7 @@ DataSplit interval_file_split(const ScoringInputs& options, const RunConfig& con
       loader.label_columns = options.label_columns;
     } else {
       // The run's columns when it read this format, else the format's default column.
-      const data::LoaderConfig& run = config.data.files.loader;
+      const data::LoaderSettings& run = config.data.files.loader;
       std::vector<int> columns = {bed ? 4 : 7};
       if (config.data.source == "files" && run.format == format && !run.label_columns.empty()) {
         columns = run.label_columns;

@@ -42,7 +42,7 @@ DataDimensions summary_dimensions(const RunConfig& config, std::string& source) 
         "summary: give the data (--fasta and --intervals) or a preset (--model) to size the "
         "model for");
   }
-  const data::LoaderConfig& loader = config.data.files.loader;
+  const data::LoaderSettings& loader = config.data.files.loader;
   data = preset->published;
   if (loader.window > 0) data.length = loader.window;
   if (loader.signals.profile_length > 0) data.profile_length = loader.signals.profile_length;

@@ -55,7 +55,7 @@ void require_in(const char* field, T value, const Range& range, const char* note
 
 }  // namespace
 
-void LoaderConfig::validate() const {
+void LoaderSettings::validate() const {
   namespace ranges = loader_ranges;
   const bool records = format == IntervalFormat::kRecords;
   const bool peaks = format == IntervalFormat::kBed || format == IntervalFormat::kNarrowPeak;
@@ -64,13 +64,10 @@ void LoaderConfig::validate() const {
   require_in("window", window, records ? ranges::kRecordsWindow : ranges::kWindow,
              records ? " (0: the records' common length)" : "");
   require_in("jitter", jitter, ranges::kJitter);
+  const std::string jitter_fits = jitter_problem(jitter, window);
+  require(jitter_fits.empty(), "jitter", jitter, jitter_fits.c_str());
   require_in("rc_probability", rc_probability, ranges::kProbability);
   require_in("substitution_rate", substitution_rate, ranges::kProbability);
-  require_in("batch_size", batch_size, ranges::kBatchSize);
-  require(!balanced || batch_size % 2 == 0, "batch_size", batch_size, "must be even when balanced");
-  require(shard_count >= 1, "shard_count", shard_count, "must be >= 1");
-  require(shard_rank >= 0 && shard_rank < shard_count, "shard_rank", shard_rank,
-          "must be in [0, shard_count)");
   require_in("prefetch", prefetch, ranges::kPrefetch);
   require_in("loader_threads", loader_threads, ranges::kLoaderThreads);
   for (const int c : label_columns) {
@@ -98,6 +95,23 @@ void LoaderConfig::validate() const {
           negatives_ratio,
           "negatives are labelled 0 and peaks 1; count targets label windows by "
           "their bigWig sums instead");
+}
+
+void LoaderConfig::validate() const {
+  LoaderSettings::validate();
+  require_in("batch_size", batch_size, loader_ranges::kBatchSize);
+  require(!balanced || batch_size % 2 == 0, "batch_size", batch_size, "must be even when balanced");
+  require(shard_count >= 1, "shard_count", shard_count, "must be >= 1");
+  require(shard_rank >= 0 && shard_rank < shard_count, "shard_rank", shard_rank,
+          "must be in [0, shard_count)");
+}
+
+std::string jitter_problem(int64_t jitter, int64_t window) {
+  if (window <= 0 || jitter <= window / 2) return "";
+  return fmt::format(
+      "more than half the {}-base window ({}): a shifted window would no longer hold its "
+      "interval's centre",
+      window, window / 2);
 }
 
 FastaReader open_fasta(const LoaderConfig& config) {
@@ -217,7 +231,11 @@ LoaderOptions loader_options(const LoaderConfig& config, BatchAllocator allocato
 }
 
 std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator) {
-  return std::make_unique<DataLoader>(make_source(config),
+  std::shared_ptr<SequenceSource> source = make_source(config);
+  // Records of window 0 take their common length, known only now.
+  const std::string problem = jitter_problem(config.jitter, source->length());
+  require(problem.empty(), "jitter", config.jitter, problem.c_str());
+  return std::make_unique<DataLoader>(std::move(source),
                                       loader_options(config, std::move(allocator)));
 }
 

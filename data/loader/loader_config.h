@@ -27,8 +27,8 @@ inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
 inline constexpr int64_t kMaxPrefetch = 1024;
 
 /// The values LoaderConfig's numbers accept, declared once: LoaderConfig::validate() checks
-/// them, and the application layer's config key table (app/config_keys.cpp) checks config files
-/// and flags against the same declarations.
+/// them, and the application layer's config key table (app/config_keys.cpp) checks config files and
+/// flags against the same declarations.
 namespace loader_ranges {
 inline constexpr IntRange kWindow{1, kMaxSequenceLength};
 /// Records: 0 means the records' common length.
@@ -44,10 +44,12 @@ inline constexpr RealRange kNegativesRatio{0.0, kMaxNegativesRatio};
 inline constexpr IntRange kProfileLength{0, kMaxSequenceLength};
 }  // namespace loader_ranges
 
-/// Every setting of a genomic data loader (see make_source() and make_loader()). Its field
-/// names are the names of the settings everywhere: the config keys data.jitter,
-/// data.loader_threads, data.prefetch, ... bind to these fields (app/config_keys.cpp).
-struct LoaderConfig {
+/// What a genomic data loader reads and how it augments and feeds its samples: every setting
+/// but one loader's batching, order, seed and shard (LoaderConfig adds those). Its field names are
+/// the names of the settings everywhere: the config keys data.jitter, data.loader_threads,
+/// data.prefetch, ... of a run's files data and the keyword arguments of the Python package's
+/// strand.data.Loader bind to these fields (app/config_keys.cpp), so their defaults are these.
+struct LoaderSettings {
   std::string fasta;        ///< reference FASTA, plain or BGZF
   std::string fasta_index;  ///< .fai location if not next to the FASTA (e.g. read-only dir)
   std::string intervals;    ///< BED / narrowPeak / DREAM TSV, or the label TSV for kRecords
@@ -70,27 +72,43 @@ struct LoaderConfig {
   int64_t window = 1000;           ///< L; for kRecords 0 means the common record length
   bool use_summit = true;          ///< narrowPeak: centre on the summit
   int64_t jitter = 0;              ///< J, the largest random shift of a training window
-  double rc_probability = 0.5;     ///< in [0, 1]; ignored (0) with both_strands
+  double rc_probability = 0.0;     ///< in [0, 1]; ignored (0) with both_strands
   bool both_strands = false;       ///< evaluation: every sample forward and reverse complemented
   double substitution_rate = 0.0;  ///< per-base substitution probability, in [0, 1]
-  int64_t batch_size = 64;         ///< B (even when balanced)
   bool balanced = false;           ///< SamplerOptions::balanced
-  bool shuffle = true;             ///< shuffle the order every epoch
-  uint64_t seed = 0;               ///< seeds shuffling and augmentation
-  int shard_rank = 0;              ///< this rank, in [0, shard_count)
-  int shard_count = 1;             ///< number of ranks sharing the data
-  bool drop_last = false;          ///< SamplerOptions::drop_last
   int64_t prefetch = 2;            ///< LoaderOptions::prefetch
-  int64_t loader_threads = 1;      ///< LoaderOptions::loader_threads
+  int64_t loader_threads = 2;      ///< LoaderOptions::loader_threads
   bool streaming = false;          ///< IntervalSourceOptions::streaming (not for records)
   bool lower_mask = false;         ///< fill Batch::lower_mask (not for records)
   /// bigWig tracks (profile targets, control inputs, count labels); bed and narrowpeak only.
   SignalOptions signals;
 
-  /// Throws DataError naming the first offending field, its value and what is allowed (the
-  /// ranges of loader_ranges).
+  /// Throws DataError naming the first offending field, its value and what is allowed: the
+  /// ranges of loader_ranges, and the rules between fields (a jitter of at most half the window,
+  /// jitter_problem(); records of window 0 are checked once their length is known, by
+  /// make_loader()).
   void validate() const;
 };
+
+/// Every setting of one genomic data loader (see make_source() and make_loader()): its settings
+/// and its batching, order, seed and shard.
+struct LoaderConfig : LoaderSettings {
+  int64_t batch_size = 64;  ///< B (even when balanced)
+  bool shuffle = true;      ///< shuffle the order every epoch
+  uint64_t seed = 0;        ///< seeds shuffling, augmentation and negatives
+  int shard_rank = 0;       ///< this rank, in [0, shard_count)
+  int shard_count = 1;      ///< number of ranks sharing the data
+  bool drop_last = false;   ///< SamplerOptions::drop_last
+
+  /// LoaderSettings::validate(), and the batch and shard (an even batch when balanced).
+  void validate() const;
+};
+
+/// Why `jitter` is too large for windows of `window` bases ("more than half the 100-base window
+/// (50): ..."): a larger shift moves the interval's centre out of its window, whose labels (and
+/// profiles) would no longer describe the sequence; empty when it fits. `window` 0 (records of
+/// a length not yet known) passes.
+std::string jitter_problem(int64_t jitter, int64_t window);
 
 /// Builds the source described by `config` (after validate()).
 std::shared_ptr<SequenceSource> make_source(const LoaderConfig& config);
@@ -110,7 +128,8 @@ FastaReader open_fasta(const LoaderConfig& config);
 /// DataLoader; `allocator` is the batch buffer hook.
 LoaderOptions loader_options(const LoaderConfig& config, BatchAllocator allocator = {});
 
-/// Builds source and loader; the allocator is the batch buffer hook.
+/// Builds source and loader; the allocator is the batch buffer hook. Throws DataError when
+/// records of window 0 turn out shorter than twice the jitter.
 std::unique_ptr<DataLoader> make_loader(const LoaderConfig& config, BatchAllocator allocator = {});
 
 }  // namespace strand::data

@@ -308,6 +308,43 @@ TEST_CASE("LoaderConfig.validate names the offending field") {
                        DataError);
 }
 
+TEST_CASE("LoaderConfig.validate bounds the jitter by half the window, as the CLI does") {
+  LoaderConfig c;
+  c.fasta = "g.fa";
+  c.intervals = "i.bed";
+  c.window = 100;
+  c.jitter = 50;
+  CHECK_NOTHROW(c.validate());
+  c.jitter = 51;
+  // The words of `strand train --window 100 --jitter 51` (tests/cli/hardening_test.cpp).
+  CHECK_THROWS_WITH_AS(c.validate(),
+                       "LoaderConfig.jitter = 51 is invalid: more than half the 100-base window "
+                       "(50): a shifted window would no longer hold its interval's centre",
+                       DataError);
+  CHECK(jitter_problem(51, 100) ==
+        "more than half the 100-base window (50): a shifted window would no longer hold its "
+        "interval's centre");
+  CHECK(jitter_problem(50, 100).empty());
+  CHECK(jitter_problem(1000, 0).empty());  // records of a length not yet known
+}
+
+TEST_CASE("make_loader bounds the jitter by records' common length once it is known") {
+  TempDir dir;
+  LoaderConfig c;
+  c.fasta = dir.write("r.fa", ">r1\nACGTACGTAC\n>r2\nTTTTGGGGCC\n");
+  c.intervals = dir.write("r.tsv", "r1\t1\nr2\t0\n");
+  c.format = IntervalFormat::kRecords;
+  c.window = 0;
+  c.batch_size = 2;
+  c.jitter = 5;
+  CHECK_NOTHROW(make_loader(c));
+  c.jitter = 6;
+  CHECK_THROWS_WITH_AS(make_loader(c),
+                       doctest::Contains("LoaderConfig.jitter = 6 is invalid: more than half the "
+                                         "10-base window (5)"),
+                       DataError);
+}
+
 TEST_CASE("make_loader: FASTA + BED streaming and in-memory give the same batches") {
   TempDir dir;
   LoaderConfig c;

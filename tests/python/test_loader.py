@@ -122,6 +122,25 @@ def test_bad_input_is_refused(genome, tmp_path):
         strand.data.Loader(fasta=fasta)
 
 
+def test_jitter_over_half_the_window_is_refused_in_the_words_of_the_cli(genome, strand_exe):
+    # LoaderConfig::validate() holds the rule, so the Loader refuses what `strand train` does.
+    reason = ("more than half the 100-base window (50): a shifted window would no longer hold "
+              "its interval's centre")
+    make_loader(genome, jitter=50)
+    with pytest.raises(strand.DataError, match="jitter") as refused:
+        make_loader(genome, jitter=51)
+    assert reason in str(refused.value)
+    if strand_exe is None:
+        return
+    import subprocess
+    fasta, bed, _, _ = genome
+    cli = subprocess.run([str(strand_exe), "train", "--fasta", str(fasta), "--intervals", str(bed),
+                          "--label-columns", "4-5", "--window", "100", "--jitter", "51",
+                          "--print-config"], capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert cli.stderr == f"error: data.jitter: 51 is {reason}\n"
+
+
 def test_bigwig_profiles_control_and_counts(strand_exe, tmp_path):
     if strand_exe is None:
         pytest.skip("STRAND_EXE is not set (CTest sets it): strand simulate writes the bigWigs")
