@@ -18,12 +18,12 @@
 #include "app/run_config.h"
 #include "app/trained_model.h"
 #include "app/variant_outputs.h"
+#include "app/variant_scoring.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/loader/loader_config.h"
 #include "data/signals/signal_tracks.h"
 #include "data/text_fields.h"
-#include "train/inference_batch.h"
 #include "variants/contig_names.h"
 #include "variants/score_files.h"
 #include "variants/variant_attributions.h"
@@ -39,11 +39,9 @@ using app::field;
 using app::load_config_file;
 using app::load_trained_model;
 using app::locate_trained_model;
-using app::pair_reverse_strands;
 using app::resolved_threads;
 using app::run_input_length;
 using app::RunConfig;
-using app::scored_outputs;
 using app::TrainedModel;
 using app::TrainedModelFiles;
 using app::usable_device;
@@ -98,49 +96,17 @@ std::string summary_line(const variants::VariantSummary& summary) {
 
 namespace {
 
-// --batch-size, else 64 variants a pass; on a GPU, as many as fit (two windows each, four with
-// --rc-average), up to 1024.
-int64_t variants_per_pass(const VariantsOptions& options, const TrainedModel& trained,
-                          Device device) {
-  if (options.batch_size > 0) return options.batch_size;
-  const int64_t windows_per_variant = options.rc_average ? 4 : 2;
-  const int64_t windows =
-      train::inference_batch_size(*trained.model, trained.dimensions.length, device,
-                                  64 * windows_per_variant, 1024 * windows_per_variant);
-  return windows / windows_per_variant;
-}
-
-// The policies and figures of the flags as the library's scoring options for `trained` on
-// `device`.
-variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
-                                                const TrainedModel& trained, Device device) {
-  variants::VariantScoringOptions scoring;
-  try {
-    scoring.ref_mismatch = variants::parse_ref_mismatch_policy(options.ref_mismatch);
-  } catch (const Error&) {
-    throw ConfigError(
-        fmt::format("--ref-mismatch: '{}' is not one of error, skip, warn", options.ref_mismatch));
-  }
-  try {
-    scoring.contig_end = variants::parse_contig_end_policy(options.contig_end);
-  } catch (const Error&) {
-    throw ConfigError(
-        fmt::format("--contig-end: '{}' is not one of pad, skip", options.contig_end));
-  }
-  scoring.outputs =
-      scored_outputs(trained, split_commas(options.output), split_commas(options.task));
-  if (options.rc_average) pair_reverse_strands(trained, scoring.outputs);
-  scoring.input_length = trained.dimensions.length;
-  scoring.control_tracks = trained.dimensions.control_tracks;
-  scoring.rc_average = options.rc_average;
-  scoring.batch_size = variants_per_pass(options, trained, device);
-  scoring.null_shuffles = options.null_shuffles;
-  scoring.seed = options.seed;
-  if (!options.chrom_alias.empty()) {
-    scoring.contig_aliases = variants::read_contig_aliases(options.chrom_alias);
-    scoring.contig_alias_file = options.chrom_alias;
-  }
-  return scoring;
+// The flags that say how to score, as the application layer's request.
+app::VariantScoringRequest scoring_request(const VariantsOptions& options) {
+  return {.outputs = split_commas(options.output),
+          .tasks = split_commas(options.task),
+          .rc_average = options.rc_average,
+          .batch_size = options.batch_size > 0 ? std::optional(options.batch_size) : std::nullopt,
+          .ref_mismatch = options.ref_mismatch,
+          .contig_end = options.contig_end,
+          .chrom_alias = options.chrom_alias,
+          .null_shuffles = options.null_shuffles,
+          .seed = options.seed};
 }
 
 // --attributions-out, else --out's name with its extensions replaced by .attributions.npz.
@@ -222,7 +188,8 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   omp_set_num_threads(resolved_threads(config));
   const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
   if (!device.is_cpu()) trained.model->to(device);
-  variants::VariantScoringOptions scoring = scoring_options(options, trained, device);
+  variants::VariantScoringOptions scoring =
+      app::variant_scoring_options(scoring_request(options), trained, device);
   auto last_report = std::chrono::steady_clock::now();
   scoring.progress = [&log, &last_report](const variants::VariantSummary& figures) {
     const auto now = std::chrono::steady_clock::now();

@@ -19,7 +19,7 @@
 #include "app/model_builder.h"
 #include "app/run_config.h"
 #include "app/trained_model.h"
-#include "app/variant_outputs.h"
+#include "app/variant_scoring.h"
 #include "arrays.h"
 #include "bindings.h"
 #include "data/data_error.h"
@@ -68,40 +68,18 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
                bool rc_average, int64_t batch_size, const std::string& ref_mismatch,
                const std::string& contig_end, const std::optional<std::string>& chrom_alias,
                int64_t null_shuffles, uint64_t seed, std::optional<int64_t> threads) {
-  if (batch_size < 1) {
-    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
-  }
   check_thread_count(threads);
-  if (null_shuffles < 0) {
-    throw app::ConfigError(fmt::format("null_shuffles: must be >= 0, got {}", null_shuffles));
-  }
-  variants::VariantScoringOptions options;
-  try {
-    options.ref_mismatch = variants::parse_ref_mismatch_policy(ref_mismatch);
-  } catch (const Error&) {
-    throw app::ConfigError(
-        fmt::format("ref_mismatch: '{}' is not one of error, skip, warn", ref_mismatch));
-  }
-  try {
-    options.contig_end = variants::parse_contig_end_policy(contig_end);
-  } catch (const Error&) {
-    throw app::ConfigError(fmt::format("contig_end: '{}' is not one of pad, skip", contig_end));
-  }
-  const app::TrainedModel& trained = self.trained();
-  const app::OutputChoiceNames choice{
-      .output = "output", .task = "task", .rc_average = "rc_average"};
-  options.outputs = app::scored_outputs(trained, output, task, choice);
-  if (rc_average) app::pair_reverse_strands(trained, options.outputs, choice);
-  options.input_length = trained.dimensions.length;
-  options.control_tracks = trained.dimensions.control_tracks;
-  options.rc_average = rc_average;
-  options.batch_size = batch_size;
-  options.null_shuffles = null_shuffles;
-  options.seed = seed;
-  if (chrom_alias) {
-    options.contig_aliases = variants::read_contig_aliases(*chrom_alias);
-    options.contig_alias_file = *chrom_alias;
-  }
+  const variants::VariantScoringOptions options = app::variant_scoring_options(
+      {.outputs = output,
+       .tasks = task,
+       .rc_average = rc_average,
+       .batch_size = batch_size,
+       .ref_mismatch = ref_mismatch,
+       .contig_end = contig_end,
+       .chrom_alias = chrom_alias.value_or(""),
+       .null_shuffles = null_shuffles,
+       .seed = seed},
+      self.trained(), self.device(), app::VariantOptionNames::keyword_names());
   ColumnSink sink;
   {
     nb::gil_scoped_release no_gil;
