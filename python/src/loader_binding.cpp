@@ -1,6 +1,9 @@
 // strand.data.Loader: strand's genomic data loader for Python (and PyTorch) training loops.
 // Worker threads build the batches; each batch's arrays are numpy views of the batch's own
-// memory, which they keep alive, so nothing is copied on the way to numpy or torch.
+// memory, which they keep alive, so nothing is copied on the way to numpy or torch. The keyword
+// arguments that are config keys (window, jitter, rc, threads, ...) take their defaults from
+// the key table's rows (app/config_keys.cpp), as `strand train`'s flags do; the loader's own
+// (batch_size, shuffle, seed, ...) from data::LoaderConfig.
 #include <fmt/format.h>
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
@@ -11,9 +14,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "app/config_error.h"
+#include "app/config_keys.h"
 #include "arrays.h"
 #include "bindings.h"
 #include "data/encoding.h"
@@ -125,6 +132,52 @@ std::vector<int> label_columns(const nb::handle& value) {
   }
 }
 
+// The keyword arguments of strand.data.Loader that are config keys of a run's files data, by
+// the key whose row (app/config_keys.cpp) gives their default: the same defaults as `strand
+// train`'s flags. (Python's names are older than some keys': rc, threads.)
+constexpr std::pair<const char*, const char*> kKeyedArguments[] = {
+    {"window", "data.window"},
+    {"jitter", "data.jitter"},
+    {"rc", "data.rc_probability"},
+    {"threads", "data.loader_threads"},
+    {"format", "data.format"},
+    {"profile_bigwigs", "data.profile_bigwigs"},
+    {"control_bigwigs", "data.control_bigwigs"},
+    {"count_bigwigs", "data.count_bigwigs"},
+    {"profile_length", "data.profile_length"},
+    {"targets", "data.targets"},
+    {"prefetch", "data.prefetch"},
+    {"balanced", "data.balanced"},
+};
+
+// A config value as a Python object (a model spec is no loader argument).
+nb::object python_value(const app::ConfigValue& value) {
+  return std::visit(
+      [](const auto& v) -> nb::object {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, app::ModelSpec>) {
+          throw std::logic_error("a model spec is no loader argument");
+        } else {
+          return nb::cast(v);
+        }
+      },
+      value);
+}
+
+// The argument `name` with the default of its config key, in a run of files data.
+nb::arg_v keyed_argument(const char* name) {
+  static const app::RunConfig defaults = [] {
+    app::RunConfig config = app::default_config();
+    config.data.source = "files";
+    return config;
+  }();
+  for (const auto& [argument, key] : kKeyedArguments) {
+    if (std::string_view(argument) == name) {
+      return nb::arg(name) = python_value(app::find_config_key(key)->field.get(defaults));
+    }
+  }
+  throw std::logic_error(fmt::format("{} is not a keyed loader argument", name));
+}
+
 PythonLoader* make_loader(
     const std::filesystem::path& fasta, const std::filesystem::path& intervals, int64_t window,
     int64_t batch_size, int64_t jitter, double rc, bool shuffle, uint64_t seed, int threads,
@@ -171,6 +224,8 @@ PythonLoader* make_loader(
 }  // namespace
 
 void bind_loader(nb::module_& m) {
+  // The loader's own settings (not config keys) default to the library's.
+  const data::LoaderConfig defaults;
   nb::class_<PythonLoader>(
       m, "Loader",
       "strand's genomic data loader: windows of a FASTA around intervals (BED, narrowPeak, "
@@ -182,18 +237,18 @@ void bind_loader(nb::module_& m) {
       "'sample_index' (B,) int64 and 'reverse' (B,) uint8. torch.from_dlpack(array) or "
       "torch.from_numpy(array) views them without a copy. Each new iteration is the next epoch "
       "(a new shuffle and augmentation, seeded by (seed, epoch)).")
-      .def(nb::new_(&make_loader), nb::arg("fasta"), nb::arg("intervals"), nb::arg("window") = 1000,
-           nb::arg("batch_size") = 64, nb::arg("jitter") = 0, nb::arg("rc") = 0.0,
-           nb::arg("shuffle") = true, nb::arg("seed") = 0, nb::arg("threads") = 2,
-           nb::arg("format") = "bed", nb::arg("label_columns") = nb::none(),
+      .def(nb::new_(&make_loader), nb::arg("fasta"), nb::arg("intervals"), keyed_argument("window"),
+           nb::arg("batch_size") = defaults.batch_size, keyed_argument("jitter"),
+           keyed_argument("rc"), nb::arg("shuffle") = defaults.shuffle,
+           nb::arg("seed") = defaults.seed, keyed_argument("threads"), keyed_argument("format"),
+           nb::arg("label_columns") = nb::none(),
            nb::arg("task_names") = std::vector<std::string>{}, nb::arg("labelled") = true,
-           nb::arg("one_hot") = false, nb::arg("layout") = "NCL",
-           nb::arg("profile_bigwigs") = std::vector<std::string>{},
-           nb::arg("control_bigwigs") = std::vector<std::string>{},
-           nb::arg("count_bigwigs") = std::vector<std::string>{}, nb::arg("profile_length") = 0,
-           nb::arg("targets") = "labels", nb::arg("drop_last") = false, nb::arg("prefetch") = 2,
-           nb::arg("substitution_rate") = 0.0, nb::arg("balanced") = false,
-           nb::arg("use_summit") = true, nb::arg("fasta_index") = nb::none(),
+           nb::arg("one_hot") = false, nb::arg("layout") = "NCL", keyed_argument("profile_bigwigs"),
+           keyed_argument("control_bigwigs"), keyed_argument("count_bigwigs"),
+           keyed_argument("profile_length"), keyed_argument("targets"),
+           nb::arg("drop_last") = defaults.drop_last, keyed_argument("prefetch"),
+           nb::arg("substitution_rate") = defaults.substitution_rate, keyed_argument("balanced"),
+           nb::arg("use_summit") = defaults.use_summit, nb::arg("fasta_index") = nb::none(),
            "Opens `fasta` (plain or BGZF; a missing .fai is built) and `intervals` (`format`: "
            "bed, narrowpeak, dream or records) and starts `threads` worker threads. Windows are "
            "`window` bases centred on each interval (a narrowPeak's summit), shifted by up to "
@@ -230,6 +285,14 @@ void bind_loader(nb::module_& m) {
       .def_prop_ro(
           "batch_size", [](const PythonLoader& self) { return self.config().batch_size; },
           "Samples per batch (the last batch of an epoch may be smaller).");
+  m.def(
+      "_loader_argument_keys",
+      [] {
+        nb::dict keys;
+        for (const auto& [argument, key] : kKeyedArguments) keys[argument] = key;
+        return keys;
+      },
+      "The config key of each keyed argument of Loader (its default is the key's).");
 }
 
 }  // namespace strand::python

@@ -1,6 +1,9 @@
 """strand.data.Loader: batches as numpy views of strand's memory, equal to the FASTA's windows,
 labels from the BED, epochs, augmentation, torch without copies, and clear errors."""
 import gc
+import json
+import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -132,13 +135,35 @@ def test_jitter_over_half_the_window_is_refused_in_the_words_of_the_cli(genome, 
     assert reason in str(refused.value)
     if strand_exe is None:
         return
-    import subprocess
     fasta, bed, _, _ = genome
     cli = subprocess.run([str(strand_exe), "train", "--fasta", str(fasta), "--intervals", str(bed),
                           "--label-columns", "4-5", "--window", "100", "--jitter", "51",
                           "--print-config"], capture_output=True, text=True)
     assert cli.returncode == 1
     assert cli.stderr == f"error: data.jitter: 51 is {reason}\n"
+
+
+def test_keyword_defaults_are_the_config_keys_defaults(genome, strand_exe):
+    # Walks the config key table as `strand train --print-config` writes it for files data: each
+    # keyword argument that is a config key defaults to that key's default (rc and threads once
+    # differed from the library's).
+    signature, _, values = strand.data.Loader.__init__.__nb_signature__[0]
+    names = re.findall(r"(\w+): [^,]*? = \\(\d+)", signature)
+    defaults = {name: values[int(index)] for name, index in names}
+    keys = strand._strand._loader_argument_keys()
+    assert {"window", "jitter", "rc", "threads", "prefetch", "format"} <= set(keys)
+    assert set(keys) <= set(defaults)
+    if strand_exe is None:
+        pytest.skip("no strand program (STRAND_EXE)")
+    fasta, bed, _, _ = genome
+    printed = subprocess.run([str(strand_exe), "train", "--fasta", str(fasta), "--intervals",
+                              str(bed), "--print-config"], capture_output=True, text=True,
+                             check=True)
+    config = json.loads(printed.stdout)
+    for argument, key in keys.items():
+        section, name = key.split(".")
+        assert defaults[argument] == config[section][name], (argument, key)
+    assert (defaults["rc"], defaults["threads"]) == (0.0, 2)
 
 
 def test_bigwig_profiles_control_and_counts(strand_exe, tmp_path):
