@@ -58,6 +58,38 @@ void check_finite(const float* values, const AnyArray& array, const char* name) 
                                      name, fmt::join(index, ", "), values[*at]));
 }
 
+// A list of sequence strings, each of source.length bases, encoded into source.encoded.
+void encode_sequence_list(const nb::sequence& items, SequenceBatchSource& source) {
+  const int64_t length = source.length;
+  const size_t count = nb::len(items);
+  source.count = static_cast<int64_t>(count);
+  source.encoded.resize(count * static_cast<size_t>(length));
+  size_t i = 0;
+  for (nb::handle item : items) {
+    if (!nb::isinstance<nb::str>(item)) {
+      throw app::ConfigError(
+          fmt::format("x[{}]: expected a string of bases, got {}", i, nb::inst_name(item).c_str()));
+    }
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+    if (text == nullptr) throw nb::python_error();
+    if (size != length) {
+      throw app::ConfigError(
+          fmt::format("x[{}]: the sequence has {} bases; the model takes {} (its input length)", i,
+                      size, length));
+    }
+    // The letters a FASTA sequence line may hold, and no others (data/encoding.h).
+    const size_t bad = data::first_non_sequence_letter(text, static_cast<size_t>(size));
+    if (bad != static_cast<size_t>(size)) {
+      throw app::ConfigError(fmt::format("x[{}]: {} at position {} {}", i,
+                                         data::describe_sequence_byte(text[bad]), bad,
+                                         data::non_sequence_letter_reason(text[bad])));
+    }
+    data::encode(text, static_cast<size_t>(size), source.encoded.data() + i * length);
+    ++i;
+  }
+}
+
 }  // namespace
 
 SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const std::string& layout,
@@ -73,34 +105,7 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
         fmt::format("x: got one string; pass a list of sequences (x=[seq]), {}", kInputHelp));
   }
   if (nb::isinstance<nb::list>(x) || nb::isinstance<nb::tuple>(x)) {
-    const nb::sequence items = nb::borrow<nb::sequence>(x);
-    const size_t count = nb::len(items);
-    source.count = static_cast<int64_t>(count);
-    source.encoded.resize(count * static_cast<size_t>(length));
-    size_t i = 0;
-    for (nb::handle item : items) {
-      if (!nb::isinstance<nb::str>(item)) {
-        throw app::ConfigError(fmt::format("x[{}]: expected a string of bases, got {}", i,
-                                           nb::inst_name(item).c_str()));
-      }
-      Py_ssize_t size = 0;
-      const char* text = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
-      if (text == nullptr) throw nb::python_error();
-      if (size != length) {
-        throw app::ConfigError(
-            fmt::format("x[{}]: the sequence has {} bases; the model takes {} (its input length)",
-                        i, size, length));
-      }
-      // The letters a FASTA sequence line may hold, and no others (data/encoding.h).
-      const size_t bad = data::first_non_sequence_letter(text, static_cast<size_t>(size));
-      if (bad != static_cast<size_t>(size)) {
-        throw app::ConfigError(fmt::format("x[{}]: {} at position {} {}", i,
-                                           data::describe_sequence_byte(text[bad]), bad,
-                                           data::non_sequence_letter_reason(text[bad])));
-      }
-      data::encode(text, static_cast<size_t>(size), source.encoded.data() + i * length);
-      ++i;
-    }
+    encode_sequence_list(nb::borrow<nb::sequence>(x), source);
     source.codes = source.encoded.data();
     return source;
   }
@@ -246,32 +251,27 @@ Tensor sequence_tensor(const SequenceBatchSource& source, int64_t start, int64_t
   return Tensor::from_blob(float_scratch.data(), {count, 4, length}, DType::kFloat32);
 }
 
-nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, bool rc_average,
-                   const std::optional<std::string>& output, const nb::handle& control,
-                   const std::string& layout, std::optional<int64_t> threads) {
-  if (batch_size < 1) {
-    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
-  }
-  check_thread_count(threads);
-  const app::TrainedModel& trained = self.trained();
-  const int64_t length = trained.dimensions.length;
-  std::optional<AnyArray> array;
-  const SequenceBatchSource source = read_sequences(x, length, layout, array);
-  const int64_t count = source.count;
-
-  // The outputs asked for: one by name, else every output.
+// The outputs predict() computes: the one named `output`, else every output.
+std::vector<size_t> wanted_outputs(PythonModel& self, const std::optional<std::string>& output) {
   std::vector<size_t> wanted;
   if (output) {
-    wanted.push_back(app::find_model_output(self.model(), trained.dimensions, *output, "output"));
+    wanted.push_back(
+        app::find_model_output(self.model(), self.trained().dimensions, *output, "output"));
   } else {
     for (size_t i = 0; i < self.output_names().size(); ++i) wanted.push_back(i);
   }
-  // With rc_average, the reverse complement's column each column averages with (`strand predict
-  // --rc-average`'s rule: a stranded pair's tracks swap in a per-track counts output).
+  return wanted;
+}
+
+// With rc_average, the reverse complement's column each column of `wanted` averages with
+// (`strand predict --rc-average`'s rule: a stranded pair's tracks swap in a per-track counts
+// output); without, empty lists.
+std::vector<std::vector<int64_t>> reverse_tracks_of(PythonModel& self,
+                                                    const std::vector<size_t>& wanted,
+                                                    bool rc_average) {
   std::vector<std::vector<int64_t>> reverse_tracks(wanted.size());
-  for (size_t k = 0; k < wanted.size(); ++k) {
+  for (size_t k = 0; k < wanted.size() && rc_average; ++k) {
     const size_t index = wanted[k];
-    if (!rc_average) continue;
     if (self.output_shapes()[index].size() != 1) {
       throw app::ConfigError(fmt::format(
           "rc_average: output '{}' gives ({}) per sequence; averaging with the reverse complement "
@@ -279,103 +279,150 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
           "pass rc_average=False or output=<a (N, T) output>",
           self.output_names()[index], fmt::join(self.output_shapes()[index], ", ")));
     }
-    reverse_tracks[k] = app::output_reverse_tracks(trained, index, "rc_average");
+    reverse_tracks[k] = app::output_reverse_tracks(self.trained(), index, "rc_average");
   }
+  return reverse_tracks;
+}
 
-  // The control track input (BPNet's bias tracks): (N, Sc, L) float32.
-  const int64_t control_tracks = trained.dimensions.control_tracks;
-  std::optional<AnyArray> control_array;
-  const float* control_values = nullptr;
-  if (control_tracks > 0) {
-    if (control.is_none()) {
-      throw app::ConfigError(fmt::format(
-          "control: the model reads {} control track(s); pass control=<float32 (N, {}, {})>",
-          control_tracks, control_tracks, length));
-    }
-    if (rc_average) {
-      throw app::ConfigError(
-          "rc_average: not available with control tracks (their strands would have to be paired)");
-    }
-    try {
-      control_array = nb::cast<AnyArray>(control);
-    } catch (const nb::cast_error&) {
-      throw app::ConfigError(fmt::format("control: expected a float32 array (N, {}, {}), got {}",
-                                         control_tracks, length, nb::inst_name(control).c_str()));
-    }
-    const AnyArray& c = *control_array;
-    if (c.dtype() != nb::dtype<float>() || c.ndim() != 3 ||
-        static_cast<int64_t>(c.shape(0)) != count ||
-        static_cast<int64_t>(c.shape(1)) != control_tracks ||
-        static_cast<int64_t>(c.shape(2)) != length) {
-      throw app::ConfigError(fmt::format("control: expected float32 ({}, {}, {}), got {} {}", count,
-                                         control_tracks, length, dtype_text(c.dtype()),
-                                         shape_text(c)));
-    }
-    require_contiguous_cpu(c, "control");
-    control_values = static_cast<const float*>(c.data());
-    check_finite(control_values, c, "control");
-  } else if (!control.is_none()) {
-    throw app::ConfigError("control: the model reads no control tracks");
+// The control track input (BPNet's bias tracks) of `count` sequences: (N, Sc, L) float32, held
+// by `holder`; null for a model without control tracks.
+const float* control_values(PythonModel& self, const nb::handle& control, int64_t count,
+                            bool rc_average, std::optional<AnyArray>& holder) {
+  const int64_t control_tracks = self.trained().dimensions.control_tracks;
+  const int64_t length = self.trained().dimensions.length;
+  if (control_tracks == 0) {
+    if (!control.is_none()) throw app::ConfigError("control: the model reads no control tracks");
+    return nullptr;
   }
-
-  // The result arrays (N, *per-sample shape), float32, owned by numpy.
-  std::vector<float*> results(wanted.size());
-  std::vector<int64_t> per_sample(wanted.size());
-  nb::dict by_name;
-  std::vector<nb::object> arrays;
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    const Shape& shape = self.output_shapes()[wanted[k]];
-    std::vector<int64_t> full = {count};
-    full.insert(full.end(), shape.begin(), shape.end());
-    per_sample[k] = numel(shape);
-    arrays.push_back(new_float_array(full, &results[k]));
-    by_name[nb::str(self.output_names()[wanted[k]].c_str())] = arrays.back();
+  if (control.is_none()) {
+    throw app::ConfigError(fmt::format(
+        "control: the model reads {} control track(s); pass control=<float32 (N, {}, {})>",
+        control_tracks, control_tracks, length));
   }
+  if (rc_average) {
+    throw app::ConfigError(
+        "rc_average: not available with control tracks (their strands would have to be paired)");
+  }
+  try {
+    holder = nb::cast<AnyArray>(control);
+  } catch (const nb::cast_error&) {
+    throw app::ConfigError(fmt::format("control: expected a float32 array (N, {}, {}), got {}",
+                                       control_tracks, length, nb::inst_name(control).c_str()));
+  }
+  const AnyArray& c = *holder;
+  if (c.dtype() != nb::dtype<float>() || c.ndim() != 3 ||
+      static_cast<int64_t>(c.shape(0)) != count ||
+      static_cast<int64_t>(c.shape(1)) != control_tracks ||
+      static_cast<int64_t>(c.shape(2)) != length) {
+    throw app::ConfigError(fmt::format("control: expected float32 ({}, {}, {}), got {} {}", count,
+                                       control_tracks, length, dtype_text(c.dtype()),
+                                       shape_text(c)));
+  }
+  require_contiguous_cpu(c, "control");
+  const auto* values = static_cast<const float*>(c.data());
+  check_finite(values, c, "control");
+  return values;
+}
 
-  {
-    nb::gil_scoped_release no_gil;
-    std::lock_guard<std::mutex> lock(self.mutex());
-    LongCall call(threads);
-    NoGradGuard no_grad;
-    Model& model = self.model();
-    std::vector<uint8_t> code_scratch;
-    std::vector<float> float_scratch;
-    for (int64_t start = 0; start < count; start += batch_size) {
-      throw_if_stop_requested();  // Ctrl-C: KeyboardInterrupt at the next batch
-      const int64_t rows = std::min(batch_size, count - start);
-      for (int pass = 0; pass < (rc_average ? 2 : 1); ++pass) {
-        ModelInputs inputs;
-        Tensor sequence =
-            sequence_tensor(source, start, rows, pass == 1, code_scratch, float_scratch);
-        inputs.sequence = Var(self.device().is_cuda() ? sequence.to(self.device()) : sequence);
-        if (control_values != nullptr) {
-          Tensor track = Tensor::from_blob(
-              const_cast<float*>(control_values + start * control_tracks * length),
-              {rows, control_tracks, length}, DType::kFloat32);
-          inputs.tracks[kControlInput] =
-              Var(self.device().is_cuda() ? track.to(self.device()) : track);
-        }
-        const std::vector<Var> outputs = model.forward_outputs(inputs);
-        for (size_t k = 0; k < wanted.size(); ++k) {
-          const Tensor scores =
-              apply_activation(model.output_activation(wanted[k]), outputs.at(wanted[k]))
-                  .value()
-                  .to(Device::cpu())
-                  .to(DType::kFloat32)
-                  .contiguous();
-          const float* s = scores.data<float>();
-          float* out = results[k] + start * per_sample[k];
-          if (pass == 0) {
-            std::copy(s, s + rows * per_sample[k], out);
-          } else {
-            train::average_with_reverse_complement(out, s, rows, per_sample[k], 1,
-                                                   reverse_tracks[k]);
-          }
+// One predict() call: the outputs, their result arrays (N, *per-sample shape) and how to fill
+// them.
+struct Prediction {
+  std::vector<size_t> wanted;
+  std::vector<std::vector<int64_t>> reverse_tracks;
+  std::vector<float*> results;
+  std::vector<int64_t> per_sample;
+  const float* control = nullptr;  // (N, Sc, L), or null
+  int64_t batch_size = 1;
+  bool rc_average = false;
+};
+
+// The model's inputs for sequences [start, start + rows) of `source`, reverse complemented on
+// pass 1, on the model's device.
+ModelInputs batch_inputs(PythonModel& self, const SequenceBatchSource& source, const Prediction& p,
+                         int64_t start, int64_t rows, int pass, std::vector<uint8_t>& code_scratch,
+                         std::vector<float>& float_scratch) {
+  const Device device = self.device();
+  ModelInputs inputs;
+  Tensor sequence = sequence_tensor(source, start, rows, pass == 1, code_scratch, float_scratch);
+  inputs.sequence = Var(device.is_cuda() ? sequence.to(device) : sequence);
+  if (p.control != nullptr) {
+    const int64_t tracks = self.trained().dimensions.control_tracks;
+    const int64_t length = self.trained().dimensions.length;
+    Tensor track = Tensor::from_blob(const_cast<float*>(p.control + start * tracks * length),
+                                     {rows, tracks, length}, DType::kFloat32);
+    inputs.tracks[kControlInput] = Var(device.is_cuda() ? track.to(device) : track);
+  }
+  return inputs;
+}
+
+// Fills p.results batch by batch (without the GIL, the model's lock held by the caller).
+void run_prediction(PythonModel& self, const SequenceBatchSource& source, Prediction& p) {
+  NoGradGuard no_grad;
+  Model& model = self.model();
+  std::vector<uint8_t> code_scratch;
+  std::vector<float> float_scratch;
+  for (int64_t start = 0; start < source.count; start += p.batch_size) {
+    throw_if_stop_requested();  // Ctrl-C: KeyboardInterrupt at the next batch
+    const int64_t rows = std::min(p.batch_size, source.count - start);
+    for (int pass = 0; pass < (p.rc_average ? 2 : 1); ++pass) {
+      const std::vector<Var> outputs = model.forward_outputs(
+          batch_inputs(self, source, p, start, rows, pass, code_scratch, float_scratch));
+      for (size_t k = 0; k < p.wanted.size(); ++k) {
+        const Tensor scores =
+            apply_activation(model.output_activation(p.wanted[k]), outputs.at(p.wanted[k]))
+                .value()
+                .to(Device::cpu())
+                .to(DType::kFloat32)
+                .contiguous();
+        const float* s = scores.data<float>();
+        float* out = p.results[k] + start * p.per_sample[k];
+        if (pass == 0) {
+          std::copy(s, s + rows * p.per_sample[k], out);
+        } else {
+          train::average_with_reverse_complement(out, s, rows, p.per_sample[k], 1,
+                                                 p.reverse_tracks[k]);
         }
       }
     }
   }
-  if (wanted.size() == 1) return arrays.front();
+}
+
+nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, bool rc_average,
+                   const std::optional<std::string>& output, const nb::handle& control,
+                   const std::string& layout, std::optional<int64_t> threads) {
+  if (batch_size < 1) {
+    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
+  }
+  check_thread_count(threads);
+  std::optional<AnyArray> array;
+  const SequenceBatchSource source =
+      read_sequences(x, self.trained().dimensions.length, layout, array);
+  Prediction p;
+  p.batch_size = batch_size;
+  p.rc_average = rc_average;
+  p.wanted = wanted_outputs(self, output);
+  p.reverse_tracks = reverse_tracks_of(self, p.wanted, rc_average);
+  std::optional<AnyArray> control_array;
+  p.control = control_values(self, control, source.count, rc_average, control_array);
+  // The result arrays (N, *per-sample shape), float32, owned by numpy.
+  nb::dict by_name;
+  std::vector<nb::object> arrays;
+  p.results.resize(p.wanted.size());
+  for (size_t k = 0; k < p.wanted.size(); ++k) {
+    const Shape& shape = self.output_shapes()[p.wanted[k]];
+    std::vector<int64_t> full = {source.count};
+    full.insert(full.end(), shape.begin(), shape.end());
+    p.per_sample.push_back(numel(shape));
+    arrays.push_back(new_float_array(full, &p.results[k]));
+    by_name[nb::str(self.output_names()[p.wanted[k]].c_str())] = arrays.back();
+  }
+  {
+    nb::gil_scoped_release no_gil;
+    std::lock_guard<std::mutex> lock(self.mutex());
+    LongCall call(threads);
+    run_prediction(self, source, p);
+  }
+  if (p.wanted.size() == 1) return arrays.front();
   return by_name;
 }
 
@@ -448,6 +495,60 @@ nb::dict model_weights(PythonModel& self) {
     weights[nb::str(name.c_str())] = numpy_view(data, shape, tensor->dtype(), tensor);
   }
   return weights;
+}
+
+// strand._layer_types, strand._build and strand.load: the functions that make a Model.
+void bind_model_functions(nb::module_& m) {
+  m.def(
+      "_layer_types",
+      [] {
+        std::vector<std::string> names;
+        for (const LayerType& type : layer_types()) names.push_back(type.name);
+        return names;
+      },
+      "The layer types of strand's layer catalog (`strand layers`), in its order.");
+  m.def(
+      "_build",
+      [](const std::string& config_json, std::optional<int64_t> length, int64_t tasks,
+         int64_t profile_tracks, int64_t profile_length, int64_t control_tracks,
+         const std::string& device) {
+        const Device where = Device::parse(device);
+        app::TrainedModel built;
+        built.config = app::parse_config(nlohmann::json::parse(config_json));
+        built.dimensions.length = length.value_or(app::run_input_length(built.config));
+        built.dimensions.tasks = tasks;
+        built.dimensions.profile_tracks = profile_tracks;
+        built.dimensions.profile_length = profile_length > 0   ? profile_length
+                                          : profile_tracks > 0 ? built.dimensions.length
+                                                               : 0;
+        built.dimensions.control_tracks = control_tracks;
+        built.task_names = data::SequenceSource::default_task_names(tasks);
+        manual_seed(built.config.seed);
+        built.model = app::build_model(built.config.model, built.dimensions);
+        return new PythonModel(std::move(built), where);
+      },
+      nb::arg("config_json"), nb::arg("length"), nb::arg("tasks"), nb::arg("profile_tracks"),
+      nb::arg("profile_length"), nb::arg("control_tracks"), nb::arg("device"),
+      "Builds a config's model, untrained (weights drawn from its seed), for data of the given "
+      "sizes.");
+  m.def(
+      "load",
+      [](const std::filesystem::path& path, const std::string& device,
+         const std::optional<std::filesystem::path>& config) {
+        const Device where = Device::parse(device);
+        app::TrainedModel trained;
+        {
+          nb::gil_scoped_release no_gil;
+          trained = app::load_trained_model(
+              app::locate_trained_model(path.string(), config ? config->string() : ""));
+        }
+        return new PythonModel(std::move(trained), where);
+      },
+      nb::arg("path"), nb::arg("device") = "cpu", nb::arg("config") = nb::none(),
+      "Loads a trained model: a run directory (its best checkpoint, else its last, and its "
+      "config.json) or a checkpoint file (config.json two folders up, or `config`). `device`: "
+      "\"cpu\" or \"cuda[:N]\" in a CUDA build. Raises strand.ConfigError (a ValueError) naming "
+      "the missing file or the mismatch.");
 }
 
 }  // namespace
@@ -525,57 +626,7 @@ void bind_model(nb::module_& m) {
                            fmt::join(self.output_names(), ", "), self.trained().dimensions.length,
                            self.trained().task_names.size());
       });
-
-  m.def(
-      "_layer_types",
-      [] {
-        std::vector<std::string> names;
-        for (const LayerType& type : layer_types()) names.push_back(type.name);
-        return names;
-      },
-      "The layer types of strand's layer catalog (`strand layers`), in its order.");
-  m.def(
-      "_build",
-      [](const std::string& config_json, std::optional<int64_t> length, int64_t tasks,
-         int64_t profile_tracks, int64_t profile_length, int64_t control_tracks,
-         const std::string& device) {
-        const Device where = Device::parse(device);
-        app::TrainedModel built;
-        built.config = app::parse_config(nlohmann::json::parse(config_json));
-        built.dimensions.length = length.value_or(app::run_input_length(built.config));
-        built.dimensions.tasks = tasks;
-        built.dimensions.profile_tracks = profile_tracks;
-        built.dimensions.profile_length = profile_length > 0   ? profile_length
-                                          : profile_tracks > 0 ? built.dimensions.length
-                                                               : 0;
-        built.dimensions.control_tracks = control_tracks;
-        built.task_names = data::SequenceSource::default_task_names(tasks);
-        manual_seed(built.config.seed);
-        built.model = app::build_model(built.config.model, built.dimensions);
-        return new PythonModel(std::move(built), where);
-      },
-      nb::arg("config_json"), nb::arg("length"), nb::arg("tasks"), nb::arg("profile_tracks"),
-      nb::arg("profile_length"), nb::arg("control_tracks"), nb::arg("device"),
-      "Builds a config's model, untrained (weights drawn from its seed), for data of the given "
-      "sizes.");
-  m.def(
-      "load",
-      [](const std::filesystem::path& path, const std::string& device,
-         const std::optional<std::filesystem::path>& config) {
-        const Device where = Device::parse(device);
-        app::TrainedModel trained;
-        {
-          nb::gil_scoped_release no_gil;
-          trained = app::load_trained_model(
-              app::locate_trained_model(path.string(), config ? config->string() : ""));
-        }
-        return new PythonModel(std::move(trained), where);
-      },
-      nb::arg("path"), nb::arg("device") = "cpu", nb::arg("config") = nb::none(),
-      "Loads a trained model: a run directory (its best checkpoint, else its last, and its "
-      "config.json) or a checkpoint file (config.json two folders up, or `config`). `device`: "
-      "\"cpu\" or \"cuda[:N]\" in a CUDA build. Raises strand.ConfigError (a ValueError) naming "
-      "the missing file or the mismatch.");
+  bind_model_functions(m);
 }
 
 }  // namespace strand::python
