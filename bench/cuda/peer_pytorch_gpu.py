@@ -284,7 +284,8 @@ def run(mode, task, args, device):
         train_step = torch.compile(train_step, **options)
         start = time.perf_counter()
         for _ in range(3):  # compile + autotune outside the timed region, then reset
-            train_step(*task.train_batch(torch.arange(args.batch, device=device), generator))
+            full = min(args.batch, n)
+            train_step(*task.train_batch(torch.arange(full, device=device), generator))
             if tail:
                 train_step(*task.train_batch(torch.arange(tail, device=device), generator))
         sync()

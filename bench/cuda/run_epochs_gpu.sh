@@ -58,6 +58,18 @@ else
   trap 'rm -rf "${work}"' EXIT
 fi
 start_time=${SECONDS}
+# bounded SECONDS COMMAND...: COMMAND under `timeout` (a process group of its own), waited for
+# with `wait` so that a TERM to this script (gpu_checks.sh's limit) ends the running run too.
+child=""
+trap '[[ -n "${child}" ]] && kill -TERM "${child}" 2>/dev/null; exit 143' TERM INT
+bounded() {
+  timeout -k 5 "$1" "${@:2}" &
+  child=$!
+  wait "${child}"
+  local code=$?
+  child=""
+  return "${code}"
+}
 left() { if ((limit > 0)); then echo $((start_time + limit - SECONDS)); else echo 999999; fi; }
 now() { echo "${EPOCHREALTIME/,/.}"; }
 
@@ -122,7 +134,7 @@ run_one() { # MODEL SIDE PRECISION TIMEOUT
   begin=$(now)
   if [[ "${side}" == strand ]]; then
     # shellcheck disable=SC2046,SC2086
-    timeout -k 5 "${timeout}" "${strand_bin}" train ${flags_of[${model}]} --device "${device}" \
+    bounded "${timeout}" "${strand_bin}" train ${flags_of[${model}]} --device "${device}" \
       --epochs "${epochs}" --no-early-stopping $(precision_flag "${precision}") \
       --output-dir "${work}/runs" --run-name "${name}" >"${work}/${name}.log" 2>&1
     code=$?
@@ -135,7 +147,7 @@ run_one() { # MODEL SIDE PRECISION TIMEOUT
     [[ "${precision}" == bf16 ]] && amp=(--amp bf16)
     local data=()
     [[ "${model}" == basset ]] && data=(--data "${work}/data-basset")
-    timeout -k 5 "${timeout}" env PYTHONUNBUFFERED=1 "${python}" \
+    bounded "${timeout}" env PYTHONUNBUFFERED=1 "${python}" \
       "${repo}/bench/cuda/peer_pytorch_gpu.py" --model "${model}" "${data[@]}" \
       --recipe "${work}/recipe-${model}.json" --batch "${batch_of[${model}]}" --epochs "${epochs}" \
       --rounds 1 --modes "${side}" "${amp[@]}" --device "${device}" --json "${work}/${name}.json" \
