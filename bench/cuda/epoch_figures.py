@@ -20,7 +20,7 @@ runs under autocast: `amp`).
 Figures (MODEL basset|bpnet, PRECISION fp32|bf16, PEER eager|compile, or amp for bf16 eager):
   MODEL_PRECISION_SIDE_{epoch1,steady,train,process}_s   seconds
   MODEL_PRECISION_{first,steady,run,process}_vs_PEER     PyTorch's time / strand's (>1: faster)
-  MODEL_PRECISION_rounds                                 rounds per side
+  MODEL_PRECISION_SIDE_rounds, MODEL_PRECISION_rounds     rounds per side (those that failed)
   basset_bf16_auroc_delta     strand's test mean auROC, bf16 minus fp32 (medians)
 and the issue's named ones: basset_bf16_vs_amp (= basset_bf16_run_vs_amp, the whole run) and
 bpnet_fp32_vs_eager (= bpnet_fp32_steady_vs_eager, the steady-state epochs).
@@ -115,6 +115,7 @@ def summary(path, figures_path=None):
             for k in ("epoch1", "steady", "train", "process"):
                 if sides[name][k] is not None:
                     figures[f"{prefix}_{name}_{k}_s"] = f"{sides[name][k]:.3f}"
+            figures[f"{prefix}_{name}_rounds"] = str(sides[name]["rounds"])
         figures[f"{prefix}_rounds"] = ", ".join(
             f"{name} {s['rounds']}" + (f" (+{s['failed']} failed)" if s["failed"] else "")
             for name, s in sides.items())
