@@ -102,7 +102,7 @@ struct EpochTotals {
 };
 
 // One call of fit(): the state its epochs and steps share. run() is the loop of epochs,
-// run_epoch() one epoch's steps, train_step() one step, end_epoch() its logs and evaluation.
+// run_epoch() one epoch's steps, train_step() one step, epoch_logs() its logs and evaluation.
 class FitRun {
  public:
   FitRun(Model& model, const Objective& objective, Optimizer& optimizer, data::DataLoader& train,
