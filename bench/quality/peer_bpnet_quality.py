@@ -26,7 +26,6 @@ import csv
 import time
 
 import numpy as np
-import pyBigWig
 import torch
 
 import quality_common as q
@@ -125,6 +124,7 @@ class ProfileData:
 
 
 def read_tracks(data, motifs):
+    import pyBigWig  # here, so that the GPU peer imports this module on a host without it
     tracks = []
     for motif in motifs:
         for strand in ("plus", "minus"):
@@ -229,7 +229,7 @@ def main():
     split = {name: ProfileData(genome, tracks, f"{args.data}/{name}.narrowPeak", window,
                                profile_length) for name in ("train", "valid", "test")}
     train = split["train"]
-    # lambda: the median total counts of the training windows / 10 (cli/train_command.cpp).
+    # lambda: the median total counts of the training windows / 10 (app/training_run.cpp).
     median = float(np.median(train.total_counts()))
     weight = max(median / 10.0, 1e-3)
 
