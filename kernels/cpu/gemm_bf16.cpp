@@ -1,0 +1,149 @@
+// Mixed-precision GEMM on the CPU: operands rounded to bfloat16, float32 sums, on oneDNN's
+// dnnl_gemm_bf16bf16f32 in fixed output tiles (gemm_bf16.h).
+#include "kernels/cpu/gemm_bf16.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/bfloat16.h"
+#include "kernels/cpu/gemm_tiles.h"
+#include "kernels/cpu/strided_loop.h"
+
+#ifdef STRAND_WITH_ONEDNN
+#include <dnnl.h>
+
+// oneDNN exports its bfloat16 GEMM (C API, row-major like dnnl_sgemm; bfloat16_t is a struct of
+// the 16 bits) but 2.6's public header does not declare it. Declared here under strand's own
+// name bound to the exported symbol, so that a oneDNN whose header does declare it (with its own
+// bfloat16 type) cannot conflict.
+extern "C" dnnl_status_t strand_dnnl_gemm_bf16bf16f32(
+    char transa, char transb, dnnl_dim_t m, dnnl_dim_t n, dnnl_dim_t k, float alpha,
+    const uint16_t* a, dnnl_dim_t lda, const uint16_t* b, dnnl_dim_t ldb, float beta, float* c,
+    dnnl_dim_t ldc) __asm__("dnnl_gemm_bf16bf16f32");
+#endif
+
+namespace strand::kernels::cpu {
+namespace {
+
+constexpr const char* kNoBf16Cpu = "this CPU has no AVX-512 BF16 or AMX";
+
+std::atomic<bool>& pretend_lacking() {
+  static std::atomic<bool> lacking{false};
+  return lacking;
+}
+
+bool cpu_has_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+#else
+  return false;  // aarch64's BF16 extension has no oneDNN GEMM here
+#endif
+}
+
+// The reason, found once: the CPU's features and oneDNN's ISA limit do not change in a process.
+std::string hardware_reason() {
+#ifndef STRAND_WITH_ONEDNN
+  return "this build of strand has no oneDNN, whose bfloat16 GEMM the CPU runs";
+#else
+  if (!cpu_has_bf16()) return kNoBf16Cpu;
+  const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
+  if ((isa & bf16) != bf16) {
+    return "oneDNN is limited to an instruction set below AVX-512 BF16 (ONEDNN_MAX_CPU_ISA)";
+  }
+  return "";
+#endif
+}
+
+// An operand converted to bfloat16, as the row-major BLAS call reads it: 'N' with rows of ld
+// elements, or 'T' (stored transposed) with columns of ld elements.
+struct Bf16Operand {
+  char trans = 'N';
+  int64_t ld = 1;
+  const uint16_t* data = nullptr;
+};
+
+// Per-thread buffers, kept between calls (one per operand).
+template <int kWhich>
+uint16_t* operand_buffer(int64_t elements) {
+  thread_local std::vector<uint16_t> buffer;
+  if (static_cast<int64_t>(buffer.size()) < elements) buffer.resize(static_cast<size_t>(elements));
+  return buffer.data();
+}
+
+// The (rows, cols) operand at src with strides (row_stride, col_stride), converted: rows copied
+// as rows when they are contiguous, columns as columns when those are, else gathered row-major.
+template <int kWhich>
+Bf16Operand convert_operand(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
+                            int64_t col_stride) {
+  uint16_t* dst = operand_buffer<kWhich>(rows * cols);
+  const bool by_columns = col_stride != 1 && (row_stride == 1 || rows == 1);
+  const int64_t lines = by_columns ? cols : rows, length = by_columns ? rows : cols;
+  const int64_t line_stride = by_columns ? col_stride : row_stride;
+  const int64_t step = by_columns ? row_stride : col_stride;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && \
+                                              rows * cols >= 4 * kParallelGrain)
+  for (int64_t i = 0; i < lines; ++i) {
+    const float* from = src + i * line_stride;
+    uint16_t* to = dst + i * length;
+    if (step == 1) {
+      to_bfloat16(length, from, to);
+    } else {
+      for (int64_t j = 0; j < length; ++j) to[j] = bfloat16_from_float(from[j * step]);
+    }
+  }
+  return {by_columns ? 'T' : 'N', std::max<int64_t>(length, 1), dst};
+}
+
+}  // namespace
+
+std::string bf16_gemm_unavailable_reason() {
+  if (pretend_lacking().load()) return kNoBf16Cpu;
+  static const std::string reason = hardware_reason();
+  return reason;
+}
+
+void pretend_cpu_lacks_bf16_for_testing(bool lacks) { pretend_lacking().store(lacks); }
+
+void to_bfloat16(int64_t count, const float* src, uint16_t* dst) {
+#pragma omp simd
+  for (int64_t i = 0; i < count; ++i) dst[i] = bfloat16_from_float(src[i]);
+}
+
+void gemm_bf16(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col,
+               const float* b, int64_t b_row, int64_t b_col, float beta, float* c, int64_t ldc) {
+  const std::string reason = bf16_gemm_unavailable_reason();
+  STRAND_CHECK(reason.empty(), "gemm ({} x {} x {}) in bfloat16: {}", m, k, n, reason);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // C = beta * C (beta 0: C is not read)
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0F ? 0.0F : beta * c[i * ldc + j];
+    }
+    return;
+  }
+#ifdef STRAND_WITH_ONEDNN
+  const Bf16Operand av = convert_operand<0>(m, k, a, a_row, a_col);
+  const Bf16Operand bv = convert_operand<1>(k, n, b, b_row, b_col);
+  std::atomic<int> failure{static_cast<int>(dnnl_success)};  // no throw inside the threads
+  for_each_gemm_tile(m, n, m * n * k, [&](const GemmTile& t) {
+    const uint16_t* a_tile = av.trans == 'N' ? av.data + t.row * av.ld : av.data + t.row;
+    const uint16_t* b_tile = bv.trans == 'N' ? bv.data + t.col : bv.data + t.col * bv.ld;
+    const dnnl_status_t status =
+        strand_dnnl_gemm_bf16bf16f32(av.trans, bv.trans, t.rows, t.cols, k, 1.0F, a_tile, av.ld,
+                                     b_tile, bv.ld, beta, c + t.row * ldc + t.col, ldc);
+    if (status != dnnl_success) failure.store(static_cast<int>(status));
+  });
+  STRAND_CHECK(failure.load() == static_cast<int>(dnnl_success),
+               "gemm ({} x {} x {}): dnnl_gemm_bf16bf16f32 failed with status {}", m, k, n,
+               failure.load());
+#else
+  (void)a, (void)a_row, (void)a_col, (void)b, (void)b_row, (void)b_col, (void)beta, (void)c;
+  (void)ldc;
+#endif
+}
+
+}  // namespace strand::kernels::cpu
