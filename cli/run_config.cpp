@@ -24,6 +24,7 @@
 #include "io/json_limits.h"
 #include "layers/model.h"
 #include "tensor/cuda_runtime.h"
+#include "tensor/precision.h"
 
 namespace strand::cli {
 namespace {
@@ -535,7 +536,14 @@ void validate_config(const RunConfig& c) {
     require(index >= 0 && index < layers, "freeze",
             fmt::format("layer index {} is not in the model (layers 0..{})", index, layers - 1));
   }
-  usable_device(c.device, "device");
+  const Device device = usable_device(c.device, "device");
+  // A bf16 run on a CPU without AVX-512 BF16 or AMX stops here, before the run directory exists
+  // (validate_numbers has checked the word).
+  const std::string reason =
+      float32_precision_unavailable_reason(parse_float32_precision(c.precision), device);
+  require(reason.empty(), "precision",
+          fmt::format("{} on {}: {}; the CPU trains in fp32 (the default)", c.precision,
+                      device.to_string(), reason));
 }
 
 Device usable_device(const std::string& text, const std::string& name) {

@@ -127,8 +127,8 @@ struct RunConfig {
   /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
   /// cuDNN algorithms only (tensor/determinism.h).
   bool deterministic = false;
-  /// Float32 matrix math on a GPU: "fp32" (exact float32) or "tf32" (tensor cores, opt-in;
-  /// tensor/precision.h).
+  /// Float32 matrix math: "fp32" (exact float32), "tf32" (GPU tensor cores, opt-in) or "bf16"
+  /// (bfloat16 operands, float32 sums, as torch.autocast; tensor/precision.h).
   std::string precision = "fp32";
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained

@@ -33,6 +33,21 @@ Float32Precision float32_precision();
 /// Changes it for every later op (cuBLAS handles and cuDNN plans follow on their next use).
 void set_float32_precision(Float32Precision precision);
 
+/// Sets the precision for its lifetime and restores the one before (a training run's precision
+/// ends with it: a Python session then predicts at its own).
+class Float32PrecisionScope {
+ public:
+  explicit Float32PrecisionScope(Float32Precision precision) : saved_(float32_precision()) {
+    set_float32_precision(precision);
+  }
+  ~Float32PrecisionScope() { set_float32_precision(saved_); }
+  Float32PrecisionScope(const Float32PrecisionScope&) = delete;
+  Float32PrecisionScope& operator=(const Float32PrecisionScope&) = delete;
+
+ private:
+  Float32Precision saved_;
+};
+
 /// "fp32", "tf32" or "bf16".
 std::string_view float32_precision_name(Float32Precision precision);
 /// The precision of a name float32_precision_name gives; throws strand::Error on another.
