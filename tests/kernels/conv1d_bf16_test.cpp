@@ -1,8 +1,7 @@
 // The dense Conv1D kernels at GemmPrecision::kBfloat16 against the float64 oracles run on the
 // bfloat16-rounded operands (forward: x and w; input gradient: grad_out and w; weight gradient:
-// grad_out and x), within the float32 summation's bound; and their results on 1, 2 and 3 threads.
+// grad_out and x), within the float32 summation's bound.
 #include <doctest/doctest.h>
-#include <omp.h>
 
 #include <cmath>
 #include <string>
@@ -63,16 +62,6 @@ void check_within(const std::vector<float>& fast, const std::vector<double>& exa
   CAPTURE(what);
   CHECK(worst_excess <= 0.0);
 }
-
-struct ThreadsScope {
-  explicit ThreadsScope(int threads) : saved(omp_get_max_threads()) {
-    omp_set_num_threads(threads);
-  }
-  ~ThreadsScope() { omp_set_num_threads(saved); }
-  ThreadsScope(const ThreadsScope&) = delete;
-  ThreadsScope& operator=(const ThreadsScope&) = delete;
-  int saved;
-};
 
 }  // namespace
 
@@ -142,37 +131,6 @@ TEST_CASE("dense conv1d in bfloat16 equals the float64 oracle of the rounded ope
       }
       CHECK(std::abs(grad_bias[static_cast<size_t>(o)] - total) <= 0x1p-23 * size);
     }
-  }
-}
-
-TEST_CASE("dense conv1d in bfloat16 gives the same forward and input gradient on 1-3 threads") {
-  const std::string reason = cpu::bf16_gemm_unavailable_reason();
-  if (!reason.empty()) STRAND_SKIP(reason.c_str());
-  // Big enough for several threads; L_out 40 groups samples into one GEMM per thread.
-  for (const Case& c :
-       {Case{12, 32, 60, 24, 7, {1, 1, 3, 3}}, Case{6, 64, 400, 48, 9, {1, 1, 0, 0}},
-        Case{16, 48, 45, 40, 6, {1, 1, 0, 0}}}) {
-    const Conv1DGeometry g = geometry(c);
-    CAPTURE(g.out_length);
-    const int64_t n_x = g.batch * g.in_channels * g.length;
-    const int64_t n_out = g.batch * g.out_channels * g.out_length;
-    const std::vector<float> x = random_values<float>(n_x, 5);
-    const std::vector<float> w =
-        random_values<float>(g.out_channels * g.in_channels * g.kernel_size, 6);
-    const std::vector<float> grad_out = random_values<float>(n_out, 7);
-    std::vector<std::vector<float>> outs, grads;
-    for (const int threads : {1, 2, 3}) {
-      const ThreadsScope scope(threads);
-      std::vector<float> out(static_cast<size_t>(n_out)), grad_x(static_cast<size_t>(n_x));
-      cpu::conv1d_forward<float>(g, x.data(), w.data(), nullptr, out.data(), true, kBf16);
-      cpu::conv1d_backward_input<float>(g, grad_out.data(), w.data(), grad_x.data(), kBf16);
-      outs.push_back(out);
-      grads.push_back(grad_x);
-    }
-    CHECK(outs[1] == outs[0]);
-    CHECK(outs[2] == outs[0]);
-    CHECK(grads[1] == grads[0]);
-    CHECK(grads[2] == grads[0]);
   }
 }
 
