@@ -75,12 +75,11 @@ uint16_t* operand_buffer(int64_t elements) {
   return buffer.data();
 }
 
-// The (rows, cols) operand at src with strides (row_stride, col_stride), converted: rows copied
-// as rows when they are contiguous, columns as columns when those are, else gathered row-major.
-template <int kWhich>
-Bf16Operand convert_operand(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
-                            int64_t col_stride) {
-  uint16_t* dst = operand_buffer<kWhich>(rows * cols);
+// Rounds the (rows, cols) operand at src with strides (row_stride, col_stride) into dst (rows *
+// cols values): rows copied as rows when they are contiguous, columns as columns when those are,
+// else gathered row-major. Returns how the BLAS call reads dst.
+Bf16Operand round_operand(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
+                          int64_t col_stride, uint16_t* dst) {
   const bool by_columns = col_stride != 1 && (row_stride == 1 || rows == 1);
   const int64_t lines = by_columns ? cols : rows, length = by_columns ? rows : cols;
   const int64_t line_stride = by_columns ? col_stride : row_stride;
@@ -97,6 +96,50 @@ Bf16Operand convert_operand(int64_t rows, int64_t cols, const float* src, int64_
     }
   }
   return {by_columns ? 'T' : 'N', std::max<int64_t>(length, 1), dst};
+}
+
+// The same into this thread's buffer for operand kWhich (0: A, 1: B).
+template <int kWhich>
+Bf16Operand convert_operand(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
+                            int64_t col_stride) {
+  return round_operand(rows, cols, src, row_stride, col_stride,
+                       operand_buffer<kWhich>(rows * cols));
+}
+
+// C = beta * C + A @ B on operands already rounded, in the fixed tiles.
+void tiled_gemm(int64_t m, int64_t n, int64_t k, const Bf16Operand& av, const Bf16Operand& bv,
+                float beta, float* c, int64_t ldc) {
+#ifdef STRAND_WITH_ONEDNN
+  std::atomic<int> failure{static_cast<int>(dnnl_success)};  // no throw inside the threads
+  for_each_gemm_tile(m, n, m * n * k, [&](const GemmTile& t) {
+    const uint16_t* a_tile = av.trans == 'N' ? av.data + t.row * av.ld : av.data + t.row;
+    const uint16_t* b_tile = bv.trans == 'N' ? bv.data + t.col : bv.data + t.col * bv.ld;
+    const dnnl_status_t status =
+        strand_dnnl_gemm_bf16bf16f32(av.trans, bv.trans, t.rows, t.cols, k, 1.0F, a_tile, av.ld,
+                                     b_tile, bv.ld, beta, c + t.row * ldc + t.col, ldc);
+    if (status != dnnl_success) failure.store(static_cast<int>(status));
+  });
+  STRAND_CHECK(failure.load() == static_cast<int>(dnnl_success),
+               "gemm ({} x {} x {}): dnnl_gemm_bf16bf16f32 failed with status {}", m, k, n,
+               failure.load());
+#else
+  (void)m, (void)n, (void)k, (void)av, (void)bv, (void)beta, (void)c, (void)ldc;
+#endif
+}
+
+// Checks that gemm_bf16 may run, and handles the products without a reduction (C = beta * C);
+// returns whether a product is left to compute.
+bool prepare(int64_t m, int64_t n, int64_t k, float beta, float* c, int64_t ldc) {
+  const std::string reason = bf16_gemm_unavailable_reason();
+  STRAND_CHECK(reason.empty(), "gemm ({} x {} x {}) in bfloat16: {}", m, k, n, reason);
+  if (m == 0 || n == 0) return false;
+  if (k == 0) {  // beta 0: C is not read
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0F ? 0.0F : beta * c[i * ldc + j];
+    }
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -116,34 +159,27 @@ void to_bfloat16(int64_t count, const float* src, uint16_t* dst) {
 
 void gemm_bf16(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col,
                const float* b, int64_t b_row, int64_t b_col, float beta, float* c, int64_t ldc) {
-  const std::string reason = bf16_gemm_unavailable_reason();
-  STRAND_CHECK(reason.empty(), "gemm ({} x {} x {}) in bfloat16: {}", m, k, n, reason);
-  if (m == 0 || n == 0) return;
-  if (k == 0) {  // C = beta * C (beta 0: C is not read)
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0F ? 0.0F : beta * c[i * ldc + j];
-    }
-    return;
-  }
-#ifdef STRAND_WITH_ONEDNN
-  const Bf16Operand av = convert_operand<0>(m, k, a, a_row, a_col);
-  const Bf16Operand bv = convert_operand<1>(k, n, b, b_row, b_col);
-  std::atomic<int> failure{static_cast<int>(dnnl_success)};  // no throw inside the threads
-  for_each_gemm_tile(m, n, m * n * k, [&](const GemmTile& t) {
-    const uint16_t* a_tile = av.trans == 'N' ? av.data + t.row * av.ld : av.data + t.row;
-    const uint16_t* b_tile = bv.trans == 'N' ? bv.data + t.col : bv.data + t.col * bv.ld;
-    const dnnl_status_t status =
-        strand_dnnl_gemm_bf16bf16f32(av.trans, bv.trans, t.rows, t.cols, k, 1.0F, a_tile, av.ld,
-                                     b_tile, bv.ld, beta, c + t.row * ldc + t.col, ldc);
-    if (status != dnnl_success) failure.store(static_cast<int>(status));
-  });
-  STRAND_CHECK(failure.load() == static_cast<int>(dnnl_success),
-               "gemm ({} x {} x {}): dnnl_gemm_bf16bf16f32 failed with status {}", m, k, n,
-               failure.load());
-#else
-  (void)a, (void)a_row, (void)a_col, (void)b, (void)b_row, (void)b_col, (void)beta, (void)c;
-  (void)ldc;
-#endif
+  if (!prepare(m, n, k, beta, c, ldc)) return;
+  tiled_gemm(m, n, k, convert_operand<0>(m, k, a, a_row, a_col),
+             convert_operand<1>(k, n, b, b_row, b_col), beta, c, ldc);
+}
+
+Bf16Matrix Bf16Matrix::round(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
+                             int64_t col_stride) {
+  Bf16Matrix matrix;
+  matrix.values.resize(static_cast<size_t>(rows * cols));
+  const Bf16Operand view =
+      round_operand(rows, cols, src, row_stride, col_stride, matrix.values.data());
+  matrix.trans = view.trans;
+  matrix.ld = view.ld;
+  return matrix;
+}
+
+void gemm_bf16(int64_t m, int64_t n, int64_t k, const Bf16Matrix& a, const float* b, int64_t b_row,
+               int64_t b_col, float beta, float* c, int64_t ldc) {
+  if (!prepare(m, n, k, beta, c, ldc)) return;
+  tiled_gemm(m, n, k, Bf16Operand{a.trans, a.ld, a.values.data()},
+             convert_operand<1>(k, n, b, b_row, b_col), beta, c, ldc);
 }
 
 }  // namespace strand::kernels::cpu

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/gemm.h"
 
@@ -39,6 +40,22 @@ void to_bfloat16(int64_t count, const float* src, uint16_t* dst);
 void gemm_bf16(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col,
                const float* b, int64_t b_row, int64_t b_col, float beta, float* c, int64_t ldc);
 
+/// A float32 matrix rounded to bfloat16 once, for GEMMs that reuse it. Stored as the row-major
+/// BLAS call reads it: its rows ('N'), or its columns ('T') when the source's are contiguous,
+/// each of ld elements.
+struct Bf16Matrix {
+  char trans = 'N';
+  int64_t ld = 1;
+  std::vector<uint16_t> values;
+  /// The (rows, cols) matrix at src with strides (row_stride, col_stride), rounded.
+  static Bf16Matrix round(int64_t rows, int64_t cols, const float* src, int64_t row_stride,
+                          int64_t col_stride);
+};
+
+/// C = beta * C + A @ bf16(B), A (m, k) rounded already.
+void gemm_bf16(int64_t m, int64_t n, int64_t k, const Bf16Matrix& a, const float* b, int64_t b_row,
+               int64_t b_col, float beta, float* c, int64_t ldc);
+
 /// gemm (kernels/cpu/gemm.h) at `precision`: float operands at kBfloat16 go to gemm_bf16;
 /// float64 always runs in float64.
 template <typename T>
@@ -52,5 +69,35 @@ void gemm(GemmPrecision precision, int64_t m, int64_t n, int64_t k, const T* a, 
   }
   gemm<T>(m, n, k, a, a_row, a_col, b, b_row, b_col, beta, c, ldc);
 }
+
+/// A GEMM's left operand A (m, k) that several products reuse (a convolution's weights, in every
+/// sample's GEMM): at kBfloat16 (float) rounded once, when made (before the threads start: they
+/// share it read-only); otherwise read in place.
+template <typename T>
+class ReusedLeftOperand {
+ public:
+  ReusedLeftOperand(GemmPrecision precision, int64_t m, int64_t k, const T* a, int64_t a_row,
+                    int64_t a_col)
+      : m_(m), k_(k), a_(a), a_row_(a_row), a_col_(a_col) {
+    if constexpr (std::is_same_v<T, float>) {
+      rounded_ = precision == GemmPrecision::kBfloat16;
+      if (rounded_) bf16_ = Bf16Matrix::round(m, k, a, a_row, a_col);
+    }
+  }
+  /// C (m, n) = beta * C + A @ B, at the operand's precision.
+  void gemm(int64_t n, const T* b, int64_t b_row, int64_t b_col, T beta, T* c, int64_t ldc) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (rounded_) return gemm_bf16(m_, n, k_, bf16_, b, b_row, b_col, beta, c, ldc);
+    }
+    cpu::gemm<T>(m_, n, k_, a_, a_row_, a_col_, b, b_row, b_col, beta, c, ldc);
+  }
+
+ private:
+  int64_t m_, k_;
+  const T* a_;
+  int64_t a_row_, a_col_;
+  bool rounded_ = false;
+  Bf16Matrix bf16_;
+};
 
 }  // namespace strand::kernels::cpu

@@ -171,6 +171,23 @@ TEST_CASE("gemm_bf16 equals float64 products of the bfloat16-rounded operands, e
   }
 }
 
+TEST_CASE("gemm_bf16 on an operand rounded once gives the bits of rounding it per call") {
+  const std::string reason = kernels::cpu::bf16_gemm_unavailable_reason();
+  if (!reason.empty()) STRAND_SKIP(reason.c_str());
+  for (const bool transposed : {false, true}) {
+    CAPTURE(transposed);
+    const Layout s{130, 90, 75, transposed, false};
+    const Product per_call(s, 0.0F);
+    const kernels::cpu::Bf16Matrix a = kernels::cpu::Bf16Matrix::round(
+        s.m, s.k, per_call.a.data(), per_call.a_row, per_call.a_col);
+    CHECK(a.trans == (transposed ? 'T' : 'N'));
+    std::vector<float> c(per_call.c.size(), 0.5F);
+    kernels::cpu::gemm_bf16(s.m, s.n, s.k, a, per_call.b.data(), per_call.b_row, per_call.b_col,
+                            0.0F, c.data(), per_call.ldc);
+    CHECK(c == per_call.c);
+  }
+}
+
 TEST_CASE("gemm_bf16 gives the same bits on 1, 2 and 3 threads, in a parallel region or not") {
   const std::string reason = kernels::cpu::bf16_gemm_unavailable_reason();
   if (!reason.empty()) STRAND_SKIP(reason.c_str());
