@@ -106,22 +106,21 @@ Bf16Operand convert_operand(int64_t rows, int64_t cols, const float* src, int64_
                        operand_buffer<kWhich>(rows * cols));
 }
 
-// C = beta * C + A @ B on operands already rounded, in the fixed tiles.
+// C = beta * C + A @ B on operands already rounded, in the float32 path's tiles
+// (kernels/cpu/gemm_tiles.h), one single-threaded oneDNN call each.
 void tiled_gemm(int64_t m, int64_t n, int64_t k, const Bf16Operand& av, const Bf16Operand& bv,
                 float beta, float* c, int64_t ldc) {
 #ifdef STRAND_WITH_ONEDNN
-  std::atomic<int> failure{static_cast<int>(dnnl_success)};  // no throw inside the threads
-  for_each_gemm_tile(m, n, m * n * k, [&](const GemmTile& t) {
+  for_each_gemm_tile(m, n, k, [&](const GemmTile& t) {
     const uint16_t* a_tile = av.trans == 'N' ? av.data + t.row * av.ld : av.data + t.row;
     const uint16_t* b_tile = bv.trans == 'N' ? bv.data + t.col : bv.data + t.col * bv.ld;
     const dnnl_status_t status =
         strand_dnnl_gemm_bf16bf16f32(av.trans, bv.trans, t.rows, t.cols, k, 1.0F, a_tile, av.ld,
                                      b_tile, bv.ld, beta, c + t.row * ldc + t.col, ldc);
-    if (status != dnnl_success) failure.store(static_cast<int>(status));
+    STRAND_CHECK(status == dnnl_success,
+                 "gemm ({} x {} x {}): dnnl_gemm_bf16bf16f32 failed with status {}", t.rows, k,
+                 t.cols, static_cast<int>(status));
   });
-  STRAND_CHECK(failure.load() == static_cast<int>(dnnl_success),
-               "gemm ({} x {} x {}): dnnl_gemm_bf16bf16f32 failed with status {}", m, k, n,
-               failure.load());
 #else
   (void)m, (void)n, (void)k, (void)av, (void)bv, (void)beta, (void)c, (void)ldc;
 #endif

@@ -1,59 +1,95 @@
-// A fixed partition of a GEMM's output into tiles, for library GEMMs whose own threading may
-// split the reduction (k) by the thread count: each tile runs as one single-threaded library call
-// over the whole of k, so every output element is summed the same way whatever the thread count.
-// The tiles depend on (m, n) only; threads take whole tiles.
+// How strand runs oneDNN's GEMMs (float32 sgemm, kernels/cpu/gemm.cpp; bfloat16,
+// kernels/cpu/gemm_bf16.cpp) so that their bits do not depend on the thread count. Left to
+// itself oneDNN shares a product among the threads it finds and, on some ISAs (AVX2), splits the
+// k reduction among them; and its bits depend on a call's (m, n). So strand calls it on one
+// thread at a time (oneDNN reads the calling thread's OpenMP thread count) and shares the work
+// itself, in tiles of C that depend on the product's shape alone: threads take whole tiles, and
+// inside a parallel region the same tiles run in order on the calling thread.
 #pragma once
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 
 namespace strand::kernels::cpu {
 
-/// Tiles are at most this many rows and columns of the output (evenly split: m = 300 makes 3
-/// tiles of 100 rows, not 128 + 128 + 44), large enough that a library call's packing of its
-/// operands stays a small part of the tile's work.
-inline constexpr int64_t kGemmTileRows = 128;
-inline constexpr int64_t kGemmTileCols = 256;
+/// A product of at least this many multiply-adds is split into tiles for the threads.
+inline constexpr int64_t kTiledGemmMinMultiplyAdds = int64_t{1} << 21;
+/// The most tiles, and the fewest rows or columns in one (a multiple of every vector width).
+inline constexpr int64_t kMaxGemmTiles = 24;
+inline constexpr int64_t kMinGemmTileSide = 64;
 
-/// One tile: output rows [row, row + rows), columns [col, col + cols).
+/// One tile of C: rows [row, row + rows), columns [col, col + cols).
 struct GemmTile {
   int64_t row, rows, col, cols;
 };
 
-/// Splits `extent` into ceil(extent / most) near-equal parts; part i starts at first(i).
-struct EvenSplit {
-  int64_t extent, parts;
-  EvenSplit(int64_t extent_, int64_t most)
-      : extent(extent_), parts(std::max<int64_t>(1, (extent_ + most - 1) / most)) {}
-  int64_t first(int64_t i) const { return extent * i / parts; }
+/// How a product is split: `count` tiles of `side` rows (by_rows) or columns of C, the last one
+/// shorter. A function of the shape only, so that every thread count gives the same tiles.
+struct GemmTiles {
+  bool by_rows = true;
+  int64_t count = 1;
+  int64_t side = 0;
+  /// Tile `index` of an (m, n) C.
+  GemmTile tile(int64_t index, int64_t m, int64_t n) const {
+    const int64_t first = index * side;
+    const int64_t length = std::min(side, (by_rows ? m : n) - first);
+    return by_rows ? GemmTile{first, length, 0, n} : GemmTile{0, m, first, length};
+  }
 };
 
-/// Calls tile(GemmTile) for every tile of an (m, n) output, with OpenMP's nthreads set to 1
-/// inside (a library GEMM then runs single-threaded). Outside a parallel region the tiles are
-/// spread over the threads when `multiply_adds` is worth it; inside one, the calling thread runs
-/// them in order. The result is the same either way.
-template <typename Tile>
-void for_each_gemm_tile(int64_t m, int64_t n, int64_t multiply_adds, Tile&& tile) {
-  const EvenSplit rows(m, kGemmTileRows), cols(n, kGemmTileCols);
-  const int64_t tiles = rows.parts * cols.parts;
-  constexpr int64_t kParallelMultiplyAdds = int64_t{1} << 20;
-  const int team = omp_in_parallel() || multiply_adds < kParallelMultiplyAdds
-                       ? 1
-                       : static_cast<int>(std::min<int64_t>(omp_get_max_threads(), tiles));
-#pragma omp parallel num_threads(team)
-  {
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(1);  // this thread's nested regions (the library's) run on one thread
-#pragma omp for schedule(static)
-    for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t r = t / cols.parts, c = t % cols.parts;
-      tile(GemmTile{rows.first(r), rows.first(r + 1) - rows.first(r), cols.first(c),
-                    cols.first(c + 1) - cols.first(c)});
-    }
-    omp_set_num_threads(saved);
+inline GemmTiles gemm_tiles(int64_t m, int64_t n, int64_t k) {
+  const bool by_rows = m >= n;
+  const int64_t extent = by_rows ? m : n;
+  if (m * n * k < kTiledGemmMinMultiplyAdds || extent < 2 * kMinGemmTileSide) {
+    return {by_rows, 1, extent};
   }
+  const int64_t wanted = std::min(kMaxGemmTiles, extent / kMinGemmTileSide);
+  // Sides rounded up to a multiple of 16 (a zmm of floats), then as few tiles as that needs.
+  const int64_t side = ((extent + wanted - 1) / wanted + 15) / 16 * 16;
+  return {by_rows, (extent + side - 1) / side, side};
+}
+
+/// Sets the calling thread's OpenMP thread count to 1 for its lifetime: a library GEMM called
+/// meanwhile runs on this thread alone.
+class OneThreadForOneDnn {
+ public:
+  OneThreadForOneDnn() : previous_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneThreadForOneDnn() { omp_set_num_threads(previous_); }
+  OneThreadForOneDnn(const OneThreadForOneDnn&) = delete;
+  OneThreadForOneDnn& operator=(const OneThreadForOneDnn&) = delete;
+
+ private:
+  int previous_;
+};
+
+/// Calls run_tile(GemmTile) for every tile of the (m, n, k) product (gemm_tiles), each on one
+/// thread (OneThreadForOneDnn), the tiles shared among the threads outside a parallel region and
+/// in order inside one. An exception of a tile is rethrown here.
+template <typename RunTile>
+void for_each_gemm_tile(int64_t m, int64_t n, int64_t k, RunTile&& run_tile) {
+  const GemmTiles tiles = gemm_tiles(m, n, k);
+  const auto run = [&](int64_t index) {
+    const OneThreadForOneDnn one_thread;
+    run_tile(tiles.tile(index, m, n));
+  };
+  if (tiles.count == 1 || omp_in_parallel()) {
+    for (int64_t index = 0; index < tiles.count; ++index) run(index);
+    return;
+  }
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t index = 0; index < tiles.count; ++index) {
+    try {
+      run(index);
+    } catch (...) {
+#pragma omp critical(strand_gemm_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace strand::kernels::cpu
