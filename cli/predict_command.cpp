@@ -289,6 +289,13 @@ const std::vector<ConfigKey>& predict_keys() {
          .flag = "--device",
          .help = "Where the model runs: cpu or cuda[:N]; cuda fails clearly where unsupported",
          .commands = predict},
+        {.key = "precision",
+         .field = field<PredictOptions>([](auto& o) -> auto& { return o.precision; }),
+         .choices = {"fp32", "tf32", "bf16"},
+         .flag = "--precision",
+         .help = "Float32 matrix math of the forward passes, as train's --precision: fp32 "
+                 "(exact), tf32 (GPU; fp32 on the CPU) or bf16 (bfloat16 operands, float32 sums)",
+         .commands = predict},
     };
     rows.insert(rows.end(), own.begin(), own.end());
     return rows;
@@ -300,6 +307,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   const std::string out_format = output_format(options);
   check_predict_flags(options, out_format);
   const Device device = usable_device(options.device, "--device");
+  const Float32PrecisionScope precision(usable_precision(options.precision, device, "--precision"));
   std::ostream& log = message_stream(options, out, err);
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
   RunConfig config = load_config_file(files.config);

@@ -536,14 +536,23 @@ void validate_config(const RunConfig& c) {
     require(index >= 0 && index < layers, "freeze",
             fmt::format("layer index {} is not in the model (layers 0..{})", index, layers - 1));
   }
-  const Device device = usable_device(c.device, "device");
-  // A bf16 run on a CPU without AVX-512 BF16 or AMX stops here, before the run directory exists
-  // (validate_numbers has checked the word).
-  const std::string reason =
-      float32_precision_unavailable_reason(parse_float32_precision(c.precision), device);
-  require(reason.empty(), "precision",
-          fmt::format("{} on {}: {}; the CPU trains in fp32 (the default)", c.precision,
-                      device.to_string(), reason));
+  // A bf16 run on a CPU without AVX-512 BF16 or AMX stops here, before the run directory exists.
+  usable_precision(c.precision, usable_device(c.device, "device"), "precision");
+}
+
+Float32Precision usable_precision(const std::string& text, const Device& device,
+                                  const std::string& name) {
+  Float32Precision precision = Float32Precision::kFp32;
+  try {
+    precision = parse_float32_precision(text);
+  } catch (const std::exception& error) {
+    throw ConfigError(fmt::format("{}: {}", name, error.what()));
+  }
+  const std::string reason = float32_precision_unavailable_reason(precision, device);
+  require(reason.empty(), name,
+          fmt::format("{} on {}: {}; the CPU runs in fp32 (the default)", text, device.to_string(),
+                      reason));
+  return precision;
 }
 
 Device usable_device(const std::string& text, const std::string& name) {

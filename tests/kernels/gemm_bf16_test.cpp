@@ -1,6 +1,7 @@
 // Mixed precision on the CPU: the float32 -> bfloat16 rounding (kernels/bfloat16.h: ties to
 // even, infinities, NaN, overflow, denormals), gemm_bf16 against a float64 oracle of the
-// bfloat16-rounded operands on every operand layout, its independence of the thread count, and
+// bfloat16-rounded operands on every operand layout (and within bfloat16's tolerance of the
+// float32 operands' product), its independence of the thread count, and
 // its refusal on a CPU without AVX-512 BF16 or AMX (the test hook).
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -142,14 +143,17 @@ TEST_CASE("gemm_bf16 equals float64 products of the bfloat16-rounded operands, e
       const Product p(s, beta);
       double worst_excess = 0.0;       // the largest error beyond the bound (0: within it)
       double unrounded_excess = -1.0;  // the same against float32 operands: must exceed it
+      double fp32_excess = 0.0;        // the error against float32 operands beyond bfloat16's bound
       for (int64_t i = 0; i < s.m; ++i) {
         for (int64_t j = 0; j < s.n; ++j) {
           double exact = beta * 0.5, unrounded = beta * 0.5, magnitude = std::abs(beta * 0.5);
+          double unrounded_magnitude = magnitude;
           for (int64_t q = 0; q < s.k; ++q) {
             const double x = round_to_bfloat16(p.a_at(i, q)), y = round_to_bfloat16(p.b_at(q, j));
             exact += x * y;
             magnitude += std::abs(x * y);
             unrounded += static_cast<double>(p.a_at(i, q)) * p.b_at(q, j);
+            unrounded_magnitude += std::abs(static_cast<double>(p.a_at(i, q)) * p.b_at(q, j));
           }
           // Products of bfloat16 values are exact in float32; only the float32 sum rounds:
           // at most k + 1 roundings of 2^-24 relative to the sum of magnitudes.
@@ -159,11 +163,16 @@ TEST_CASE("gemm_bf16 equals float64 products of the bfloat16-rounded operands, e
           const double unrounded_error =
               std::abs(p.c[static_cast<size_t>(i * p.ldc + j)] - unrounded);
           unrounded_excess = std::max(unrounded_excess, unrounded_error - bound);
+          // Against float32 operands, bfloat16's tolerance: each operand rounds by at most
+          // 2^-9 relative, a product by 2^-8 + 2^-18, on top of the float32 sum's roundings.
+          const double bf16_bound = (0x1p-8 + 0x1p-18) * unrounded_magnitude + bound;
+          fp32_excess = std::max(fp32_excess, unrounded_error - bf16_bound);
         }
         for (int64_t j = s.n; j < p.ldc; ++j)
           CHECK(p.c[static_cast<size_t>(i * p.ldc + j)] == 0.5F);
       }
       CHECK(worst_excess <= 0.0);
+      CHECK(fp32_excess <= 0.0);  // within bfloat16's tolerance of the float32 product
       // The operands really were rounded: somewhere the result is farther from the product of
       // the float32 operands than a float32 GEMM could be (for k >= 4, uniform values).
       if (s.k >= 4) CHECK(unrounded_excess > 0.0);
