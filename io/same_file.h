@@ -9,7 +9,8 @@ namespace strand::io {
 /// Whether `a` and `b` name one file. When both exist, by filesystem identity (device and inode:
 /// std::filesystem::equivalent), so a hard link, a symbolic link or another spelling of the path
 /// is caught; when one does not exist yet, by their absolute paths with symbolic links resolved
-/// ("x.tsv" and "./x.tsv").
+/// ("x.tsv" and "./x.tsv"); when the filesystem cannot resolve them (a name over NAME_MAX, a loop
+/// of links), by their absolute, lexically normal paths.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 }  // namespace strand::io

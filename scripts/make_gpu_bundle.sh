@@ -103,6 +103,11 @@ echo "bundle: lib/libstrand_cuda.so is found and loaded beside lib/libstrand.so"
 # The tests' fixtures, configs and the motif library: the repository's own files.
 git ls-files -z --cached --others --exclude-standard |
   tar --null -T - -cf - | tar -xf - -C "$stage/share/strand/source"
+# The commit the bundle was built from (-dirty: with uncommitted changes): gpu_checks.sh names
+# its record bench/results/gpu/<date>-<commit> after it.
+commit="$(git rev-parse --short=12 HEAD)"
+git diff --quiet HEAD -- 2>/dev/null || commit="${commit}-dirty"
+echo "$commit" >"$stage/share/strand/commit.txt"
 # A trained BPNet and four of its sequences, for gpu_checks.sh's explain step
 # (bench/cuda/run_explain_gpu.sh): bench/explain/prepare_runs.sh trains them into build-bench.
 explain_runs="${STRAND_BUNDLE_EXPLAIN_DIR:-build-bench/explain}"

@@ -26,7 +26,6 @@ import csv
 import time
 
 import numpy as np
-import pyBigWig
 import torch
 
 import quality_common as q
@@ -125,6 +124,7 @@ class ProfileData:
 
 
 def read_tracks(data, motifs):
+    import pyBigWig  # here, so that the GPU peer imports this module on a host without it
     tracks = []
     for motif in motifs:
         for strand in ("plus", "minus"):

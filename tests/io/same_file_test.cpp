@@ -39,5 +39,17 @@ TEST_CASE("same_file: by filesystem identity when both exist, by resolved path o
   fs::remove_all(dir);
 }
 
+// A name longer than NAME_MAX (255 bytes) makes every filesystem call fail with ENAMETOOLONG:
+// its spellings must still be one file (fuzz/fuzz_paths found "./N" and "N" told apart).
+TEST_CASE("same_file: a name the filesystem refuses is compared by its absolute, normal path") {
+  const std::string name(300, 'n');
+  CHECK(same_file(name, "./" + name));
+  CHECK(same_file("./" + name, name));
+  CHECK(same_file(name, "sub/../" + name));
+  CHECK(same_file(name + "/", name));
+  CHECK_FALSE(same_file(name, name + "x"));
+  CHECK_FALSE(same_file(name, "genome.fa"));
+}
+
 }  // namespace
 }  // namespace strand::io
