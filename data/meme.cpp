@@ -52,137 +52,174 @@ std::string attribute(std::string_view line, std::string_view key) {
   return tokens.empty() ? "" : std::string(tokens.front());
 }
 
-}  // namespace
+// parse_meme's state over the lines of one file: the motifs read so far and the matrix being
+// read.
+class MemeParser {
+ public:
+  explicit MemeParser(std::string_view source) : source_(source) {}
+  std::vector<Motif> parse(std::string_view text);
 
-std::vector<Motif> parse_meme(std::string_view text, std::string_view source) {
-  std::vector<Motif> motifs;
-  std::set<std::string, std::less<>> names;
+ private:
+  DataError fail(int64_t line, const std::string& what) const {
+    return DataError(fmt::format("{}:{}: {}", source_, line, what));
+  }
+  void read_line(std::string_view line, int64_t n);
+  void close_motif(int64_t line) const;
+  void read_row(std::string_view line, int64_t n);
+  void read_alphabet(std::string_view line, int64_t n) const;
+  void open_motif(std::string_view line, int64_t n);
+  void open_matrix(std::string_view line, int64_t n);
+
+  std::string_view source_;
+  std::vector<Motif> motifs_;
+  std::set<std::string, std::less<>> names_;
+  bool header_ = false;
+  int64_t motif_line_ = 0;      // where the open motif started
+  int64_t rows_expected_ = -1;  // > 0 while reading a matrix
+};
+
+std::vector<Motif> MemeParser::parse(std::string_view text) {
   std::istringstream in{std::string(text)};
   std::string raw;
   int64_t line_number = 0;
-  bool header = false;
-  int64_t motif_line = 0;      // where the open motif started
-  int64_t rows_expected = -1;  // > 0 while reading a matrix
-  const auto fail = [&](int64_t line, const std::string& what) {
-    return DataError(fmt::format("{}:{}: {}", source, line, what));
-  };
-  const auto close_motif = [&](int64_t line) {
-    if (motifs.empty()) return;
-    Motif& motif = motifs.back();
-    if (rows_expected > 0) {
-      throw fail(line, fmt::format("motif '{}' has {} of the w= {} rows its matrix announces",
-                                   motif.name, motif.rows.size(),
-                                   motif.rows.size() + static_cast<size_t>(rows_expected)));
-    }
-    if (motif.rows.empty()) {
-      throw fail(motif_line,
-                 fmt::format("motif '{}' has no letter-probability matrix", motif.name));
-    }
-  };
   while (std::getline(in, raw)) {
     ++line_number;
     const std::string_view line = trim(raw);
-    if (line.empty()) continue;
-    if (!header) {
-      if (!line.starts_with("MEME version")) {
-        throw fail(line_number, fmt::format("not a MEME motif file: expected 'MEME version N' "
-                                            "first, found '{}'",
-                                            line.substr(0, 60)));
-      }
-      header = true;
-      continue;
-    }
-    if (rows_expected > 0) {
-      const std::vector<std::string_view> fields = words(line);
-      std::array<double, 4> row{};
-      bool numbers = fields.size() == 4;
-      for (size_t i = 0; numbers && i < 4; ++i) {
-        const auto value = parse_float(fields[i]);
-        numbers = value.has_value();
-        if (numbers) row[i] = *value;
-      }
-      if (!numbers) {
-        if (fields.size() != 4 && !fields.empty() && parse_float(fields[0]).has_value()) {
-          throw fail(line_number, fmt::format("motif '{}': a matrix row needs the 4 "
-                                              "probabilities of A, C, G and T, got {} fields",
-                                              motifs.back().name, fields.size()));
-        }
-        const Motif& motif = motifs.back();
-        throw fail(line_number, fmt::format("motif '{}' has {} of the w= {} rows its matrix "
-                                            "announces (found '{}')",
-                                            motif.name, motif.rows.size(),
-                                            motif.rows.size() + static_cast<size_t>(rows_expected),
-                                            line.substr(0, 40)));
-      }
-      double total = 0.0;
-      for (const double p : row) {
-        if (!(p >= 0.0) || !std::isfinite(p)) {
-          throw fail(line_number, fmt::format("motif '{}': probability {} is not a number >= 0",
-                                              motifs.back().name, p));
-        }
-        total += p;
-      }
-      if (std::abs(total - 1.0) > 0.01) {
-        throw fail(line_number,
-                   fmt::format("motif '{}': the row sums to {}, not 1", motifs.back().name, total));
-      }
-      for (double& p : row) p /= total;
-      motifs.back().rows.push_back(row);
-      --rows_expected;
-      continue;
-    }
-    if (line.starts_with("ALPHABET")) {
-      std::string letters;
-      for (const char c : line.substr(
-               line.find('=') == std::string_view::npos ? line.size() : line.find('=') + 1)) {
-        if (!std::isspace(static_cast<unsigned char>(c))) letters += c;
-      }
-      if (letters != "ACGT") {
-        throw fail(line_number, fmt::format("alphabet '{}': strand reads DNA motifs (ALPHABET= "
-                                            "ACGT)",
-                                            letters));
-      }
-    } else if (line.starts_with("MOTIF")) {
-      close_motif(line_number);
-      const std::vector<std::string_view> fields = words(line);
-      if (fields.size() < 2) throw fail(line_number, "MOTIF without a name");
-      Motif motif;
-      motif.name = std::string(fields[1]);
-      for (size_t i = 2; i < fields.size(); ++i) motif.aliases.emplace_back(fields[i]);
-      if (!names.insert(motif.name).second) {
-        throw fail(line_number, fmt::format("motif '{}' appears twice", motif.name));
-      }
-      motif_line = line_number;
-      motifs.push_back(std::move(motif));
-    } else if (line.starts_with("letter-probability matrix")) {
-      if (motifs.empty()) throw fail(line_number, "a letter-probability matrix before any MOTIF");
-      if (!motifs.back().rows.empty()) {
-        throw fail(line_number, fmt::format("motif '{}' has a second matrix", motifs.back().name));
-      }
-      const std::string alength = attribute(line, "alength");
-      if (!alength.empty() && alength != "4") {
-        throw fail(line_number, fmt::format("motif '{}': alength= {}; DNA motifs have 4 letters",
-                                            motifs.back().name, alength));
-      }
-      const auto width = parse_int(attribute(line, "w"));
-      if (!width || *width < 1) {
-        throw fail(line_number, fmt::format("motif '{}': the matrix line needs w= (the number of "
-                                            "rows, >= 1)",
-                                            motifs.back().name));
-      }
-      rows_expected = *width;
-    }
-    // Other lines (strands, background frequencies, URL, comments) carry nothing strand needs.
+    if (!line.empty()) read_line(line, line_number);
   }
   close_motif(line_number + 1);
-  if (!header) throw fail(1, "not a MEME motif file: it is empty");
-  if (motifs.empty()) throw fail(line_number, "no MOTIF in the file");
-  for (Motif& motif : motifs) {
+  if (!header_) throw fail(1, "not a MEME motif file: it is empty");
+  if (motifs_.empty()) throw fail(line_number, "no MOTIF in the file");
+  for (Motif& motif : motifs_) {
     for (const auto& row : motif.rows) {
       motif.consensus += "ACGT"[std::max_element(row.begin(), row.end()) - row.begin()];
     }
   }
-  return motifs;
+  return std::move(motifs_);
+}
+
+void MemeParser::read_line(std::string_view line, int64_t n) {
+  if (!header_) {
+    if (!line.starts_with("MEME version")) {
+      throw fail(n, fmt::format("not a MEME motif file: expected 'MEME version N' "
+                                "first, found '{}'",
+                                line.substr(0, 60)));
+    }
+    header_ = true;
+  } else if (rows_expected_ > 0) {
+    read_row(line, n);
+  } else if (line.starts_with("ALPHABET")) {
+    read_alphabet(line, n);
+  } else if (line.starts_with("MOTIF")) {
+    open_motif(line, n);
+  } else if (line.starts_with("letter-probability matrix")) {
+    open_matrix(line, n);
+  }
+  // Other lines (strands, background frequencies, URL, comments) carry nothing strand needs.
+}
+
+void MemeParser::close_motif(int64_t line) const {
+  if (motifs_.empty()) return;
+  const Motif& motif = motifs_.back();
+  if (rows_expected_ > 0) {
+    throw fail(line, fmt::format("motif '{}' has {} of the w= {} rows its matrix announces",
+                                 motif.name, motif.rows.size(),
+                                 motif.rows.size() + static_cast<size_t>(rows_expected_)));
+  }
+  if (motif.rows.empty()) {
+    throw fail(motif_line_, fmt::format("motif '{}' has no letter-probability matrix", motif.name));
+  }
+}
+
+// A row of the open matrix: the 4 probabilities of A, C, G and T, normalised to sum 1.
+void MemeParser::read_row(std::string_view line, int64_t n) {
+  const std::vector<std::string_view> fields = words(line);
+  std::array<double, 4> row{};
+  bool numbers = fields.size() == 4;
+  for (size_t i = 0; numbers && i < 4; ++i) {
+    const auto value = parse_float(fields[i]);
+    numbers = value.has_value();
+    if (numbers) row[i] = *value;
+  }
+  Motif& motif = motifs_.back();
+  if (!numbers) {
+    if (fields.size() != 4 && !fields.empty() && parse_float(fields[0]).has_value()) {
+      throw fail(n, fmt::format("motif '{}': a matrix row needs the 4 "
+                                "probabilities of A, C, G and T, got {} fields",
+                                motif.name, fields.size()));
+    }
+    throw fail(n, fmt::format("motif '{}' has {} of the w= {} rows its matrix "
+                              "announces (found '{}')",
+                              motif.name, motif.rows.size(),
+                              motif.rows.size() + static_cast<size_t>(rows_expected_),
+                              line.substr(0, 40)));
+  }
+  double total = 0.0;
+  for (const double p : row) {
+    if (!(p >= 0.0) || !std::isfinite(p)) {
+      throw fail(n, fmt::format("motif '{}': probability {} is not a number >= 0", motif.name, p));
+    }
+    total += p;
+  }
+  if (std::abs(total - 1.0) > 0.01) {
+    throw fail(n, fmt::format("motif '{}': the row sums to {}, not 1", motif.name, total));
+  }
+  for (double& p : row) p /= total;
+  motif.rows.push_back(row);
+  --rows_expected_;
+}
+
+void MemeParser::read_alphabet(std::string_view line, int64_t n) const {
+  std::string letters;
+  for (const char c :
+       line.substr(line.find('=') == std::string_view::npos ? line.size() : line.find('=') + 1)) {
+    if (!std::isspace(static_cast<unsigned char>(c))) letters += c;
+  }
+  if (letters != "ACGT") {
+    throw fail(n, fmt::format("alphabet '{}': strand reads DNA motifs (ALPHABET= "
+                              "ACGT)",
+                              letters));
+  }
+}
+
+void MemeParser::open_motif(std::string_view line, int64_t n) {
+  close_motif(n);
+  const std::vector<std::string_view> fields = words(line);
+  if (fields.size() < 2) throw fail(n, "MOTIF without a name");
+  Motif motif;
+  motif.name = std::string(fields[1]);
+  for (size_t i = 2; i < fields.size(); ++i) motif.aliases.emplace_back(fields[i]);
+  if (!names_.insert(motif.name).second) {
+    throw fail(n, fmt::format("motif '{}' appears twice", motif.name));
+  }
+  motif_line_ = n;
+  motifs_.push_back(std::move(motif));
+}
+
+void MemeParser::open_matrix(std::string_view line, int64_t n) {
+  if (motifs_.empty()) throw fail(n, "a letter-probability matrix before any MOTIF");
+  const Motif& motif = motifs_.back();
+  if (!motif.rows.empty()) {
+    throw fail(n, fmt::format("motif '{}' has a second matrix", motif.name));
+  }
+  const std::string alength = attribute(line, "alength");
+  if (!alength.empty() && alength != "4") {
+    throw fail(
+        n, fmt::format("motif '{}': alength= {}; DNA motifs have 4 letters", motif.name, alength));
+  }
+  const auto width = parse_int(attribute(line, "w"));
+  if (!width || *width < 1) {
+    throw fail(n, fmt::format("motif '{}': the matrix line needs w= (the number of "
+                              "rows, >= 1)",
+                              motif.name));
+  }
+  rows_expected_ = *width;
+}
+
+}  // namespace
+
+std::vector<Motif> parse_meme(std::string_view text, std::string_view source) {
+  return MemeParser(source).parse(text);
 }
 
 std::vector<Motif> read_meme(const std::filesystem::path& path) {

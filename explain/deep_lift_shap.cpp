@@ -70,6 +70,108 @@ Tensor actual_contributions(const Tensor& hypothetical, const Tensor& codes) {
   return out;
 }
 
+namespace {
+
+// Per-sequence sums over the sequence's reference pairs, (N) each.
+struct PairSums {
+  explicit PairSums(int64_t n)
+      : prediction(static_cast<size_t>(n), 0.0),
+        reference_sum(static_cast<size_t>(n), 0.0),
+        attribution_sum(static_cast<size_t>(n), 0.0),
+        difference_scale(static_cast<size_t>(n), 0.0) {}
+  std::vector<double> prediction;
+  std::vector<double> reference_sum;
+  std::vector<double> attribution_sum;   // sum over pairs of (x-r).m
+  std::vector<double> difference_scale;  // sum of |f(x) - f(r)|
+};
+
+// The references of every sequence: (N, R, L) codes, from `references_of`.
+Tensor draw_references(const ReferenceFunction& references_of, const Tensor& codes, int64_t r,
+                       int64_t first_index) {
+  const int64_t n = codes.size(0), length = codes.size(1);
+  Tensor references;
+  try {
+    references = Tensor::empty({n, r, length}, DType::kUInt8);
+  } catch (const Error& error) {
+    throw Error(fmt::format(
+        "references: {} references for each of {} sequences of {} bases need {:.0f} bytes "
+        "({}); lower references or explain fewer sequences per call",
+        r, n, length, static_cast<double>(n) * static_cast<double>(r) * static_cast<double>(length),
+        error.what()));
+  }
+  const uint8_t* x_codes = codes.data<uint8_t>();
+  uint8_t* r_codes = references.data<uint8_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    references_of(first_index + i, x_codes + i * length, length, r, r_codes + i * r * length);
+  }
+  return references;
+}
+
+// Adds a batch of `count` pairs from pair `first` on (r references per sequence; codes x_batch
+// and r_batch (count, L), multipliers m (count, 4, L), f(x) and f(r) (count)) to the
+// hypothetical scores (N, 4, L) and the sums.
+void add_pairs(int64_t first, int64_t count, int64_t r, int64_t length, const uint8_t* x_batch,
+               const uint8_t* r_batch, const float* m, const double* fxv, const double* frv,
+               float* hypothetical, PairSums& sums) {
+  for (int64_t q = 0; q < count; ++q) {
+    const int64_t pair = first + q, i = pair / r;
+    const uint8_t* xb = x_batch + q * length;
+    const uint8_t* rb = r_batch + q * length;
+    const float* mq = m + q * 4 * length;
+    float* h = hypothetical + i * 4 * length;
+    double dot = 0.0;  // the pair's actual contributions: (x - r) . m where x has a letter
+    for (int64_t l = 0; l < length; ++l) {
+      // sum_c r[c, l] m[c, l]: the multiplier of the reference's letter (0 for N).
+      const float at_reference = rb[l] < data::kNumBases ? mq[rb[l] * length + l] : 0.0F;
+      if (xb[l] < data::kNumBases) {
+        dot += static_cast<double>(mq[xb[l] * length + l]) - static_cast<double>(at_reference);
+      }
+      for (int64_t c = 0; c < 4; ++c) {
+        h[c * length + l] += (mq[c * length + l] - at_reference) / static_cast<float>(r);
+      }
+    }
+    sums.prediction[static_cast<size_t>(i)] = fxv[q];
+    sums.reference_sum[static_cast<size_t>(i)] += frv[q];
+    sums.attribution_sum[static_cast<size_t>(i)] += dot;
+    sums.difference_scale[static_cast<size_t>(i)] += std::abs(fxv[q] - frv[q]);
+  }
+}
+
+// The task values of the references' outputs z_r, reference q of the input at row
+// input_rows[q] of the inputs' outputs z_x.
+Var reference_task_values(const Var& z_x, const Var& z_r, Activation activation,
+                          const Target& target, const std::vector<int64_t>& input_rows) {
+  if (z_r.dim() == 3 && activation == Activation::kSoftmax) {
+    // A profile's summary with the input's softmax weights held constant (the field's
+    // wrapper): the references weighed as their inputs are.
+    const Var weights(rows_of(ops::softmax(z_x.value(), 2), input_rows));
+    return sum(mul(sub(z_r, mean(z_r, {2}, /*keepdim=*/true)), weights), {2});
+  }
+  return output_task_values(z_r, activation, target);
+}
+
+// The result's per-sequence figures from the sums over its r references.
+void summarise(const PairSums& sums, int64_t n, int64_t r, DeepLiftShapResult& result) {
+  result.prediction = Tensor::empty({n}, DType::kFloat32);
+  result.reference_mean = Tensor::empty({n}, DType::kFloat32);
+  result.deviation = Tensor::empty({n}, DType::kFloat32);
+  result.relative_deviation = Tensor::empty({n}, DType::kFloat32);
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<size_t>(i);
+    const double mean_reference = sums.reference_sum[k] / static_cast<double>(r);
+    const double deviation = std::abs(sums.attribution_sum[k] / static_cast<double>(r) -
+                                      (sums.prediction[k] - mean_reference));
+    const double scale = sums.difference_scale[k] / static_cast<double>(r);
+    result.prediction.data<float>()[i] = static_cast<float>(sums.prediction[k]);
+    result.reference_mean.data<float>()[i] = static_cast<float>(mean_reference);
+    result.deviation.data<float>()[i] = static_cast<float>(deviation);
+    result.relative_deviation.data<float>()[i] =
+        static_cast<float>(scale > 0.0 ? deviation / scale : 0.0);
+  }
+}
+
+}  // namespace
+
 DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
                                   const DeepLiftShapOptions& options) {
   STRAND_CHECK(codes_in.dim() == 2 && codes_in.dtype() == DType::kUInt8,
@@ -85,22 +187,9 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   const ReferenceFunction references_of =
       options.reference_function ? options.reference_function : dinucleotide_shuffles(options.seed);
   // The references of every sequence: (N, R, L) codes.
-  Tensor references;
-  try {
-    references = Tensor::empty({n, r, length}, DType::kUInt8);
-  } catch (const Error& error) {
-    throw Error(fmt::format(
-        "references: {} references for each of {} sequences of {} bases need {:.0f} bytes "
-        "({}); lower references or explain fewer sequences per call",
-        r, n, length, static_cast<double>(n) * static_cast<double>(r) * static_cast<double>(length),
-        error.what()));
-  }
+  const Tensor references = draw_references(references_of, codes, r, options.first_index);
   const uint8_t* x_codes = codes.data<uint8_t>();
-  uint8_t* r_codes = references.data<uint8_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    references_of(options.first_index + i, x_codes + i * length, length, r,
-                  r_codes + i * r * length);
-  }
+  const uint8_t* r_codes = references.data<uint8_t>();
 
   ExplainScope scope(model);
   GradModeOn grad_on;
@@ -108,10 +197,7 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   const Device device = train::model_device(model);
   DeepLiftShapResult result;
   result.hypothetical = Tensor::zeros({n, 4, length}, DType::kFloat32);
-  std::vector<double> prediction(static_cast<size_t>(n), 0.0);
-  std::vector<double> reference_sum(static_cast<size_t>(n), 0.0);
-  std::vector<double> attribution_sum(static_cast<size_t>(n), 0.0);   // sum over pairs of (x-r).m
-  std::vector<double> difference_scale(static_cast<size_t>(n), 0.0);  // sum of |f(x) - f(r)|
+  PairSums sums(n);
   float* hypothetical = result.hypothetical.data<float>();
   // Units of work (explain/parallel_units.h): groups of sequences with all their references,
   // about one batch of pairs each, so that every sequence's sums are made in one thread, in
@@ -162,16 +248,8 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
       ModelInputs references_in;
       references_in.sequence = reference_input;
       const Var z_r = model.forward_outputs(references_in)[options.target.output];
-      Var task_r;
-      if (z_r.dim() == 3 && activation == Activation::kSoftmax) {
-        // A profile's summary with the input's softmax weights held constant (the field's
-        // wrapper): the references weighed as their inputs are.
-        const Var weights(rows_of(ops::softmax(z_x.value(), 2), input_rows));
-        task_r = sum(mul(sub(z_r, mean(z_r, {2}, /*keepdim=*/true)), weights), {2});
-      } else {
-        task_r = output_task_values(z_r, activation, options.target);
-      }
-      const Var f_r_var = select_target(task_r, options.target);
+      const Var f_r_var = select_target(
+          reference_task_values(z_x, z_r, activation, options.target, input_rows), options.target);
       f_r_var.backward(Tensor::ones(f_r_var.shape(), f_r_var.dtype(), f_r_var.device()));
       pass.finish();
       const Tensor f_r = f_r_var.value().to(Device::cpu()).to(DType::kFloat64).contiguous();
@@ -182,46 +260,11 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
       const float* m = multipliers.data<float>();
       const double* fxv = fx.data<double>();
       const double* frv = f_r.data<double>();
-      for (int64_t q = 0; q < count; ++q) {
-        const int64_t pair = first + q, i = pair / r;
-        const uint8_t* xb = x_batch.data() + q * length;
-        const uint8_t* rb = r_batch.data() + q * length;
-        const float* mq = m + q * 4 * length;
-        float* h = hypothetical + i * 4 * length;
-        double dot = 0.0;  // the pair's actual contributions: (x - r) . m where x has a letter
-        for (int64_t l = 0; l < length; ++l) {
-          // sum_c r[c, l] m[c, l]: the multiplier of the reference's letter (0 for N).
-          const float at_reference = rb[l] < data::kNumBases ? mq[rb[l] * length + l] : 0.0F;
-          if (xb[l] < data::kNumBases) {
-            dot += static_cast<double>(mq[xb[l] * length + l]) - static_cast<double>(at_reference);
-          }
-          for (int64_t c = 0; c < 4; ++c) {
-            h[c * length + l] += (mq[c * length + l] - at_reference) / static_cast<float>(r);
-          }
-        }
-        prediction[static_cast<size_t>(i)] = fxv[q];
-        reference_sum[static_cast<size_t>(i)] += frv[q];
-        attribution_sum[static_cast<size_t>(i)] += dot;
-        difference_scale[static_cast<size_t>(i)] += std::abs(fxv[q] - frv[q]);
-      }
+      add_pairs(first, count, r, length, x_batch.data(), r_batch.data(), m, fxv, frv, hypothetical,
+                sums);
     }
   });
-  result.prediction = Tensor::empty({n}, DType::kFloat32);
-  result.reference_mean = Tensor::empty({n}, DType::kFloat32);
-  result.deviation = Tensor::empty({n}, DType::kFloat32);
-  result.relative_deviation = Tensor::empty({n}, DType::kFloat32);
-  for (int64_t i = 0; i < n; ++i) {
-    const auto k = static_cast<size_t>(i);
-    const double mean_reference = reference_sum[k] / static_cast<double>(r);
-    const double deviation =
-        std::abs(attribution_sum[k] / static_cast<double>(r) - (prediction[k] - mean_reference));
-    const double scale = difference_scale[k] / static_cast<double>(r);
-    result.prediction.data<float>()[i] = static_cast<float>(prediction[k]);
-    result.reference_mean.data<float>()[i] = static_cast<float>(mean_reference);
-    result.deviation.data<float>()[i] = static_cast<float>(deviation);
-    result.relative_deviation.data<float>()[i] =
-        static_cast<float>(scale > 0.0 ? deviation / scale : 0.0);
-  }
+  summarise(sums, n, r, result);
   if (options.keep_references) result.references = references;
   return result;
 }

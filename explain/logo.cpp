@@ -64,34 +64,39 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-}  // namespace
+// Where a logo's parts go, in pixels (y down), and its score range.
+struct LogoLayout {
+  double top = 0.0, bottom = 0.0;  // the extent of the stacks above and below the baseline
+  double margin_left = 70.0, margin_right = 20.0, margin_top = 40.0, margin_bottom = 45.0;
+  double plot_width = 0.0, plot_height = 0.0;
+  double scale = 0.0;  // pixels per unit of score
+  double baseline = 0.0;
+};
 
-std::string logo_svg(const Tensor& scores_in, const LogoOptions& options) {
-  STRAND_CHECK(scores_in.dim() == 2 && scores_in.size(0) == 4 && scores_in.size(1) >= 1,
-               "logo: expected scores (4, W), got {}", scores_in.describe());
-  const Tensor scores = scores_in.to(Device::cpu()).to(DType::kFloat32).contiguous();
-  const int64_t width = scores.size(1);
-  const float* s = scores.data<float>();
-  // The extent of the stacks above and below the baseline.
-  double top = 0.0, bottom = 0.0;
+// s: (4, width) scores.
+LogoLayout logo_layout(const float* s, int64_t width, const LogoOptions& options) {
+  LogoLayout layout;
   for (int64_t t = 0; t < width; ++t) {
     double up = 0.0, down = 0.0;
     for (int64_t c = 0; c < 4; ++c) {
       const double v = std::isfinite(s[c * width + t]) ? s[c * width + t] : 0.0;
       (v > 0 ? up : down) += v;
     }
-    top = std::max(top, up);
-    bottom = std::min(bottom, down);
+    layout.top = std::max(layout.top, up);
+    layout.bottom = std::min(layout.bottom, down);
   }
-  if (top - bottom <= 0.0) top = 1.0;  // all zero: an empty plot with a unit axis
-  const double margin_left = 70.0, margin_right = 20.0, margin_top = 40.0, margin_bottom = 45.0;
-  const double plot_width = options.column_width * static_cast<double>(width);
-  const double plot_height = options.height;
-  const double scale = plot_height / (top - bottom);  // pixels per unit of score
-  const double baseline = margin_top + top * scale;
-  const double total_width = margin_left + plot_width + margin_right;
-  const double total_height = margin_top + plot_height + margin_bottom;
+  if (layout.top - layout.bottom <= 0.0) layout.top = 1.0;  // all zero: a unit axis
+  layout.plot_width = options.column_width * static_cast<double>(width);
+  layout.plot_height = options.height;
+  layout.scale = layout.plot_height / (layout.top - layout.bottom);
+  layout.baseline = layout.margin_top + layout.top * layout.scale;
+  return layout;
+}
 
+// The document's start: its size, the letters' definitions and the title.
+std::string svg_start(const LogoLayout& layout, const LogoOptions& options) {
+  const double total_width = layout.margin_left + layout.plot_width + layout.margin_right;
+  const double total_height = layout.margin_top + layout.plot_height + layout.margin_bottom;
   std::string svg = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
@@ -108,80 +113,104 @@ std::string logo_svg(const Tensor& scores_in, const LogoOptions& options) {
   if (!options.title.empty()) {
     svg += fmt::format(
         "<text x=\"{:.1f}\" y=\"22\" font-family=\"sans-serif\" font-size=\"14\">{}</text>\n",
-        margin_left, escape(options.title));
+        layout.margin_left, escape(options.title));
   }
-  // The letters: per position, positives stacked upwards from the baseline in increasing order
-  // (the largest on top), negatives downwards (the most negative at the bottom), as logomaker.
+  return svg;
+}
+
+// The letters of column t of s (4, width): positives stacked upwards from the baseline in
+// increasing order (the largest on top), negatives downwards (the most negative at the
+// bottom), as logomaker.
+std::string letter_stack(const float* s, int64_t width, int64_t t, const LogoLayout& layout,
+                         const LogoOptions& options) {
   const double pad = options.column_width * 0.05;
-  for (int64_t t = 0; t < width; ++t) {
-    std::array<std::pair<double, int>, 4> column;
-    for (int c = 0; c < 4; ++c) {
-      const double v = s[c * width + t];
-      column[static_cast<size_t>(c)] = {std::isfinite(v) ? v : 0.0, c};
-    }
-    std::sort(column.begin(), column.end(),
-              [](const auto& a, const auto& b) { return std::abs(a.first) < std::abs(b.first); });
-    double up = 0.0, down = 0.0;
-    const double x = margin_left + options.column_width * static_cast<double>(t) + pad;
-    const double w = options.column_width - 2 * pad;
-    for (const auto& [value, c] : column) {
-      const double h = std::abs(value) * scale;
-      if (h < 0.05) continue;  // invisible
-      if (value > 0) {
-        const double y = baseline - (up + value) * scale;
-        svg += fmt::format(
-            "<use href=\"#letter{}\" transform=\"translate({:.2f},{:.2f}) "
-            "scale({:.3f},{:.3f})\"/>\n",
-            kLetters[static_cast<size_t>(c)], x, y, w, h);
-        up += value;
-      } else {
-        // Flipped below the baseline: the unit box's top at the stack's bottom edge.
-        const double y = baseline - (down + value) * scale;
-        svg += fmt::format(
-            "<use href=\"#letter{}\" transform=\"translate({:.2f},{:.2f}) "
-            "scale({:.3f},{:.3f})\"/>\n",
-            kLetters[static_cast<size_t>(c)], x, y, w, -h);
-        down += value;
-      }
-    }
+  std::array<std::pair<double, int>, 4> column;
+  for (int c = 0; c < 4; ++c) {
+    const double v = s[c * width + t];
+    column[static_cast<size_t>(c)] = {std::isfinite(v) ? v : 0.0, c};
   }
-  // Axes: the baseline, a y axis with ticks, position labels.
-  svg += fmt::format(
+  std::sort(column.begin(), column.end(),
+            [](const auto& a, const auto& b) { return std::abs(a.first) < std::abs(b.first); });
+  std::string svg;
+  double up = 0.0, down = 0.0;
+  const double x = layout.margin_left + options.column_width * static_cast<double>(t) + pad;
+  const double w = options.column_width - 2 * pad;
+  for (const auto& [value, c] : column) {
+    const double h = std::abs(value) * layout.scale;
+    if (h < 0.05) continue;  // invisible
+    // Below the baseline the letter is flipped: the unit box's top at the stack's bottom edge.
+    double& stacked = value > 0 ? up : down;
+    const double y = layout.baseline - (stacked + value) * layout.scale;
+    svg += fmt::format(
+        "<use href=\"#letter{}\" transform=\"translate({:.2f},{:.2f}) "
+        "scale({:.3f},{:.3f})\"/>\n",
+        kLetters[static_cast<size_t>(c)], x, y, w, value > 0 ? h : -h);
+    stacked += value;
+  }
+  return svg;
+}
+
+// The baseline and the y axis with its ticks and label.
+std::string y_axis(const LogoLayout& layout, const LogoOptions& options) {
+  const double left = layout.margin_left;
+  std::string svg = fmt::format(
       "<line x1=\"{0:.1f}\" y1=\"{1:.2f}\" x2=\"{2:.1f}\" y2=\"{1:.2f}\" stroke=\"#444\" "
       "stroke-width=\"1\"/>\n",
-      margin_left, baseline, margin_left + plot_width);
+      left, layout.baseline, left + layout.plot_width);
   svg += fmt::format(
       "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#444\" "
       "stroke-width=\"1\"/>\n",
-      margin_left - 4, margin_top, margin_top + plot_height);
-  const double step = tick_step(top - bottom);
-  for (double v = std::ceil(bottom / step) * step; v <= top + 1e-12; v += step) {
-    const double y = baseline - v * scale;
+      left - 4, layout.margin_top, layout.margin_top + layout.plot_height);
+  const double step = tick_step(layout.top - layout.bottom);
+  for (double v = std::ceil(layout.bottom / step) * step; v <= layout.top + 1e-12; v += step) {
+    const double y = layout.baseline - v * layout.scale;
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.2f}\" x2=\"{2:.1f}\" y2=\"{1:.2f}\" stroke=\"#444\"/>\n"
         "<text x=\"{3:.1f}\" y=\"{4:.2f}\" font-family=\"sans-serif\" font-size=\"11\" "
         "text-anchor=\"end\">{5:.3g}</text>\n",
-        margin_left - 8, y, margin_left - 4, margin_left - 10, y + 4,
-        std::abs(v) < 1e-12 ? 0.0 : v);
+        left - 8, y, left - 4, left - 10, y + 4, std::abs(v) < 1e-12 ? 0.0 : v);
   }
   svg += fmt::format(
       "<text transform=\"translate(16,{:.1f}) rotate(-90)\" font-family=\"sans-serif\" "
       "font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-      margin_top + plot_height / 2, escape(options.y_label));
+      layout.margin_top + layout.plot_height / 2, escape(options.y_label));
+  return svg;
+}
+
+// The position labels under the columns and the x axis' title.
+std::string x_axis(int64_t width, const LogoLayout& layout, const LogoOptions& options) {
+  std::string svg;
+  const double label_y = layout.margin_top + layout.plot_height + 16;
   const int64_t label_every = width <= 20 ? 1 : width <= 60 ? 5 : width <= 200 ? 10 : 50;
   for (int64_t t = 0; t < width; ++t) {
     const int64_t position = options.first_position + t;
     if (position % label_every != 0 && t != 0) continue;
-    const double x = margin_left + options.column_width * (static_cast<double>(t) + 0.5);
+    const double x = layout.margin_left + options.column_width * (static_cast<double>(t) + 0.5);
     svg += fmt::format(
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-family=\"sans-serif\" font-size=\"10\" "
         "text-anchor=\"middle\">{}</text>\n",
-        x, margin_top + plot_height + 16, position);
+        x, label_y, position);
   }
   svg += fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" font-family=\"sans-serif\" font-size=\"12\" "
       "text-anchor=\"middle\">position</text>\n",
-      margin_left + plot_width / 2, margin_top + plot_height + 36);
+      layout.margin_left + layout.plot_width / 2, layout.margin_top + layout.plot_height + 36);
+  return svg;
+}
+
+}  // namespace
+
+std::string logo_svg(const Tensor& scores_in, const LogoOptions& options) {
+  STRAND_CHECK(scores_in.dim() == 2 && scores_in.size(0) == 4 && scores_in.size(1) >= 1,
+               "logo: expected scores (4, W), got {}", scores_in.describe());
+  const Tensor scores = scores_in.to(Device::cpu()).to(DType::kFloat32).contiguous();
+  const int64_t width = scores.size(1);
+  const float* s = scores.data<float>();
+  const LogoLayout layout = logo_layout(s, width, options);
+  std::string svg = svg_start(layout, options);
+  for (int64_t t = 0; t < width; ++t) svg += letter_stack(s, width, t, layout, options);
+  svg += y_axis(layout, options);
+  svg += x_axis(width, layout, options);
   svg += "</svg>\n";
   return svg;
 }

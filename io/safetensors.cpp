@@ -130,23 +130,17 @@ std::vector<std::byte> encode_safetensors(std::span<const SafetensorsEntry> entr
   return out;
 }
 
-SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string_view source) {
-  if (bytes.size() < kHeaderPrefix) {
-    throw error(source, fmt::format("file is {} bytes, too short for the 8-byte header length",
-                                    bytes.size()));
-  }
-  std::uint64_t header_len = 0;
-  for (std::size_t i = 0; i < kHeaderPrefix; ++i) {
-    header_len |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
-  }
-  const std::uint64_t available = bytes.size() - kHeaderPrefix;
-  if (header_len > available || header_len > kMaxHeaderBytes) {
-    throw error(source, fmt::format("header length {} exceeds the {} bytes after the length field",
-                                    header_len, available));
-  }
-  const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + kHeaderPrefix),
-                                     header_len);
+namespace {
 
+// A tensor's bytes in the data section, [begin, end).
+struct DataSpan {
+  std::uint64_t begin, end;
+  std::string name;
+};
+
+// The header's JSON (bytes [8, 8 + header_len) of the file), refusing duplicate top-level keys
+// and deep nesting.
+nlohmann::json parse_header(std::string_view header_text, std::string_view source) {
   // nlohmann keeps the last of duplicate keys silently, so watch top-level keys while parsing.
   std::set<std::string> seen;
   std::string duplicate;
@@ -175,95 +169,111 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
   if (!header.is_object()) {
     throw error(source, fmt::format("header must be a JSON object, found {}", header.type_name()));
   }
+  return header;
+}
 
-  const auto data = bytes.subspan(kHeaderPrefix + header_len);
-  SafetensorsFile file;
-  struct Span {
-    std::uint64_t begin, end;
-    std::string name;
-  };
-  std::vector<Span> spans;
-  for (const auto& [key, value] : header.items()) {
-    if (key == kMetadataKey) {
-      if (!value.is_object()) {
-        throw error(source, "__metadata__ must be an object of strings");
-      }
-      for (const auto& [mk, mv] : value.items()) {
-        if (!mv.is_string()) {
-          throw error(source, fmt::format("__metadata__ value of '{}' must be a string, found {}",
-                                          mk, mv.type_name()));
-        }
-        file.metadata[mk] = mv.get<std::string>();
-      }
-      continue;
-    }
-    // The writer refuses empty names, so the reader does too: a file strand reads can always
-    // be written back (found by fuzz/fuzz_safetensors).
-    if (key.empty()) {
-      throw tensor_error(source, key, "tensor name must not be empty");
-    }
-    if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
-        !value.contains("data_offsets")) {
-      throw tensor_error(source, key, "entry must be an object with dtype, shape, data_offsets");
-    }
-    SafetensorsEntry e;
-    e.name = key;
-    const auto& dtype = value["dtype"];
-    if (!dtype.is_string()) {
-      throw tensor_error(source, key, "dtype must be a string");
-    }
-    e.dtype = dtype.get<std::string>();
-    std::size_t elem = 0;
-    try {
-      elem = safetensors_dtype_size(e.dtype);
-    } catch (const std::invalid_argument& ex) {
-      throw tensor_error(source, key, ex.what());
-    }
-    const auto& shape = value["shape"];
-    if (!shape.is_array()) {
-      throw tensor_error(source, key, "shape must be an array");
-    }
-    for (const auto& d : shape) {
-      if (!d.is_number_unsigned()) {
-        throw tensor_error(
-            source, key, fmt::format("shape must hold non-negative integers, found {}", d.dump()));
-      }
-      if (d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-        throw tensor_error(source, key,
-                           fmt::format("shape dimension {} exceeds {}", d.dump(), INT64_MAX));
-      }
-      e.shape.push_back(d.get<std::int64_t>());
-    }
-    const auto& offsets = value["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-        !offsets[1].is_number_unsigned()) {
-      throw tensor_error(source, key,
-                         fmt::format("data_offsets must be [begin, end] non-negative integers, "
-                                     "found {}",
-                                     offsets.dump()));
-    }
-    const auto begin = offsets[0].get<std::uint64_t>();
-    const auto end = offsets[1].get<std::uint64_t>();
-    if (begin > end || end > data.size()) {
-      throw tensor_error(source, key,
-                         fmt::format("data_offsets [{}, {}] outside the {}-byte data section",
-                                     begin, end, data.size()));
-    }
-    std::uint64_t expected = 0;
-    if (!byte_size(e.shape, elem, expected) || expected != end - begin) {
-      throw tensor_error(source, key,
-                         fmt::format("shape {} of {} needs {} bytes but data_offsets [{}, {}] "
-                                     "span {}",
-                                     shape.dump(), e.dtype, byte_size_text(e.shape, elem), begin,
-                                     end, end - begin));
-    }
-    const auto first = data.begin() + static_cast<std::ptrdiff_t>(begin);
-    e.data.assign(first, first + static_cast<std::ptrdiff_t>(end - begin));
-    spans.push_back({begin, end, key});
-    file.entries.push_back(std::move(e));
+void read_metadata(const nlohmann::json& value, std::string_view source,
+                   std::map<std::string, std::string>& metadata) {
+  if (!value.is_object()) {
+    throw error(source, "__metadata__ must be an object of strings");
   }
+  for (const auto& [mk, mv] : value.items()) {
+    if (!mv.is_string()) {
+      throw error(source, fmt::format("__metadata__ value of '{}' must be a string, found {}", mk,
+                                      mv.type_name()));
+    }
+    metadata[mk] = mv.get<std::string>();
+  }
+}
 
-  // Tensors must tile the data section exactly: no overlap, no gap, nothing trailing.
+std::vector<std::int64_t> read_shape(const nlohmann::json& shape, std::string_view source,
+                                     const std::string& key) {
+  if (!shape.is_array()) {
+    throw tensor_error(source, key, "shape must be an array");
+  }
+  std::vector<std::int64_t> out;
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned()) {
+      throw tensor_error(source, key,
+                         fmt::format("shape must hold non-negative integers, found {}", d.dump()));
+    }
+    if (d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+      throw tensor_error(source, key,
+                         fmt::format("shape dimension {} exceeds {}", d.dump(), INT64_MAX));
+    }
+    out.push_back(d.get<std::int64_t>());
+  }
+  return out;
+}
+
+// data_offsets [begin, end] of `key`, inside the data section of `data_size` bytes.
+DataSpan read_offsets(const nlohmann::json& offsets, std::uint64_t data_size,
+                      std::string_view source, const std::string& key) {
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned()) {
+    throw tensor_error(source, key,
+                       fmt::format("data_offsets must be [begin, end] non-negative integers, "
+                                   "found {}",
+                                   offsets.dump()));
+  }
+  const auto begin = offsets[0].get<std::uint64_t>();
+  const auto end = offsets[1].get<std::uint64_t>();
+  if (begin > end || end > data_size) {
+    throw tensor_error(source, key,
+                       fmt::format("data_offsets [{}, {}] outside the {}-byte data section", begin,
+                                   end, data_size));
+  }
+  return {begin, end, key};
+}
+
+// The header entry `key` of a tensor, its bytes copied from `data`; its span into `spans`.
+SafetensorsEntry read_entry(const std::string& key, const nlohmann::json& value,
+                            std::span<const std::byte> data, std::string_view source,
+                            std::vector<DataSpan>& spans) {
+  // The writer refuses empty names, so the reader does too: a file strand reads can always
+  // be written back (found by fuzz/fuzz_safetensors).
+  if (key.empty()) {
+    throw tensor_error(source, key, "tensor name must not be empty");
+  }
+  if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") ||
+      !value.contains("data_offsets")) {
+    throw tensor_error(source, key, "entry must be an object with dtype, shape, data_offsets");
+  }
+  SafetensorsEntry e;
+  e.name = key;
+  const auto& dtype = value["dtype"];
+  if (!dtype.is_string()) {
+    throw tensor_error(source, key, "dtype must be a string");
+  }
+  e.dtype = dtype.get<std::string>();
+  std::size_t elem = 0;
+  try {
+    elem = safetensors_dtype_size(e.dtype);
+  } catch (const std::invalid_argument& ex) {
+    throw tensor_error(source, key, ex.what());
+  }
+  const auto& shape = value["shape"];
+  e.shape = read_shape(shape, source, key);
+  const DataSpan span = read_offsets(value["data_offsets"], data.size(), source, key);
+  const auto [begin, end, name] = span;
+  std::uint64_t expected = 0;
+  if (!byte_size(e.shape, elem, expected) || expected != end - begin) {
+    throw tensor_error(
+        source, key,
+        fmt::format("shape {} of {} needs {} bytes but data_offsets [{}, {}] "
+                    "span {}",
+                    shape.dump(), e.dtype, byte_size_text(e.shape, elem), begin, end, end - begin));
+  }
+  const auto first = data.begin() + static_cast<std::ptrdiff_t>(begin);
+  e.data.assign(first, first + static_cast<std::ptrdiff_t>(end - begin));
+  spans.push_back(span);
+  return e;
+}
+
+// The order of the spans by offset, checked to tile the data section of `data_size` bytes
+// exactly: no overlap, no gap, nothing trailing.
+std::vector<std::size_t> tiling_order(const std::vector<DataSpan>& spans, std::uint64_t data_size,
+                                      std::string_view source) {
   std::vector<std::size_t> order(spans.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
     order[i] = i;
@@ -287,10 +297,43 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
     }
     cursor = spans[i].end;
   }
-  if (cursor != data.size()) {
+  if (cursor != data_size) {
     throw error(source, fmt::format("tensors cover {} bytes but the data section has {}", cursor,
-                                    data.size()));
+                                    data_size));
   }
+  return order;
+}
+
+}  // namespace
+
+SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string_view source) {
+  if (bytes.size() < kHeaderPrefix) {
+    throw error(source, fmt::format("file is {} bytes, too short for the 8-byte header length",
+                                    bytes.size()));
+  }
+  std::uint64_t header_len = 0;
+  for (std::size_t i = 0; i < kHeaderPrefix; ++i) {
+    header_len |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+  }
+  const std::uint64_t available = bytes.size() - kHeaderPrefix;
+  if (header_len > available || header_len > kMaxHeaderBytes) {
+    throw error(source, fmt::format("header length {} exceeds the {} bytes after the length field",
+                                    header_len, available));
+  }
+  const nlohmann::json header = parse_header(
+      std::string_view(reinterpret_cast<const char*>(bytes.data() + kHeaderPrefix), header_len),
+      source);
+  const auto data = bytes.subspan(kHeaderPrefix + header_len);
+  SafetensorsFile file;
+  std::vector<DataSpan> spans;
+  for (const auto& [key, value] : header.items()) {
+    if (key == kMetadataKey) {
+      read_metadata(value, source, file.metadata);
+    } else {
+      file.entries.push_back(read_entry(key, value, data, source, spans));
+    }
+  }
+  const std::vector<std::size_t> order = tiling_order(spans, data.size(), source);
   std::vector<SafetensorsEntry> sorted;
   sorted.reserve(order.size());
   for (const auto i : order) {

@@ -109,20 +109,8 @@ def expected_parameters(config):
     return params
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    run = pathlib.Path(sys.argv[1])
-    config = json.loads((run / "config.json").read_text())
-    with open(run / "metrics.csv", newline="") as f:
-        metrics = list(csv.DictReader(f))
-    with open(run / "steps.csv", newline="") as f:
-        steps = list(csv.DictReader(f))
-    print(f"run {run}: {len(metrics)} epochs in metrics.csv, {len(steps)} steps in steps.csv")
-
-    # ---- TensorBoard ----
-    report = json.loads((run / "report.json").read_text())
+def check_tensorboard(run, config, metrics, steps, report):
+    """TensorBoard's event files against metrics.csv, steps.csv and report.json."""
     runs = {name: load_run(run / "tensorboard" / name) for name in ("train", "validation", "test")}
     for name, scalars in runs.items():
         print(f"tensorboard/{name} tags: {sorted(scalars)}")
@@ -159,40 +147,41 @@ def main():
         check(all(same(runs["test"]["epoch_" + k][step], v) for k, v in test.items()
                   if k not in missing), "test figures in TensorBoard equal report.json's")
 
-    # ---- Checkpoints ----
-    expected = expected_parameters(config)
-    print("expected parameters: " + ", ".join(f"{k} {v}" for k, v in expected.items()))
-    for name in ("best", "last"):
-        path = run / "checkpoints" / f"{name}.safetensors"
-        tensors = load_file(str(path))
-        with safe_open(str(path), framework="numpy") as f:
-            metadata = f.metadata() or {}
-        weights = {k: tuple(v.shape) for k, v in tensors.items() if not k.startswith("optimizer.")}
-        check(weights == expected, f"{name}: parameters {weights}")
-        check(all(t.dtype.name == "float32" for k, t in tensors.items() if k in expected),
-              f"{name}: parameters are float32")
-        for key in ("epochs_completed", "global_step", "seed", "early_stopping.best",
-                    "early_stopping.best_epoch", "early_stopping.wait"):
-            check(key in metadata, f"{name}: metadata has {key}")
-        if name == "last":
-            check(any(k.startswith("optimizer.") for k in tensors), "last: holds optimizer state")
-            check(int(metadata.get("epochs_completed", -1)) == len(metrics),
-                  f"last: epochs_completed {metadata.get('epochs_completed')} = metrics rows")
-            check(int(metadata.get("global_step", -1)) == int(steps[-1]["step"]),
-                  f"last: global_step {metadata.get('global_step')} = last step in steps.csv")
-            check(metadata.get("seed") == str(config["seed"]), "last: seed matches config.json")
-        else:
-            best_epoch = int(metadata.get("epoch", -1)) + 1
-            # The monitored figure (without validation data a val_ monitor follows a training
-            # figure: report.json says which).
-            monitor = report["monitor"]
-            values = [float(r[monitor]) for r in metrics if r[monitor] != ""]
-            values = [v for v in values if not math.isnan(v)]
-            best = (min if is_loss(monitor) else max)(values)
-            check(math.isclose(float(metrics[best_epoch - 1][monitor]), best, rel_tol=1e-12),
-                  f"best: epoch {best_epoch} has the best {monitor} {best:.6f}")
 
-    # ---- Report ----
+def check_checkpoint(run, name, expected, config, metrics, steps, report):
+    """checkpoints/<name>.safetensors: the model's parameters and the metadata of a resume."""
+    path = run / "checkpoints" / f"{name}.safetensors"
+    tensors = load_file(str(path))
+    with safe_open(str(path), framework="numpy") as f:
+        metadata = f.metadata() or {}
+    weights = {k: tuple(v.shape) for k, v in tensors.items() if not k.startswith("optimizer.")}
+    check(weights == expected, f"{name}: parameters {weights}")
+    check(all(t.dtype.name == "float32" for k, t in tensors.items() if k in expected),
+          f"{name}: parameters are float32")
+    for key in ("epochs_completed", "global_step", "seed", "early_stopping.best",
+                "early_stopping.best_epoch", "early_stopping.wait"):
+        check(key in metadata, f"{name}: metadata has {key}")
+    if name == "last":
+        check(any(k.startswith("optimizer.") for k in tensors), "last: holds optimizer state")
+        check(int(metadata.get("epochs_completed", -1)) == len(metrics),
+              f"last: epochs_completed {metadata.get('epochs_completed')} = metrics rows")
+        check(int(metadata.get("global_step", -1)) == int(steps[-1]["step"]),
+              f"last: global_step {metadata.get('global_step')} = last step in steps.csv")
+        check(metadata.get("seed") == str(config["seed"]), "last: seed matches config.json")
+    else:
+        best_epoch = int(metadata.get("epoch", -1)) + 1
+        # The monitored figure (without validation data a val_ monitor follows a training
+        # figure: report.json says which).
+        monitor = report["monitor"]
+        values = [float(r[monitor]) for r in metrics if r[monitor] != ""]
+        values = [v for v in values if not math.isnan(v)]
+        best = (min if is_loss(monitor) else max)(values)
+        check(math.isclose(float(metrics[best_epoch - 1][monitor]), best, rel_tol=1e-12),
+              f"best: epoch {best_epoch} has the best {monitor} {best:.6f}")
+
+
+def check_report(metrics, report):
+    """report.json: its epochs and the task names of its per-task figures."""
     check(report["epochs_run"] == len(metrics), f"report: epochs_run {report['epochs_run']}")
     tasks = set(report.get("task_names", []))
     for split in ("validation", "test"):
@@ -208,6 +197,25 @@ def main():
     print(f"report: best epoch {report['best_epoch']} ({report['monitor']}); "
           f"{report['wall_seconds']:.1f} s; {report['samples_per_second']:.0f} samples/s")
 
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    run = pathlib.Path(sys.argv[1])
+    config = json.loads((run / "config.json").read_text())
+    with open(run / "metrics.csv", newline="") as f:
+        metrics = list(csv.DictReader(f))
+    with open(run / "steps.csv", newline="") as f:
+        steps = list(csv.DictReader(f))
+    print(f"run {run}: {len(metrics)} epochs in metrics.csv, {len(steps)} steps in steps.csv")
+    report = json.loads((run / "report.json").read_text())
+    check_tensorboard(run, config, metrics, steps, report)
+    expected = expected_parameters(config)
+    print("expected parameters: " + ", ".join(f"{k} {v}" for k, v in expected.items()))
+    for name in ("best", "last"):
+        check_checkpoint(run, name, expected, config, metrics, steps, report)
+    check_report(metrics, report)
     print("all checks passed" if not failures else f"{len(failures)} check(s) FAILED")
     return 1 if failures else 0
 

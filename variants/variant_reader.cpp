@@ -170,6 +170,41 @@ std::string VariantReader::where(const VariantRecord& record) const {
 VariantReader::VariantReader(std::string path, VariantReaderOptions options)
     : path_(std::move(path)), options_(std::move(options)), handles_(std::make_unique<Handles>()) {
   data::silence_htslib_log();
+  open_file();
+  const htsFormat* detected = hts_get_format(handles_->file.get());
+  // A BGZF file (bgzip, BCF) ends with an empty block; without it the file was cut short, and
+  // its last line would be read as a malformed record.
+  if (detected->compression == bgzf) {
+    BGZF* blocks = hts_get_bgzfp(handles_->file.get());
+    if (blocks != nullptr && bgzf_check_EOF(blocks) == 0) {
+      throw DataError(fmt::format(
+          "variants file '{}' is truncated: its BGZF end-of-file marker is missing (an incomplete "
+          "download or copy?); fetch or compress it again",
+          path_));
+    }
+  }
+  if (detected->format == bcf) {
+    format_ = VariantFormat::kBcf;
+    handles_->header.reset(bcf_hdr_read(handles_->file.get()));
+    if (!handles_->header) {
+      throw DataError(fmt::format("'{}': HTSlib cannot read the BCF header", path_));
+    }
+  } else if (detected->format == vcf) {
+    format_ = VariantFormat::kVcf;
+    read_vcf_header();
+    declare_contigs();
+  } else {
+    check_tsv(detected);
+    format_ = VariantFormat::kTsv;
+  }
+  if (handles_->header && !options_.keep_samples &&
+      bcf_hdr_set_samples(handles_->header.get(), nullptr, 0) < 0) {
+    throw DataError(fmt::format("'{}': HTSlib cannot leave out the samples", path_));
+  }
+  handles_->scratch.reset(bcf_init());
+}
+
+void VariantReader::open_file() {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path_, error);
   if (path_ != "-" && !std::filesystem::exists(status)) {  // "-": standard input
@@ -191,105 +226,83 @@ VariantReader::VariantReader(std::string path, VariantReaderOptions options)
                     "permissions?)",
                     path_));
   }
-  const htsFormat* detected = hts_get_format(handles_->file.get());
-  // A BGZF file (bgzip, BCF) ends with an empty block; without it the file was cut short, and
-  // its last line would be read as a malformed record.
-  if (detected->compression == bgzf) {
-    BGZF* blocks = hts_get_bgzfp(handles_->file.get());
-    if (blocks != nullptr && bgzf_check_EOF(blocks) == 0) {
+}
+
+void VariantReader::read_vcf_header() {
+  // The header lines, up to and including #CHROM, as vcf_hdr_read() collects them.
+  std::string text;
+  bool complete = false;
+  while (!complete) {
+    const int got = hts_getline(handles_->file.get(), KS_SEP_LINE, &handles_->line.value);
+    if (got < -1)
       throw DataError(fmt::format(
-          "variants file '{}' is truncated: its BGZF end-of-file marker is missing (an incomplete "
-          "download or copy?); fetch or compress it again",
-          path_));
+          "'{}': read error in the VCF header (a corrupt or truncated compressed file?)", path_));
+    if (got == -1) break;
+    ++line_;
+    std::string_view line = handles_->line.view();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line.find('\0') != std::string_view::npos) {
+      throw DataError(fmt::format("{}:{}: a NUL byte in the header (binary data?)", path_, line_));
     }
-  }
-  if (detected->format == bcf) {
-    format_ = VariantFormat::kBcf;
-    handles_->header.reset(bcf_hdr_read(handles_->file.get()));
-    if (!handles_->header) {
-      throw DataError(fmt::format("'{}': HTSlib cannot read the BCF header", path_));
-    }
-  } else if (detected->format == vcf) {
-    format_ = VariantFormat::kVcf;
-    // The header lines, up to and including #CHROM, as vcf_hdr_read() collects them.
-    std::string text;
-    bool complete = false;
-    while (!complete) {
-      const int got = hts_getline(handles_->file.get(), KS_SEP_LINE, &handles_->line.value);
-      if (got < -1)
-        throw DataError(fmt::format(
-            "'{}': read error in the VCF header (a corrupt or truncated compressed file?)", path_));
-      if (got == -1) break;
-      ++line_;
-      std::string_view line = handles_->line.view();
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.empty()) continue;
-      if (line.find('\0') != std::string_view::npos) {
-        throw DataError(
-            fmt::format("{}:{}: a NUL byte in the header (binary data?)", path_, line_));
-      }
-      if (line.front() != '#') {
-        throw DataError(fmt::format(
-            "{}:{}: a data line before the '#CHROM' header line; a VCF header ends with "
-            "'#CHROM<TAB>POS<TAB>ID<TAB>REF<TAB>ALT<TAB>QUAL<TAB>FILTER<TAB>INFO'",
-            path_, line_));
-      }
-      text.append(line);
-      text.push_back('\n');
-      complete = line.size() < 2 || line[1] != '#';
-      if (complete && !line.starts_with("#CHROM")) {
-        throw DataError(fmt::format("{}:{}: expected the '#CHROM...' header line, found '{}'",
-                                    path_, line_, data::excerpt(line)));
-      }
-    }
-    if (!complete) {
+    if (line.front() != '#') {
       throw DataError(
-          fmt::format("'{}': the VCF header has no '#CHROM' line (the file ends after {} lines)",
+          fmt::format("{}:{}: a data line before the '#CHROM' header line; a VCF header ends with "
+                      "'#CHROM<TAB>POS<TAB>ID<TAB>REF<TAB>ALT<TAB>QUAL<TAB>FILTER<TAB>INFO'",
                       path_, line_));
     }
-    handles_->header.reset(bcf_hdr_init("r"));
-    if (!handles_->header || bcf_hdr_parse(handles_->header.get(), text.data()) < 0) {
+    text.append(line);
+    text.push_back('\n');
+    complete = line.size() < 2 || line[1] != '#';
+    if (complete && !line.starts_with("#CHROM")) {
+      throw DataError(fmt::format("{}:{}: expected the '#CHROM...' header line, found '{}'", path_,
+                                  line_, data::excerpt(line)));
+    }
+  }
+  if (!complete) {
+    throw DataError(fmt::format(
+        "'{}': the VCF header has no '#CHROM' line (the file ends after {} lines)", path_, line_));
+  }
+  handles_->header.reset(bcf_hdr_init("r"));
+  if (!handles_->header || bcf_hdr_parse(handles_->header.get(), text.data()) < 0) {
+    throw DataError(fmt::format(
+        "'{}': HTSlib cannot parse the VCF header (lines 1-{}); check its ## lines", path_, line_));
+  }
+}
+
+void VariantReader::declare_contigs() {
+  bool added = false;
+  for (const data::Contig& contig : options_.declare_contigs) {
+    if (bcf_hdr_name2id(handles_->header.get(), contig.name.c_str()) >= 0) continue;
+    const std::string declaration =
+        fmt::format("##contig=<ID={},length={}>", contig.name, contig.length);
+    if (bcf_hdr_append(handles_->header.get(), declaration.c_str()) < 0) {
       throw DataError(
-          fmt::format("'{}': HTSlib cannot parse the VCF header (lines 1-{}); check its ## lines",
-                      path_, line_));
+          fmt::format("'{}': cannot declare contig '{}' in the VCF header", path_, contig.name));
     }
-    bool added = false;
-    for (const data::Contig& contig : options_.declare_contigs) {
-      if (bcf_hdr_name2id(handles_->header.get(), contig.name.c_str()) >= 0) continue;
-      const std::string declaration =
-          fmt::format("##contig=<ID={},length={}>", contig.name, contig.length);
-      if (bcf_hdr_append(handles_->header.get(), declaration.c_str()) < 0) {
-        throw DataError(
-            fmt::format("'{}': cannot declare contig '{}' in the VCF header", path_, contig.name));
-      }
-      added = true;
-    }
-    if (added && bcf_hdr_sync(handles_->header.get()) < 0) {
-      throw DataError(fmt::format("'{}': cannot update the VCF header's contigs", path_));
-    }
-  } else {
-    if (ends_with_lower(path_, ".vcf") || ends_with_lower(path_, ".vcf.gz") ||
-        ends_with_lower(path_, ".vcf.bgz")) {
-      throw DataError(fmt::format(
-          "'{}' has no VCF header: a VCF starts with '##fileformat=VCFv4.x' and ends its header "
-          "with a '#CHROM<TAB>POS<TAB>ID<TAB>REF<TAB>ALT<TAB>QUAL<TAB>FILTER<TAB>INFO' line (a "
-          "chrombpnet table of 'chrom pos ref alt [id]' is read from a file not named .vcf)",
-          path_));
-    }
-    if (detected->format != text_format && detected->format != unknown_format) {
-      // hts_format_description() returns a string the caller frees.
-      const std::unique_ptr<char, decltype(&std::free)> description(
-          hts_format_description(detected), &std::free);
-      throw DataError(fmt::format("'{}' is {}, not a VCF, BCF or variant TSV", path_,
-                                  description ? description.get() : "another format"));
-    }
-    format_ = VariantFormat::kTsv;
+    added = true;
   }
-  if (handles_->header && !options_.keep_samples &&
-      bcf_hdr_set_samples(handles_->header.get(), nullptr, 0) < 0) {
-    throw DataError(fmt::format("'{}': HTSlib cannot leave out the samples", path_));
+  if (added && bcf_hdr_sync(handles_->header.get()) < 0) {
+    throw DataError(fmt::format("'{}': cannot update the VCF header's contigs", path_));
   }
-  handles_->scratch.reset(bcf_init());
+}
+
+void VariantReader::check_tsv(const htsFormat* detected) const {
+  if (ends_with_lower(path_, ".vcf") || ends_with_lower(path_, ".vcf.gz") ||
+      ends_with_lower(path_, ".vcf.bgz")) {
+    throw DataError(fmt::format(
+        "'{}' has no VCF header: a VCF starts with '##fileformat=VCFv4.x' and ends its header "
+        "with a '#CHROM<TAB>POS<TAB>ID<TAB>REF<TAB>ALT<TAB>QUAL<TAB>FILTER<TAB>INFO' line (a "
+        "chrombpnet table of 'chrom pos ref alt [id]' is read from a file not named .vcf)",
+        path_));
+  }
+  if (detected->format != text_format && detected->format != unknown_format) {
+    // hts_format_description() returns a string the caller frees.
+    const std::unique_ptr<char, decltype(&std::free)> description(hts_format_description(detected),
+                                                                  &std::free);
+    throw DataError(fmt::format("'{}' is {}, not a VCF, BCF or variant TSV", path_,
+                                description ? description.get() : "another format"));
+  }
 }
 
 void VariantReader::fill_from_htslib(VariantRecord& record) {

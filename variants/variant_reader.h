@@ -11,6 +11,7 @@
 
 struct bcf1_t;
 struct bcf_hdr_t;
+struct htsFormat;
 
 namespace strand::variants {
 
@@ -90,6 +91,13 @@ class VariantReader {
 
  private:
   struct Handles;
+  // The constructor's steps: open path_ (errors for a missing, unreadable or binary file),
+  // read a text VCF's header, declare options_.declare_contigs in it, and check that a file
+  // read as a variant TSV is neither named .vcf nor another format HTSlib knows.
+  void open_file();
+  void read_vcf_header();
+  void declare_contigs();
+  void check_tsv(const htsFormat* detected) const;
   bool next_text_vcf(VariantRecord& record);
   bool next_bcf(VariantRecord& record);
   bool next_tsv(VariantRecord& record);

@@ -46,6 +46,251 @@ int64_t parse_coordinate(std::string_view field, const std::string& path, int64_
   return *value;
 }
 
+// read_intervals' pass over one file: the header (DREAM), the comments that may name the tasks
+// (BED, narrowPeak) and the interval lines, each checked as it is read.
+class IntervalFileReader {
+ public:
+  IntervalFileReader(const std::string& path, const IntervalReadOptions& options);
+  IntervalSet read();
+
+ private:
+  using Fields = std::vector<std::string_view>;
+  // Whether every label column of `fields` holds a task name rather than a label.
+  bool names_tasks(const Fields& fields) const;
+  void read_dream_header(const Fields& fields, int64_t n, const std::string& line);
+  void read_comment(const std::string& line, int64_t n);
+  void check_interval_line(const Fields& fields, int64_t n, const std::string& line) const;
+  void read_interval(const Fields& fields, int64_t n);
+  int64_t read_summit_offset(const Fields& fields, int64_t n) const;
+  bool keep_coordinates(Interval& iv, int64_t n);
+  void place_summit(Interval& iv, int64_t original_start, int64_t summit_offset, int64_t n) const;
+  void read_labels(const Fields& fields, int64_t n);
+  IntervalSet finish(int64_t lines);
+
+  const std::string& path_;
+  const IntervalReadOptions& options_;
+  IntervalSet set_;
+  LineReader reader_;
+  std::vector<int> columns_;
+  const bool dream_;
+  bool have_header_;
+  // BED/narrowPeak: a '#' line before the first interval may name the tasks.
+  bool may_name_tasks_;
+};
+
+IntervalFileReader::IntervalFileReader(const std::string& path, const IntervalReadOptions& options)
+    : path_(path),
+      options_(options),
+      reader_(path),
+      columns_(options.label_columns),
+      dream_(options.format == IntervalFormat::kDreamTsv),
+      have_header_(!dream_),
+      may_name_tasks_(!dream_ && options.labelled) {
+  set_.path = path;
+  if (!options.labelled) {
+    columns_.clear();
+  } else if (!dream_) {
+    if (columns_.empty()) columns_ = {options.format == IntervalFormat::kBed ? 4 : 7};
+    set_.target_names = SequenceSource::default_task_names(static_cast<int64_t>(columns_.size()));
+  }
+  for (const int c : columns_) {
+    if (c < 4) {
+      throw DataError(
+          fmt::format("label column {} for '{}' must be 4 or more (1-based; 1-3 "
+                      "are chrom, start, end)",
+                      c, path));
+    }
+  }
+}
+
+bool IntervalFileReader::names_tasks(const Fields& fields) const {
+  return std::all_of(columns_.begin(), columns_.end(), [&fields](int c) {
+    return static_cast<size_t>(c) <= fields.size() &&
+           is_target_name(fields[static_cast<size_t>(c - 1)]);
+  });
+}
+
+IntervalSet IntervalFileReader::read() {
+  std::string line;
+  while (reader_.next(line)) {
+    const int64_t n = reader_.line_number();
+    if (is_blank(line)) continue;
+    const auto fields = split_tabs(line);
+    if (!have_header_) {
+      read_dream_header(fields, n, line);
+      continue;
+    }
+    if (!dream_ && is_bed_comment(line)) {
+      read_comment(line, n);
+      continue;
+    }
+    check_interval_line(fields, n, line);
+    may_name_tasks_ = false;
+    if (options_.names_only) break;
+    read_interval(fields, n);
+  }
+  return finish(reader_.line_number());
+}
+
+void IntervalFileReader::read_dream_header(const Fields& fields, int64_t n,
+                                           const std::string& line) {
+  if (fields.size() < 4 || lower(fields[0]) != "chrom" || lower(fields[1]) != "start" ||
+      lower(fields[2]) != "end") {
+    throw DataError(fmt::format(
+        "{}:{}: expected a header 'chrom<TAB>start<TAB>end<TAB>CELL...' with at least one "
+        "label column, found '{}'",
+        path_, n, excerpt(line)));
+  }
+  if (columns_.empty() && options_.labelled) {
+    for (size_t i = 3; i < fields.size(); ++i) columns_.push_back(static_cast<int>(i + 1));
+  }
+  for (const int c : columns_) {
+    if (static_cast<size_t>(c) > fields.size()) {
+      throw DataError(fmt::format("{}:{}: label column {} requested but the header has {} columns",
+                                  path_, n, c, fields.size()));
+    }
+    set_.target_names.emplace_back(fields[static_cast<size_t>(c - 1)]);
+  }
+  have_header_ = true;
+}
+
+void IntervalFileReader::read_comment(const std::string& line, int64_t n) {
+  if (!may_name_tasks_ || !line.starts_with('#')) return;
+  const Fields names = split_tabs(std::string_view(line).substr(1));
+  if (!names_tasks(names)) return;
+  set_.target_names.clear();
+  for (const int c : columns_) {
+    const std::string name(names[static_cast<size_t>(c - 1)]);
+    if (std::find(set_.target_names.begin(), set_.target_names.end(), name) !=
+        set_.target_names.end()) {
+      throw DataError(fmt::format("{}:{}: task name '{}' appears twice in the header", path_, n,
+                                  excerpt(name)));
+    }
+    set_.target_names.push_back(name);
+  }
+  may_name_tasks_ = false;
+}
+
+// A data line has chrom, start and end, and is not a header line without its '#'.
+void IntervalFileReader::check_interval_line(const Fields& fields, int64_t n,
+                                             const std::string& line) const {
+  if (fields.size() < 3) {
+    throw DataError(fmt::format(
+        "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
+        path_, n, fields.size(), excerpt(line)));
+  }
+  if (!dream_ && set_.intervals.empty() && set_.stats.skipped == 0 && !columns_.empty() &&
+      !parse_int(fields[1]) && names_tasks(fields)) {
+    throw DataError(fmt::format(
+        "{}:{}: '{}' looks like a header line; start it with '#' (#chrom<TAB>start<TAB>end<TAB>"
+        "NAME...) to name the tasks by its fields at the label columns",
+        path_, n, excerpt(line)));
+  }
+}
+
+void IntervalFileReader::read_interval(const Fields& fields, int64_t n) {
+  Interval iv;
+  iv.contig = std::string(fields[0]);
+  iv.start = parse_coordinate(fields[1], path_, n, "start (column 2)");
+  iv.end = parse_coordinate(fields[2], path_, n, "end (column 3)");
+  iv.line = n;
+  const int64_t original_start = iv.start;
+  // narrowPeak column 10, relative to the original start
+  const int64_t summit_offset = read_summit_offset(fields, n);
+  for (const int c : columns_) {
+    if (static_cast<size_t>(c) > fields.size()) {
+      throw DataError(fmt::format("{}:{}: missing label column {} (line has {} columns)", path_, n,
+                                  c, fields.size()));
+    }
+  }
+  if (!keep_coordinates(iv, n)) {
+    ++set_.stats.skipped;
+    return;
+  }
+  if (summit_offset >= 0) place_summit(iv, original_start, summit_offset, n);
+  read_labels(fields, n);
+  set_.intervals.push_back(std::move(iv));
+}
+
+// narrowPeak's summit offset (column 10); -1 for no summit and other formats.
+int64_t IntervalFileReader::read_summit_offset(const Fields& fields, int64_t n) const {
+  if (options_.format != IntervalFormat::kNarrowPeak) return -1;
+  if (fields.size() < kNarrowPeakColumns) {
+    throw DataError(fmt::format("{}:{}: narrowPeak needs {} columns, found {}", path_, n,
+                                kNarrowPeakColumns, fields.size()));
+  }
+  const int64_t summit_offset =
+      parse_coordinate(fields[kSummitColumn - 1], path_, n, "summit (column 10)");
+  if (summit_offset < -1) {
+    throw DataError(fmt::format(
+        "{}:{}: summit (column 10) must be -1 (no summit) or an offset >= 0 from start, "
+        "found {}",
+        path_, n, summit_offset));
+  }
+  return summit_offset;
+}
+
+// Coordinates that are wrong whatever the genome: an error, clipped or skipped (false) by the
+// policy.
+bool IntervalFileReader::keep_coordinates(Interval& iv, int64_t n) {
+  if (iv.start >= 0 && iv.start < iv.end) return true;
+  const std::string problem = iv.start < 0
+                                  ? fmt::format("start {} is negative", iv.start)
+                                  : fmt::format("start {} is not before end {}", iv.start, iv.end);
+  if (options_.policy == BadIntervalPolicy::kError) {
+    throw DataError(fmt::format("{}:{}: {} (expected 0 <= start < end)", path_, n, problem));
+  }
+  if (options_.policy == BadIntervalPolicy::kClip && iv.start < 0 && iv.end > 0) {
+    iv.start = 0;
+    ++set_.stats.clipped;
+    return true;
+  }
+  return false;
+}
+
+void IntervalFileReader::place_summit(Interval& iv, int64_t original_start, int64_t summit_offset,
+                                      int64_t n) const {
+  // start + offset is formed only when it cannot overflow (the offset may be up to INT64_MAX).
+  int64_t summit = 0;
+  if (__builtin_add_overflow(original_start, summit_offset, &summit) || summit >= iv.end) {
+    throw DataError(fmt::format(
+        "{}:{}: summit offset {} (column 10) lies outside the interval [{}, {}) (expected -1 "
+        "or an offset below end - start)",
+        path_, n, summit_offset, original_start, iv.end));
+  }
+  // A summit in the part kClip cut away is dropped, as validate_intervals does.
+  iv.summit = summit >= iv.start ? summit : -1;
+}
+
+void IntervalFileReader::read_labels(const Fields& fields, int64_t n) {
+  for (const int c : columns_) {
+    const std::string_view field = fields[static_cast<size_t>(c - 1)];
+    const Label v = dream_ ? parse_dream_label(field, path_, n, c)
+                           : parse_label(field, options_.labels.kind, path_, n, c);
+    set_.labels.push_back(v.value);
+    set_.label_mask.push_back(v.valid ? 1 : 0);
+    if (!v.valid) ++set_.stats.masked_labels;
+  }
+}
+
+IntervalSet IntervalFileReader::finish(int64_t lines) {
+  set_.stats.lines = lines;
+  if (!have_header_) {
+    throw DataError(
+        fmt::format("'{}' is empty: expected a header line 'chrom start end CELL...'", path_));
+  }
+  if (options_.names_only) return std::move(set_);
+  if (set_.intervals.empty()) {
+    throw DataError(fmt::format("'{}' contains no intervals ({} lines read, {} skipped)", path_,
+                                set_.stats.lines, set_.stats.skipped));
+  }
+  set_.stats.intervals = set_.size();
+  if (!columns_.empty()) {
+    check_some_label_valid(set_.label_mask, options_.labels, path_, set_.size());
+  }
+  return std::move(set_);
+}
+
 }  // namespace
 
 const std::vector<std::string>& interval_format_names() {
@@ -76,177 +321,7 @@ IntervalSet read_intervals(const std::string& path, const IntervalReadOptions& o
                     "intervals",
                     path));
   }
-  IntervalSet set;
-  set.path = path;
-  LineReader reader(path);
-  std::vector<int> columns = options.label_columns;
-  const bool dream = options.format == IntervalFormat::kDreamTsv;
-  bool have_header = !dream;
-  // BED/narrowPeak: a '#' line before the first interval may name the tasks.
-  bool may_name_tasks = !dream && options.labelled;
-  if (!options.labelled) {
-    columns.clear();
-  } else if (!dream) {
-    if (columns.empty()) columns = {options.format == IntervalFormat::kBed ? 4 : 7};
-    set.target_names = SequenceSource::default_task_names(static_cast<int64_t>(columns.size()));
-  }
-  // Whether every label column of `fields` holds a task name rather than a label.
-  const auto names_tasks = [&columns](const std::vector<std::string_view>& fields) {
-    return std::all_of(columns.begin(), columns.end(), [&fields](int c) {
-      return static_cast<size_t>(c) <= fields.size() &&
-             is_target_name(fields[static_cast<size_t>(c - 1)]);
-    });
-  };
-  for (const int c : columns) {
-    if (c < 4) {
-      throw DataError(
-          fmt::format("label column {} for '{}' must be 4 or more (1-based; 1-3 "
-                      "are chrom, start, end)",
-                      c, path));
-    }
-  }
-
-  std::string line;
-  while (reader.next(line)) {
-    const int64_t n = reader.line_number();
-    if (is_blank(line)) continue;
-    const auto fields = split_tabs(line);
-    if (!have_header) {
-      if (fields.size() < 4 || lower(fields[0]) != "chrom" || lower(fields[1]) != "start" ||
-          lower(fields[2]) != "end") {
-        throw DataError(fmt::format(
-            "{}:{}: expected a header 'chrom<TAB>start<TAB>end<TAB>CELL...' with at least one "
-            "label column, found '{}'",
-            path, n, excerpt(line)));
-      }
-      if (columns.empty() && options.labelled) {
-        for (size_t i = 3; i < fields.size(); ++i) columns.push_back(static_cast<int>(i + 1));
-      }
-      for (const int c : columns) {
-        if (static_cast<size_t>(c) > fields.size()) {
-          throw DataError(
-              fmt::format("{}:{}: label column {} requested but the header has {} columns", path, n,
-                          c, fields.size()));
-        }
-        set.target_names.emplace_back(fields[static_cast<size_t>(c - 1)]);
-      }
-      have_header = true;
-      continue;
-    }
-    if (!dream && is_bed_comment(line)) {
-      if (may_name_tasks && line.starts_with('#')) {
-        std::vector<std::string_view> names = split_tabs(std::string_view(line).substr(1));
-        if (names_tasks(names)) {
-          set.target_names.clear();
-          for (const int c : columns) {
-            const std::string name(names[static_cast<size_t>(c - 1)]);
-            if (std::find(set.target_names.begin(), set.target_names.end(), name) !=
-                set.target_names.end()) {
-              throw DataError(fmt::format("{}:{}: task name '{}' appears twice in the header", path,
-                                          n, excerpt(name)));
-            }
-            set.target_names.push_back(name);
-          }
-          may_name_tasks = false;
-        }
-      }
-      continue;
-    }
-    if (fields.size() < 3) {
-      throw DataError(fmt::format(
-          "{}:{}: expected at least 3 tab-separated fields (chrom, start, end), found {} in '{}'",
-          path, n, fields.size(), excerpt(line)));
-    }
-    if (!dream && set.intervals.empty() && set.stats.skipped == 0 && !columns.empty() &&
-        !parse_int(fields[1]) && names_tasks(fields)) {
-      throw DataError(fmt::format(
-          "{}:{}: '{}' looks like a header line; start it with '#' (#chrom<TAB>start<TAB>end<TAB>"
-          "NAME...) to name the tasks by its fields at the label columns",
-          path, n, excerpt(line)));
-    }
-    may_name_tasks = false;
-    if (options.names_only) break;
-    Interval iv;
-    iv.contig = std::string(fields[0]);
-    iv.start = parse_coordinate(fields[1], path, n, "start (column 2)");
-    iv.end = parse_coordinate(fields[2], path, n, "end (column 3)");
-    iv.line = n;
-    const int64_t original_start = iv.start;
-    int64_t summit_offset = -1;  // narrowPeak column 10, relative to the original start
-    if (options.format == IntervalFormat::kNarrowPeak) {
-      if (fields.size() < kNarrowPeakColumns) {
-        throw DataError(fmt::format("{}:{}: narrowPeak needs {} columns, found {}", path, n,
-                                    kNarrowPeakColumns, fields.size()));
-      }
-      summit_offset = parse_coordinate(fields[kSummitColumn - 1], path, n, "summit (column 10)");
-      if (summit_offset < -1) {
-        throw DataError(fmt::format(
-            "{}:{}: summit (column 10) must be -1 (no summit) or an offset >= 0 from start, "
-            "found {}",
-            path, n, summit_offset));
-      }
-    }
-    for (const int c : columns) {
-      if (static_cast<size_t>(c) > fields.size()) {
-        throw DataError(fmt::format("{}:{}: missing label column {} (line has {} columns)", path, n,
-                                    c, fields.size()));
-      }
-    }
-    // Coordinates that are wrong whatever the genome.
-    bool keep = true;
-    if (iv.start < 0 || iv.start >= iv.end) {
-      const std::string problem =
-          iv.start < 0 ? fmt::format("start {} is negative", iv.start)
-                       : fmt::format("start {} is not before end {}", iv.start, iv.end);
-      if (options.policy == BadIntervalPolicy::kError) {
-        throw DataError(fmt::format("{}:{}: {} (expected 0 <= start < end)", path, n, problem));
-      }
-      if (options.policy == BadIntervalPolicy::kClip && iv.start < 0 && iv.end > 0) {
-        iv.start = 0;
-        ++set.stats.clipped;
-      } else {
-        keep = false;
-      }
-    }
-    if (!keep) {
-      ++set.stats.skipped;
-      continue;
-    }
-    if (summit_offset >= 0) {
-      // start + offset is formed only when it cannot overflow (the offset may be up to INT64_MAX).
-      int64_t summit = 0;
-      if (__builtin_add_overflow(original_start, summit_offset, &summit) || summit >= iv.end) {
-        throw DataError(fmt::format(
-            "{}:{}: summit offset {} (column 10) lies outside the interval [{}, {}) (expected -1 "
-            "or an offset below end - start)",
-            path, n, summit_offset, original_start, iv.end));
-      }
-      // A summit in the part kClip cut away is dropped, as validate_intervals does.
-      iv.summit = summit >= iv.start ? summit : -1;
-    }
-    for (const int c : columns) {
-      const std::string_view field = fields[static_cast<size_t>(c - 1)];
-      const Label v = dream ? parse_dream_label(field, path, n, c)
-                            : parse_label(field, options.labels.kind, path, n, c);
-      set.labels.push_back(v.value);
-      set.label_mask.push_back(v.valid ? 1 : 0);
-      if (!v.valid) ++set.stats.masked_labels;
-    }
-    set.intervals.push_back(std::move(iv));
-  }
-  set.stats.lines = reader.line_number();
-  if (!have_header) {
-    throw DataError(
-        fmt::format("'{}' is empty: expected a header line 'chrom start end CELL...'", path));
-  }
-  if (options.names_only) return set;
-  if (set.intervals.empty()) {
-    throw DataError(fmt::format("'{}' contains no intervals ({} lines read, {} skipped)", path,
-                                set.stats.lines, set.stats.skipped));
-  }
-  set.stats.intervals = set.size();
-  if (!columns.empty()) check_some_label_valid(set.label_mask, options.labels, path, set.size());
-  return set;
+  return IntervalFileReader(path, options).read();
 }
 
 void refuse_non_peaks(const std::string& path, IntervalFormat format, const std::string& use) {

@@ -86,21 +86,14 @@ std::vector<std::vector<std::pair<int64_t, int64_t>>> excluded_regions(
   return regions;
 }
 
-}  // namespace
+// Candidate windows by GC bin: (bins, candidates).
+using CandidatesByBin = std::vector<std::vector<Candidate>>;
+using Regions = std::vector<std::pair<int64_t, int64_t>>;
 
-NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const IntervalSet& peaks,
-                                             const std::vector<Interval>& excluded,
-                                             const NegativeSamplingOptions& options) {
-  check_options(options);
+// 1. The peaks' windows and their GC, into out.positives and out.positive_gc.
+void add_peak_windows(const FastaReader& genome, const IntervalSet& peaks,
+                      const NegativeSamplingOptions& options, NegativeSampling& out) {
   const int64_t l = options.window;
-  const int64_t stride = options.stride > 0 ? options.stride : l;
-  const int bins = options.gc_bins;
-  NegativeSampling out;
-  if (peaks.intervals.empty()) {
-    throw DataError(fmt::format("'{}' holds no peak to match negatives to", peaks.path));
-  }
-
-  // 1. The peaks' windows and their GC.
   std::vector<uint8_t> codes(static_cast<size_t>(l));
   for (const Interval& iv : peaks.intervals) {
     const int id = genome.contig_id(iv.contig);
@@ -120,8 +113,11 @@ NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const In
     out.positive_gc.push_back(gc_fraction(codes.data(), w.end - w.start));
     out.positives.push_back(std::move(w));
   }
+}
 
-  // 2. Candidates by GC bin.
+// The contigs (by id) negatives are drawn from: options.contigs, or all when it is empty.
+std::vector<bool> selected_contigs(const FastaReader& genome,
+                                   const NegativeSamplingOptions& options) {
   std::vector<bool> selected(genome.contigs().size(), options.contigs.empty());
   for (const std::string& name : options.contigs) {
     const int id = genome.contig_id(name);
@@ -131,54 +127,134 @@ NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const In
     }
     selected[static_cast<size_t>(id)] = true;
   }
-  const auto regions = excluded_regions(genome, peaks.intervals, out.positives, excluded);
-  const auto max_n =
-      static_cast<int64_t>(std::floor(options.max_n_fraction * static_cast<double>(l)));
-  std::vector<std::vector<Candidate>> by_bin(static_cast<size_t>(bins));
+  return selected;
+}
+
+// How the candidate windows of a contig are scanned.
+struct CandidateScan {
+  int64_t window = 0;
+  int64_t stride = 0;
+  int64_t max_n = 0;  // most N bases a candidate may hold
+  int bins = 0;
+};
+
+// 2. The candidate windows of contig `id` (every `stride` bases, overlapping no region of
+// `excluded_here`, with at most max_n N), into their GC bins; returns their count.
+int64_t scan_contig(const FastaReader& genome, size_t id, const Regions& excluded_here,
+                    const CandidateScan& scan, CandidatesByBin& by_bin) {
+  const int64_t l = scan.window;
+  const int64_t stride = scan.stride;
+  const Contig& contig = genome.contigs()[id];
   std::vector<uint8_t> chunk;
   std::vector<int32_t> gc_prefix;
   std::vector<int32_t> n_prefix;
-  for (size_t id = 0; id < genome.contigs().size(); ++id) {
-    if (!selected[id]) continue;
-    const Contig& contig = genome.contigs()[id];
-    const auto& excluded_here = regions[id];
-    size_t next_region = 0;
-    for (int64_t first = 0; first + l <= contig.length;) {
-      throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h), once per chunk
-      // Window starts first, first + stride, ... up to kChunkStarts bases on, read at once.
-      const int64_t last = std::min(contig.length - l, first + kChunkStarts - 1);
-      const int64_t last_start = first + (last - first) / stride * stride;
-      const int64_t bases = last_start + l - first;
-      chunk.resize(static_cast<size_t>(bases));
-      genome.fetch_codes(contig.name, first, first + bases, chunk.data());
-      gc_prefix.assign(static_cast<size_t>(bases) + 1, 0);
-      n_prefix.assign(static_cast<size_t>(bases) + 1, 0);
-      for (size_t i = 0; i < chunk.size(); ++i) {
-        gc_prefix[i + 1] = gc_prefix[i] + (chunk[i] == 1 || chunk[i] == 2 ? 1 : 0);
-        n_prefix[i + 1] = n_prefix[i] + (chunk[i] >= kCodeN ? 1 : 0);
+  int64_t candidates = 0;
+  size_t next_region = 0;
+  for (int64_t first = 0; first + l <= contig.length;) {
+    throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h), once per chunk
+    // Window starts first, first + stride, ... up to kChunkStarts bases on, read at once.
+    const int64_t last = std::min(contig.length - l, first + kChunkStarts - 1);
+    const int64_t last_start = first + (last - first) / stride * stride;
+    const int64_t bases = last_start + l - first;
+    chunk.resize(static_cast<size_t>(bases));
+    genome.fetch_codes(contig.name, first, first + bases, chunk.data());
+    gc_prefix.assign(static_cast<size_t>(bases) + 1, 0);
+    n_prefix.assign(static_cast<size_t>(bases) + 1, 0);
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      gc_prefix[i + 1] = gc_prefix[i] + (chunk[i] == 1 || chunk[i] == 2 ? 1 : 0);
+      n_prefix[i + 1] = n_prefix[i] + (chunk[i] >= kCodeN ? 1 : 0);
+    }
+    for (int64_t start = first; start <= last_start; start += stride) {
+      while (next_region < excluded_here.size() && excluded_here[next_region].second <= start) {
+        ++next_region;
       }
-      for (int64_t start = first; start <= last_start; start += stride) {
-        while (next_region < excluded_here.size() && excluded_here[next_region].second <= start) {
-          ++next_region;
-        }
-        if (next_region < excluded_here.size() && excluded_here[next_region].first < start + l) {
-          continue;  // overlaps a peak or an excluded region
-        }
-        const auto a = static_cast<size_t>(start - first);
-        const auto b = a + static_cast<size_t>(l);
-        const int64_t n = n_prefix[b] - n_prefix[a];
-        if (n > max_n || n == l) continue;
-        const double gc =
-            static_cast<double>(gc_prefix[b] - gc_prefix[a]) / static_cast<double>(l - n);
-        by_bin[static_cast<size_t>(gc_bin(gc, bins))].push_back(
-            {static_cast<int32_t>(id), start, gc});
-        ++out.candidates;
+      if (next_region < excluded_here.size() && excluded_here[next_region].first < start + l) {
+        continue;  // overlaps a peak or an excluded region
       }
-      first = last_start + stride;
+      const auto a = static_cast<size_t>(start - first);
+      const auto b = a + static_cast<size_t>(l);
+      const int64_t n = n_prefix[b] - n_prefix[a];
+      if (n > scan.max_n || n == l) continue;
+      const double gc =
+          static_cast<double>(gc_prefix[b] - gc_prefix[a]) / static_cast<double>(l - n);
+      by_bin[static_cast<size_t>(gc_bin(gc, scan.bins))].push_back(
+          {static_cast<int32_t>(id), start, gc});
+      ++candidates;
+    }
+    first = last_start + stride;
+  }
+  return candidates;
+}
+
+// The non-empty bin nearest `home` (below first at equal distance); -1 when all are empty.
+int nearest_bin(const CandidatesByBin& by_bin, int home) {
+  const auto bins = static_cast<int>(by_bin.size());
+  int bin = -1;
+  for (int d = 0; d < bins && bin < 0; ++d) {
+    if (home - d >= 0 && !by_bin[static_cast<size_t>(home - d)].empty()) {
+      bin = home - d;
+    } else if (home + d < bins && !by_bin[static_cast<size_t>(home + d)].empty()) {
+      bin = home + d;
     }
   }
+  return bin;
+}
 
-  // 3. Seeded draws without replacement, each from its peak's bin or the nearest non-empty one.
+// 3. `wanted` seeded draws without replacement, each from its peak's bin or the nearest
+// non-empty one (counted in out.from_other_bins). wanted <= the candidates.
+std::vector<Candidate> draw_candidates(CandidatesByBin& by_bin, int64_t wanted,
+                                       const NegativeSamplingOptions& options,
+                                       NegativeSampling& out) {
+  const auto p = static_cast<int64_t>(out.positive_gc.size());
+  std::vector<int64_t> order(static_cast<size_t>(p));
+  for (int64_t i = 0; i < p; ++i) order[static_cast<size_t>(i)] = i;
+  CounterRng order_rng(mix_key(options.seed, kOrderSalt));
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[order_rng.below(i)]);
+  CounterRng draw_rng(mix_key(options.seed, kDrawSalt));
+  std::vector<Candidate> drawn;
+  drawn.reserve(static_cast<size_t>(wanted));
+  for (int64_t k = 0; k < wanted; ++k) {
+    const int64_t peak = order[static_cast<size_t>(k % p)];
+    const int home = gc_bin(out.positive_gc[static_cast<size_t>(peak)], options.gc_bins);
+    // wanted <= candidates, so some bin still holds one.
+    const int bin = nearest_bin(by_bin, home);
+    if (bin != home) ++out.from_other_bins;
+    std::vector<Candidate>& pool = by_bin[static_cast<size_t>(bin)];
+    const size_t pick = draw_rng.below(pool.size());
+    drawn.push_back(pool[pick]);
+    pool[pick] = pool.back();
+    pool.pop_back();
+  }
+  return drawn;
+}
+
+}  // namespace
+
+NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const IntervalSet& peaks,
+                                             const std::vector<Interval>& excluded,
+                                             const NegativeSamplingOptions& options) {
+  check_options(options);
+  const int64_t l = options.window;
+  NegativeSampling out;
+  if (peaks.intervals.empty()) {
+    throw DataError(fmt::format("'{}' holds no peak to match negatives to", peaks.path));
+  }
+  add_peak_windows(genome, peaks, options, out);
+
+  // 2. Candidates by GC bin.
+  const std::vector<bool> selected = selected_contigs(genome, options);
+  const auto regions = excluded_regions(genome, peaks.intervals, out.positives, excluded);
+  CandidateScan scan;
+  scan.window = l;
+  scan.stride = options.stride > 0 ? options.stride : l;
+  scan.max_n = static_cast<int64_t>(std::floor(options.max_n_fraction * static_cast<double>(l)));
+  scan.bins = options.gc_bins;
+  CandidatesByBin by_bin(static_cast<size_t>(scan.bins));
+  for (size_t id = 0; id < genome.contigs().size(); ++id) {
+    if (selected[id]) out.candidates += scan_contig(genome, id, regions[id], scan, by_bin);
+  }
+
+  // 3. Seeded draws without replacement.
   const auto p = static_cast<int64_t>(peaks.intervals.size());
   const int64_t wanted = std::llround(options.ratio * static_cast<double>(p));
   if (wanted < 1) {
@@ -190,34 +266,9 @@ NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const In
         "{} negatives are wanted ({} per peak for {} peaks) but only {} windows of {} bases of "
         "'{}' avoid every peak and excluded region and hold at most {} N: lower the ratio, the "
         "window or the stride",
-        wanted, options.ratio, p, out.candidates, l, genome.path(), max_n));
+        wanted, options.ratio, p, out.candidates, l, genome.path(), scan.max_n));
   }
-  std::vector<int64_t> order(static_cast<size_t>(p));
-  for (int64_t i = 0; i < p; ++i) order[static_cast<size_t>(i)] = i;
-  CounterRng order_rng(mix_key(options.seed, kOrderSalt));
-  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[order_rng.below(i)]);
-  CounterRng draw_rng(mix_key(options.seed, kDrawSalt));
-  std::vector<Candidate> drawn;
-  drawn.reserve(static_cast<size_t>(wanted));
-  for (int64_t k = 0; k < wanted; ++k) {
-    const int64_t peak = order[static_cast<size_t>(k % p)];
-    const int home = gc_bin(out.positive_gc[static_cast<size_t>(peak)], bins);
-    int bin = -1;
-    for (int d = 0; d < bins && bin < 0; ++d) {
-      if (home - d >= 0 && !by_bin[static_cast<size_t>(home - d)].empty()) {
-        bin = home - d;
-      } else if (home + d < bins && !by_bin[static_cast<size_t>(home + d)].empty()) {
-        bin = home + d;
-      }
-    }
-    // wanted <= candidates, so some bin still holds one.
-    if (bin != home) ++out.from_other_bins;
-    std::vector<Candidate>& pool = by_bin[static_cast<size_t>(bin)];
-    const size_t pick = draw_rng.below(pool.size());
-    drawn.push_back(pool[pick]);
-    pool[pick] = pool.back();
-    pool.pop_back();
-  }
+  std::vector<Candidate> drawn = draw_candidates(by_bin, wanted, options, out);
 
   // 4. Sorted by contig and start.
   std::sort(drawn.begin(), drawn.end(), [](const Candidate& a, const Candidate& b) {

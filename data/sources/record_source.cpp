@@ -19,6 +19,67 @@ constexpr const char* kHeaderRule =
     "every other field is a target name (a letter or '_' first, not NA/nan/inf); see "
     "docs/data_formats.md";
 
+// The target names of the label TSV's first line: its fields after the first when it is a
+// header, task_0, task_1, ... otherwise.
+std::vector<std::string> first_line_names(const std::vector<std::string_view>& fields, bool header,
+                                          const std::string& labels_path, int64_t n) {
+  std::vector<std::string> names;
+  for (size_t i = 1; i < fields.size(); ++i) {
+    const std::string name = header ? std::string(fields[i]) : fmt::format("task_{}", i - 1);
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw DataError(fmt::format("{}:{}: target name '{}' appears twice in the header",
+                                  labels_path, n, excerpt(name)));
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// A data line's labels, appended to `labels` and `mask` once the line is checked (as many
+// labels as the first line, a record of the FASTA). On the first line, an error says why it
+// was not taken as a header.
+void read_record_labels(const std::vector<std::string_view>& fields, size_t num_labels,
+                        const FastaReader& reader, const LabelOptions& label_options,
+                        const std::string& labels_path, int64_t n, bool first_line,
+                        std::vector<float>& labels, std::vector<uint8_t>& mask) {
+  try {
+    if (fields.size() - 1 != num_labels) {
+      throw DataError(fmt::format("{}:{}: expected {} label columns, found {}", labels_path, n,
+                                  num_labels, fields.size() - 1));
+    }
+    if (reader.contig_id(fields[0]) < 0) {
+      throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n,
+                                  excerpt(fields[0]), reader.path()));
+    }
+    for (size_t i = 1; i < fields.size(); ++i) {
+      const Label label =
+          parse_label(fields[i], label_options.kind, labels_path, n, static_cast<int>(i + 1));
+      labels.push_back(label.value);
+      mask.push_back(label.valid ? 1 : 0);
+    }
+  } catch (const DataError& error) {
+    if (!first_line) throw;
+    // The first line was taken as data: say why, in case a header was meant.
+    throw DataError(fmt::format("{} ({})", error.what(), fmt::format(kHeaderRule, n)));
+  }
+}
+
+// Padding is the documented rule for a few short records of a set; said aloud, so that a
+// window meant for other data (a preset's 600 bases on 500-base records) is not trained on N.
+void warn_short_records(const std::vector<int64_t>& lengths, int64_t window,
+                        const std::string& labels_path) {
+  const auto shorter = static_cast<int64_t>(
+      std::count_if(lengths.begin(), lengths.end(), [window](int64_t l) { return l < window; }));
+  if (shorter > 0) {
+    const int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
+    warn(fmt::format(
+        "{} of the {} records labelled in '{}' are shorter than the {}-base window (the "
+        "shortest: {} bases) and are padded with N to it; --window 0 takes the records' common "
+        "length",
+        shorter, lengths.size(), labels_path, window, shortest));
+  }
+}
+
 }  // namespace
 
 bool is_label_tsv_header(const std::vector<std::string_view>& fields, const FastaReader& reader) {
@@ -51,36 +112,11 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
       first = false;
       num_labels = fields.size() - 1;
       const bool header = is_label_tsv_header(fields, reader);
-      for (size_t i = 1; i < fields.size(); ++i) {
-        const std::string name = header ? std::string(fields[i]) : fmt::format("task_{}", i - 1);
-        if (std::find(target_names_.begin(), target_names_.end(), name) != target_names_.end()) {
-          throw DataError(fmt::format("{}:{}: target name '{}' appears twice in the header",
-                                      labels_path, n, excerpt(name)));
-        }
-        target_names_.push_back(name);
-      }
+      target_names_ = first_line_names(fields, header, labels_path, n);
       if (header) continue;
     }
-    try {
-      if (fields.size() - 1 != num_labels) {
-        throw DataError(fmt::format("{}:{}: expected {} label columns, found {}", labels_path, n,
-                                    num_labels, fields.size() - 1));
-      }
-      if (reader.contig_id(fields[0]) < 0) {
-        throw DataError(fmt::format("{}:{}: record '{}' is not in FASTA '{}'", labels_path, n,
-                                    excerpt(fields[0]), reader.path()));
-      }
-      for (size_t i = 1; i < fields.size(); ++i) {
-        const Label label =
-            parse_label(fields[i], label_options.kind, labels_path, n, static_cast<int>(i + 1));
-        labels_.push_back(label.value);
-        label_mask_.push_back(label.valid ? 1 : 0);
-      }
-    } catch (const DataError& error) {
-      if (!first_line) throw;
-      // The first line was taken as data: say why, in case a header was meant.
-      throw DataError(fmt::format("{} ({})", error.what(), fmt::format(kHeaderRule, n)));
-    }
+    read_record_labels(fields, num_labels, reader, label_options, labels_path, n, first_line,
+                       labels_, label_mask_);
     const std::string name(fields[0]);
     if (const auto [it, first_time] = line_of_record.emplace(name, n); !first_time) {
       throw DataError(fmt::format(
@@ -115,18 +151,7 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
   if (window_ == 0) {
     throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));
   }
-  // Padding is the documented rule for a few short records of a set; said aloud, so that a
-  // window meant for other data (a preset's 600 bases on 500-base records) is not trained on N.
-  const auto shorter = static_cast<int64_t>(
-      std::count_if(lengths_.begin(), lengths_.end(), [this](int64_t l) { return l < window_; }));
-  if (shorter > 0) {
-    const int64_t shortest = *std::min_element(lengths_.begin(), lengths_.end());
-    warn(fmt::format(
-        "{} of the {} records labelled in '{}' are shorter than the {}-base window (the "
-        "shortest: {} bases) and are padded with N to it; --window 0 takes the records' common "
-        "length",
-        shorter, size(), labels_path, window_, shortest));
-  }
+  warn_short_records(lengths_, window_, labels_path);
 }
 
 void RecordSource::set_task_names(std::vector<std::string> names) {

@@ -9,10 +9,17 @@
 //   3. with a GPU, for both layouts: forward and backward (random upstream gradient) on the
 //      device agree with the CPU within 1e-10. Without a GPU this part does nothing; the GPU
 //      suites (tests/cuda) report themselves skipped.
-// Each row is its own doctest case, so each is its own CTest test ("autograd: op ...").
+// Each row is its own doctest case, so each is its own CTest test ("ops: op ...").
+// A last case runs every row once more, watching the CPU kernels, and fails when an op that
+// ops/ declares (STRAND_DECLARE_OP) is reached by no row and not listed in kNotInTable.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
+#include <regex>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +32,7 @@
 #include "ops/loss.h"
 #include "ops/matmul.h"
 #include "ops/normalization.h"
+#include "ops/optimizer_updates.h"
 #include "ops/pooling.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
@@ -213,9 +221,30 @@ Var batch_norm_relu_max_pool_with(const std::vector<Var>& v, bool training,
   return batch_norm_relu_max_pool(v[0], v[1], v[2], statistics, training, 0.1, 1e-5, pool);
 }
 
-// One row: a doctest case named "op <name>" that runs the driver.
-#define STRAND_OP_ROW(name, fn, ...) \
+// A row of the table: its name, the function it checks and its inputs.
+struct OpRow {
+  std::string name;
+  Fn fn;
+  std::vector<Input> inputs;
+};
+
+// Every row, in the order of the file (the coverage check below runs them all).
+std::vector<OpRow>& op_rows() {
+  static std::vector<OpRow> rows;
+  return rows;
+}
+
+bool add_row(std::string name, Fn fn, std::vector<Input> inputs) {
+  op_rows().push_back({std::move(name), std::move(fn), std::move(inputs)});
+  return true;
+}
+
+// One row: a doctest case named "op <name>" that runs the driver, and an entry of op_rows().
+#define STRAND_OP_ROW_CAT(a, b) a##b
+#define STRAND_OP_ROW_NAMED(id, name, fn, ...)                                                   \
+  [[maybe_unused]] const bool STRAND_OP_ROW_CAT(op_row_, id) = add_row(name, fn, {__VA_ARGS__}); \
   TEST_CASE("op " name) { check_op(name, fn, {__VA_ARGS__}); }
+#define STRAND_OP_ROW(name, fn, ...) STRAND_OP_ROW_NAMED(__COUNTER__, name, fn, __VA_ARGS__)
 
 // ---- Element-wise ----------------------------------------------------------------------
 STRAND_OP_ROW(
@@ -324,6 +353,12 @@ STRAND_OP_ROW(
 STRAND_OP_ROW(
     "conv1d (dense, no bias)", [](auto& v) { return conv1d(v[0], v[1], Var(), Conv1DParams{}); },
     normal({1, 2, 6}), normal({3, 2, 2}))
+// Frozen weights (0/1 data, as in attributions): the input's gradient alone, without the weight
+// gradient's pass (conv1d_backward_input).
+STRAND_OP_ROW(
+    "conv1d (frozen weights: the input's gradient alone)",
+    [](auto& v) { return conv1d(v[0], v[1], Var(), Conv1DParams{}); }, normal({2, 3, 7}),
+    binary({2, 3, 3}))
 STRAND_OP_ROW(
     "conv1d (one-hot base codes, same padding)",
     [](auto& v) {
@@ -481,6 +516,144 @@ TEST_CASE("op table: gradcheck refuses a wrong gradient") {
   const GradcheckResult result = gradcheck(wrong, {Var(random_tensor({2, 3}, 7), true)});
   CHECK_FALSE(result.ok);
   CHECK(result.message.find("input 0") != std::string::npos);
+}
+
+// ---- Coverage: every op declared in ops/ is reached by a row -------------------------------
+// An op a row reaches has its CPU kernel called while the row's function runs forward and
+// backward. The check wraps the CPU kernel of every op of kObservedOps with one that records its
+// name, runs every row, and compares with the STRAND_DECLARE_OPs of ops/ read from the sources:
+// a declared op no row reaches fails (add a row), unless kNotInTable names it and why.
+
+// The op types whose kernels the check observes; it fails when ops/ declares another.
+template <typename... Ops>
+struct OpList {};
+using ObservedOps =
+    OpList<UnaryOp, BinaryOp, AffineOp, RescaleOp, DivideWhereChangedOp, ReluBackwardOp,
+           SigmoidBackwardOp, MaxPool1DOp, MaxPool1DBackwardOp, AvgPool1DOp, AvgPool1DBackwardOp,
+           DropoutOp, BatchNormReluMaxPoolOp, BatchNormReluMaxPoolBackwardOp, BatchNormForwardOp,
+           BatchNormBackwardOp, SumOp, MaxOp, MaxBackwardOp, SumOfSquaresOp, BceWithLogitsOp,
+           BceWithLogitsBackwardOp, MatmulOp, Conv1DOp, Conv1DBackwardInputOp,
+           Conv1DBackwardWeightOp, Conv1DOneHotOp, Conv1DOneHotBackwardWeightOp, OneHotOp,
+           Conv1DReluOp, Conv1DBackwardOp, Conv1DReluMaxOp, Conv1DReluMaxBackwardOp,
+           AdvanceScheduleOp, AdamUpdateOp, AdamScheduledUpdateOp, SGDUpdateOp, RMSpropUpdateOp>;
+
+// Declared ops that are not differentiable functions of tensors, so no row can check them,
+// and where they are tested instead.
+const std::map<std::string, std::string> kNotInTable = {
+    {"advance_schedule", "an optimizer's step count: tests/ops/schedule_ops_test.cpp"},
+    {"adam_update", "an optimizer update: tests/ops/schedule_ops_test.cpp, tests/optim/"},
+    {"adam_scheduled_update", "an optimizer update: tests/ops/schedule_ops_test.cpp"},
+    {"sgd_update", "an optimizer update: tests/ops/schedule_ops_test.cpp, tests/optim/"},
+    {"rmsprop_update", "an optimizer update: tests/ops/schedule_ops_test.cpp, tests/optim/"},
+    {"rescale", "a DeepLIFT multiplier, in attribution passes: tests/ops/op_values_test.cpp"},
+    {"divide_where_changed",
+     "a DeepLIFT pooling rule, in attribution passes: tests/ops/op_values_test.cpp"},
+    {"one_hot", "base codes to one-hot, no gradient: tests/data/encoding_test.cpp"},
+    {"sum_of_squares", "clip_grad_norm's tensor reduction, no gradient: tests/optim/"},
+    // conv1d's gradient rule is one Conv1DBackwardOp (or, with frozen weights,
+    // conv1d_backward_input); the separate weight passes serve callers outside autograd.
+    {"conv1d_backward_weight", "no gradient rule: tests/kernels/conv1d_kernels_test.cpp"},
+    {"conv1d_onehot_backward_weight", "no gradient rule: tests/kernels/conv1d_kernels_test.cpp"},
+};
+
+std::set<std::string>& reached_ops() {
+  static std::set<std::string> reached;
+  return reached;
+}
+
+// Op's CPU kernel replaced by one that records Op::kName, then calls it.
+template <typename Op, typename Signature = typename Op::Fn>
+struct ObservedKernel;
+template <typename Op, typename Result, typename... Args>
+struct ObservedKernel<Op, Result(Args...)> {
+  static inline typename Op::Fn* original = nullptr;
+  static Result call(Args... args) {
+    reached_ops().insert(Op::kName);
+    return original(std::forward<Args>(args)...);
+  }
+  static void install() {
+    original = OpKernels<Op>::kernel(Device::cpu());
+    OpKernels<Op>::register_kernel(DeviceType::kCPU, &call);
+  }
+  static void restore() { OpKernels<Op>::register_kernel(DeviceType::kCPU, original); }
+};
+
+// The observed kernels for the scope.
+class ObservedKernels {
+ public:
+  ObservedKernels() { install(ObservedOps{}); }
+  ~ObservedKernels() { restore(ObservedOps{}); }
+  ObservedKernels(const ObservedKernels&) = delete;
+  ObservedKernels& operator=(const ObservedKernels&) = delete;
+
+ private:
+  template <typename... Ops>
+  static void install(OpList<Ops...>) {
+    (ObservedKernel<Ops>::install(), ...);
+  }
+  template <typename... Ops>
+  static void restore(OpList<Ops...>) {
+    (ObservedKernel<Ops>::restore(), ...);
+  }
+};
+
+template <typename... Ops>
+std::set<std::string> op_names(OpList<Ops...>) {
+  return {Ops::kName...};
+}
+
+// The names of the STRAND_DECLARE_OPs in the sources of ops/, with the file declaring each.
+std::map<std::string, std::string> declared_op_names() {
+  const std::filesystem::path ops = std::filesystem::path(testing::source_dir()) / "ops";
+  const std::regex declaration(R"re(STRAND_DECLARE_OP\(\s*\w+\s*,\s*"([^"]+)")re");
+  std::map<std::string, std::string> names;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(ops)) {
+    const std::string extension = entry.path().extension().string();
+    if (extension != ".h" && extension != ".cpp") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator it(text.begin(), text.end(), declaration), end; it != end; ++it) {
+      names[(*it)[1].str()] = entry.path().lexically_relative(testing::source_dir()).string();
+    }
+  }
+  return names;
+}
+
+TEST_CASE("op table: every op declared in ops/ is reached by a row") {
+  const std::map<std::string, std::string> declared = declared_op_names();
+  REQUIRE(declared.size() >= 30);  // the sources were found
+  const std::set<std::string> observed = op_names(ObservedOps{});
+  for (const auto& [name, file] : declared) {
+    INFO(file << " declares '" << name << "': add its type to ObservedOps");
+    CHECK(observed.count(name) == 1);
+  }
+  reached_ops().clear();
+  {
+    const ObservedKernels observing;
+    for (const OpRow& row : op_rows()) {
+      std::vector<Var> inputs;
+      for (size_t i = 0; i < row.inputs.size(); ++i) {
+        inputs.emplace_back(values_of(row.inputs[i], seed_of(row.name, i)),
+                            differentiable(row.inputs[i].values));
+      }
+      Var out = row.fn(inputs);
+      out.backward(Tensor::ones(out.value().shape(), out.value().dtype()));
+    }
+  }
+  for (const auto& [name, file] : declared) {
+    const auto exempt = kNotInTable.find(name);
+    if (exempt == kNotInTable.end()) {
+      INFO(file << " declares '" << name << "', which no row of the op table reaches: add one");
+      CHECK(reached_ops().count(name) == 1);
+    } else {
+      INFO("'" << name << "' is reached by a row: remove it from kNotInTable");
+      CHECK(reached_ops().count(name) == 0);
+    }
+  }
+  for (const auto& [name, reason] : kNotInTable) {
+    INFO("kNotInTable names '" << name << "', which ops/ does not declare");
+    CHECK(declared.count(name) == 1);
+  }
 }
 
 }  // namespace

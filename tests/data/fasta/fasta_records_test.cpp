@@ -13,7 +13,7 @@
 #include "data/fasta/fasta_records.h"
 #include "data/fasta/fasta_scan.h"
 #include "data/sources/streamed_record_source.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -12,8 +12,8 @@
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/intervals/negatives.h"
+#include "data/test_paths.h"
 #include "fmt/format.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

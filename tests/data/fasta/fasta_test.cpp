@@ -11,8 +11,8 @@
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/fasta/fasta_reader.h"
+#include "data/test_paths.h"
 #include "fmt/format.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -13,8 +13,8 @@
 #include "data/data_error.h"
 #include "data/fasta/fasta_index.h"
 #include "data/fasta/fasta_reader.h"
+#include "data/test_paths.h"
 #include "data/warnings.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -16,7 +16,7 @@
 #include "data/loader/loader_config.h"
 #include "data/signals/bigwig.h"
 #include "data/sources/interval_source.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -17,8 +17,8 @@
 #include "data/loader/data_loader.h"
 #include "data/loader/loader_config.h"
 #include "data/sources/array_source.h"
+#include "data/test_paths.h"
 #include "fmt/format.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -9,7 +9,7 @@
 #include "data/data_error.h"
 #include "data/fasta/fasta_reader.h"
 #include "data/fasta/fasta_scan.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -13,7 +13,7 @@
 
 #include "data/data_error.h"
 #include "data/signals/bigwig.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

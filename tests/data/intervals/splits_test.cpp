@@ -13,8 +13,8 @@
 #include "data/intervals/splits.h"
 #include "data/sources/split_sources.h"
 #include "data/sources/subset_source.h"
+#include "data/test_paths.h"
 #include "fmt/format.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

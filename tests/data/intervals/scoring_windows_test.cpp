@@ -6,7 +6,7 @@
 
 #include "data/data_error.h"
 #include "data/intervals/scoring_windows.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

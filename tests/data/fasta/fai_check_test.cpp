@@ -15,9 +15,9 @@
 #include "data/fasta/fai_check.h"
 #include "data/fasta/fasta_index.h"
 #include "data/fasta/fasta_reader.h"
+#include "data/test_paths.h"
 #include "data/warnings.h"
 #include "fmt/format.h"
-#include "test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;

@@ -10,7 +10,7 @@
 #include "data/sources/array_source.h"
 #include "data/sources/interval_source.h"
 #include "data/sources/record_source.h"
-#include "test_paths.h"
+#include "data/test_paths.h"
 
 using namespace strand::data;
 using namespace strand::data::testing;
