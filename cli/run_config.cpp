@@ -16,6 +16,7 @@
 #include "cli/edit_distance.h"
 #include "cli/object_reader.h"
 #include "cli/presets.h"
+#include "cli/usable_device.h"
 #include "core/device.h"
 #include "core/parse_number.h"
 #include "data/data_error.h"
@@ -23,8 +24,6 @@
 #include "data/signals/signal_tracks.h"
 #include "io/json_limits.h"
 #include "layers/model.h"
-#include "tensor/cuda_runtime.h"
-#include "tensor/precision.h"
 
 namespace strand::cli {
 namespace {
@@ -538,37 +537,6 @@ void validate_config(const RunConfig& c) {
   }
   // A bf16 run on a CPU without AVX-512 BF16 or AMX stops here, before the run directory exists.
   usable_precision(c.precision, usable_device(c.device, "device"), "precision");
-}
-
-Float32Precision usable_precision(const std::string& text, const Device& device,
-                                  const std::string& name) {
-  Float32Precision precision = Float32Precision::kFp32;
-  try {
-    precision = parse_float32_precision(text);
-  } catch (const std::exception& error) {
-    throw ConfigError(fmt::format("{}: {}", name, error.what()));
-  }
-  const std::string reason = float32_precision_unavailable_reason(precision, device);
-  require(reason.empty(), name,
-          fmt::format("{} on {}: {}; the CPU runs in fp32 (the default)", text, device.to_string(),
-                      reason));
-  return precision;
-}
-
-Device usable_device(const std::string& text, const std::string& name) {
-  Device device;
-  try {
-    device = Device::parse(text);
-  } catch (const std::exception& error) {
-    throw ConfigError(fmt::format("{}: {}", name, error.what()));
-  }
-  if (device.is_cuda()) {
-    // Never fall back to the CPU silently: a CUDA run without the CUDA module, its libraries or
-    // a usable GPU stops here, with the one reason (this loads the module on first use).
-    const std::string reason = cuda_unusable_reason();
-    require(reason.empty(), name, fmt::format("'{}' requested, but {}", text, reason));
-  }
-  return device;
 }
 
 bool needs_validation(const RunConfig& c) {

@@ -15,6 +15,7 @@
 
 #include "cli/config_error.h"
 #include "cli/model_spec.h"
+#include "cli/usable_device.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/value_range.h"
@@ -26,7 +27,6 @@
 #include "optim/lr_schedule.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"
-#include "tensor/precision.h"
 #include "train/callbacks.h"
 #include "train/fit.h"
 #include "train/lr_callbacks.h"
@@ -187,15 +187,6 @@ bool needs_validation(const RunConfig& config);
 
 /// validate_config() plus what only training needs (a validation file when needs_validation).
 void validate_training_config(const RunConfig& config);
-
-/// The device `text` names ("cpu", "cuda[:N]"), checked usable; else ConfigError naming `name`
-/// (the key or flag) and the reason (a CUDA device is never replaced by the CPU silently).
-Device usable_device(const std::string& text, const std::string& name);
-/// The float32 precision named by `text` (fp32, tf32, bf16) when `device` can run it; else
-/// ConfigError naming `name` (the key or flag) and why ("bf16 on cpu: this CPU has no AVX-512
-/// BF16 or AMX; the CPU runs in fp32 (the default)").
-Float32Precision usable_precision(const std::string& text, const Device& device,
-                                  const std::string& name);
 
 /// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
 /// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.
