@@ -625,10 +625,13 @@ const std::vector<ConfigKey>& config_keys() {
        .commands = run},
       {.key = "precision",
        .field = field([](auto& c) -> auto& { return c.precision; }),
-       .choices = {"fp32", "tf32"},
+       .choices = {"fp32", "tf32", "bf16"},
        .flag = "--precision",
-       .help = "Float32 matrix math on a GPU: fp32 (exact) or tf32 (TensorFloat-32 tensor cores "
-               "in cuBLAS and cuDNN: faster, about 1e-3 relative error)",
+       .help = "Float32 matrix math: fp32 (exact); tf32 (GPU: TensorFloat-32 tensor cores in "
+               "cuBLAS and cuDNN, about 1e-3 relative error; the CPU computes it as fp32); bf16 "
+               "(mixed precision as torch.autocast: matmul and dense-conv operands in bfloat16, "
+               "float32 sums, weights and statistics; GPU tensor cores, or a CPU with AVX-512 "
+               "BF16 or AMX)",
        .commands = run},
       {.key = "init_weights",
        .field = field([](auto& c) -> auto& { return c.init_weights; }),

@@ -219,6 +219,7 @@ nlohmann::json to_json(const RunReport& r) {
   out["run_dir"] = r.run_dir;
   out["device"] = r.device;
   out["threads"] = r.threads;
+  out["precision"] = r.precision;
   out["seed"] = r.seed;
   out["data"] = {{"train", r.train_size}, {"validation", r.validation_size}, {"test", r.test_size}};
   out["task_names"] = r.task_names;

@@ -19,6 +19,7 @@ struct RunReport {
   std::string run_dir;
   std::string device;
   int threads = 1;
+  std::string precision = "fp32";  // of float32 matrix math (tensor/precision.h)
   uint64_t seed = 0;
   int64_t train_size = 0, validation_size = 0, test_size = 0;
   std::vector<std::string> task_names;          // the labels' tasks, in the data's order

@@ -16,6 +16,7 @@
 #include "app/edit_distance.h"
 #include "app/object_reader.h"
 #include "app/presets.h"
+#include "app/usable_device.h"
 #include "core/device.h"
 #include "core/parse_number.h"
 #include "data/data_error.h"
@@ -23,7 +24,6 @@
 #include "data/signals/signal_tracks.h"
 #include "io/json_limits.h"
 #include "layers/model.h"
-#include "tensor/cuda_runtime.h"
 
 namespace strand::app {
 namespace {
@@ -528,23 +528,8 @@ void validate_config(const RunConfig& c) {
     require(index >= 0 && index < layers, "freeze",
             fmt::format("layer index {} is not in the model (layers 0..{})", index, layers - 1));
   }
-  usable_device(c.device, "device");
-}
-
-Device usable_device(const std::string& text, const std::string& name) {
-  Device device;
-  try {
-    device = Device::parse(text);
-  } catch (const std::exception& error) {
-    throw ConfigError(fmt::format("{}: {}", name, error.what()));
-  }
-  if (device.is_cuda()) {
-    // Never fall back to the CPU silently: a CUDA run without the CUDA module, its libraries or
-    // a usable GPU stops here, with the one reason (this loads the module on first use).
-    const std::string reason = cuda_unusable_reason();
-    require(reason.empty(), name, fmt::format("'{}' requested, but {}", text, reason));
-  }
-  return device;
+  // A bf16 run on a CPU without AVX-512 BF16 or AMX stops here, before the run directory exists.
+  usable_precision(c.precision, usable_device(c.device, "device"), "precision");
 }
 
 bool needs_validation(const RunConfig& c) {

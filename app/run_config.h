@@ -15,6 +15,7 @@
 
 #include "app/config_error.h"
 #include "app/model_spec.h"
+#include "app/usable_device.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/value_range.h"
@@ -128,8 +129,8 @@ struct RunConfig {
   /// Bit-identical repeats on the same device: no timing-based kernel choices, deterministic
   /// cuDNN algorithms only (tensor/determinism.h).
   bool deterministic = false;
-  /// Float32 matrix math on a GPU: "fp32" (exact float32) or "tf32" (tensor cores, opt-in;
-  /// tensor/precision.h).
+  /// Float32 matrix math: "fp32" (exact float32), "tf32" (GPU tensor cores, opt-in) or "bf16"
+  /// (bfloat16 operands, float32 sums, as torch.autocast; tensor/precision.h).
   std::string precision = "fp32";
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
@@ -187,10 +188,6 @@ bool needs_validation(const RunConfig& config);
 
 /// validate_config() plus what only training needs (a validation file when needs_validation).
 void validate_training_config(const RunConfig& config);
-
-/// The device `text` names ("cpu", "cuda[:N]"), checked usable; else ConfigError naming `name`
-/// (the key or flag) and the reason (a CUDA device is never replaced by the CPU silently).
-Device usable_device(const std::string& text, const std::string& name);
 
 /// Threads actually used: config.threads; when 0, OMP_NUM_THREADS (its first level) if set, else
 /// the hardware's core count. A malformed OMP_NUM_THREADS throws ConfigError naming it.

@@ -243,18 +243,17 @@ struct Training {
   bool already_stopped = false;
 };
 
-// The process's threads, determinism and precision for the run; prints them. Returns the
-// threads.
+// The process's threads and determinism for the run; prints them (and a precision other than
+// fp32, which train_session sets). Returns the threads.
 int set_up_process(const RunConfig& config, const dist::DistributedRun& run, std::ostream& out) {
   const int threads = resolved_threads(config);
   omp_set_num_threads(threads);
   set_deterministic(config.deterministic || deterministic());
-  set_float32_precision(config.precision == "tf32" ? Float32Precision::kTf32
-                                                   : Float32Precision::kFp32);
   // The rank's own device (under mpirun each rank drives its own GPU, as its NCCL
   // communicator does).
   out << "device: " << run.device.to_string() << "\n";
   out << "threads: " << threads << (run.world_size > 1 ? " per rank" : "") << "\n";
+  if (config.precision != "fp32") out << "precision: " << config.precision << "\n";
   if (run.world_size > 1) {
     out << fmt::format("data-parallel: {} ranks ({}), per-rank batch {}, effective batch {}\n",
                        run.world_size, config.distributed.mode, config.batch_size,
@@ -552,6 +551,7 @@ RunReport final_report(const Session& session, const dist::DistributedRun& run, 
   report.run_dir = session.paths.root.string();
   report.device = config.device;
   report.threads = threads;
+  report.precision = config.precision;
   report.seed = config.seed;
   report.train_size = t.data.train.source->size();
   report.task_names = t.data.train.source->task_names();
@@ -601,6 +601,7 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   NullBuffer null_buffer;
   std::ostream null_out(&null_buffer);
   std::ostream& out = chief ? chief_out : null_out;
+  const Float32PrecisionScope precision(parse_float32_precision(config.precision));
   const int threads = set_up_process(config, run, out);
   Training t = build_training(session, run, out);
   set_up_early_stopping(config, t, out);

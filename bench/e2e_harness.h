@@ -4,7 +4,9 @@
 // PyTorch peer (bench/peer_pytorch_*.py, through bench/peer_harness.py) prints the same lines.
 //
 // Flags: [--epochs N] [--threads N] [--samples N] [--batch N] [--length N]
-// Threads default to OMP_NUM_THREADS (OpenMP's own default when unset).
+//        [--precision fp32|tf32|bf16]
+// Threads default to OMP_NUM_THREADS (OpenMP's own default when unset); the precision of the
+// float32 matrix math (tensor/precision.h) to fp32.
 #pragma once
 
 #include <omp.h>
@@ -13,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "layers/sequential.h"
 #include "optim/optimizer.h"
 #include "tensor/generator.h"
+#include "tensor/precision.h"
 #include "train/objective.h"
 #include "train/training_batch.h"
 
@@ -37,18 +41,35 @@ struct Options {
 
 [[noreturn]] inline void usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [--epochs N] [--threads N] [--samples N] [--batch N] [--length N]\n",
+               "usage: %s [--epochs N] [--threads N] [--samples N] [--batch N] [--length N] "
+               "[--precision fp32|tf32|bf16]\n",
                program);
   std::exit(2);
 }
 
-/// Parses the flags over `defaults` (a benchmark's own batch and length) and applies --threads.
+/// Parses the flags over `defaults` (a benchmark's own batch and length) and applies --threads
+/// and --precision (a bf16 run where the CPU cannot is refused, with the reason).
 inline Options parse_options(int argc, char** argv, Options defaults) {
   Options options = defaults;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") usage(argv[0]);
     if (i + 1 >= argc) usage(argv[0]);
+    if (flag == "--precision") {
+      Float32Precision precision = Float32Precision::kFp32;
+      try {
+        precision = parse_float32_precision(argv[++i]);
+      } catch (const std::exception&) {
+        usage(argv[0]);
+      }
+      const std::string reason = float32_precision_unavailable_reason(precision, Device::cpu());
+      if (!reason.empty()) {
+        std::fprintf(stderr, "--precision %s: %s\n", argv[i], reason.c_str());
+        std::exit(2);
+      }
+      set_float32_precision(precision);
+      continue;
+    }
     const long long value = std::atoll(argv[++i]);
     if (value <= 0) usage(argv[0]);
     if (flag == "--epochs") {
@@ -104,10 +125,11 @@ inline void train_and_report(const char* name, Model& model, const train::Object
                              const std::vector<train::TrainingBatch>& batches) {
   const int64_t count = static_cast<int64_t>(batches.size());
   const std::vector<size_t> bound = objective.bind(model);
-  std::printf("strand %s: threads=%d batch=%lld samples/epoch=%lld length=%lld epochs=%d\n", name,
-              omp_get_max_threads(), static_cast<long long>(options.batch),
-              static_cast<long long>(count * options.batch), static_cast<long long>(options.length),
-              options.epochs);
+  std::printf(
+      "strand %s: threads=%d batch=%lld samples/epoch=%lld length=%lld epochs=%d precision=%s\n",
+      name, omp_get_max_threads(), static_cast<long long>(options.batch),
+      static_cast<long long>(count * options.batch), static_cast<long long>(options.length),
+      options.epochs, std::string(float32_precision_name(float32_precision())).c_str());
   std::vector<double> rates;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     double loss_total = 0.0;

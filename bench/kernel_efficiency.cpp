@@ -2,7 +2,10 @@
 // models, as GFLOP/s and as a share of the machine's FMA peak measured in the same run
 // (bench/fma_peak.h): issue 13's ">= 50% of peak in the conv and GEMM kernels" is read here.
 //
-//   kernel_efficiency [--threads N] [--seconds S] [--batch B] [--only TEXT]
+//   kernel_efficiency [--threads N] [--seconds S] [--batch B] [--only TEXT] [--precision bf16]
+//
+// --precision bf16 runs the dense layers' GEMMs with bfloat16 operands (kernels/cpu/gemm_bf16.h;
+// the one-hot layers stay float32, as in training); the peak stays the float32 FMA peak.
 //
 // --only keeps the layers whose model or name contains TEXT (e.g. "basset", "conv3").
 // For every Conv1D layer of Basset, the generic 3-conv network and a BPNet-like network
@@ -29,12 +32,14 @@
 #include "bench/fma_peak.h"
 #include "kernels/cpu/conv1d.h"
 #include "kernels/cpu/conv1d_onehot.h"
-#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 
 namespace {
 
 using strand::kernels::Conv1DGeometry;
 namespace cpu = strand::kernels::cpu;
+
+cpu::GemmPrecision precision = cpu::GemmPrecision::kFloat32;  // --precision
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -131,26 +136,36 @@ void time_conv(const ConvLayer& c, int64_t batch, double budget, double peak) {
               peak);
     return;
   }
-  print_row(
-      c.model, layer, "forward", flops,
-      best_seconds([&] { cpu::conv1d_forward(g, x.data(), w.data(), bias.data(), out.data()); },
-                   budget),
-      peak);
-  print_row(
-      c.model, layer, "backward-data", flops,
-      best_seconds([&] { cpu::conv1d_backward_input(g, grad_out.data(), w.data(), grad_x.data()); },
-                   budget),
-      peak);
+  print_row(c.model, layer, "forward", flops,
+            best_seconds(
+                [&] {
+                  cpu::conv1d_forward(g, x.data(), w.data(), bias.data(), out.data(), false,
+                                      precision);
+                },
+                budget),
+            peak);
+  print_row(c.model, layer, "backward-data", flops,
+            best_seconds(
+                [&] {
+                  cpu::conv1d_backward_input(g, grad_out.data(), w.data(), grad_x.data(),
+                                             precision);
+                },
+                budget),
+            peak);
   print_row(c.model, layer, "backward-weight", flops,
             best_seconds(
-                [&] { cpu::conv1d_backward_weight(g, grad_out.data(), x.data(), grad_w.data()); },
+                [&] {
+                  cpu::conv1d_backward_weight(g, grad_out.data(), x.data(), grad_w.data(),
+                                              precision);
+                },
                 budget),
             peak);
   print_row(c.model, layer, "backward (all)", 2.0 * flops,
             best_seconds(
                 [&] {
                   cpu::conv1d_backward<float>(g, grad_out.data(), x.data(), nullptr, w.data(),
-                                              nullptr, grad_x.data(), grad_w.data(), grad_b.data());
+                                              nullptr, grad_x.data(), grad_w.data(), grad_b.data(),
+                                              precision);
                 },
                 budget),
             peak);
@@ -169,17 +184,19 @@ void time_dense(const DenseLayer& d, int64_t batch, double budget, double peak) 
   const std::string layer = "dense (" + std::to_string(k) + "->" + std::to_string(n) + ", batch " +
                             std::to_string(m) + ")";
   // out (B, out) = x (B, in) @ w (in, out)
-  print_row(
-      d.model, layer, "forward", flops,
-      best_seconds(
-          [&] { cpu::gemm<float>(m, n, k, x.data(), k, 1, w.data(), n, 1, 0.0f, out.data(), n); },
-          budget),
-      peak);
+  print_row(d.model, layer, "forward", flops,
+            best_seconds(
+                [&] {
+                  cpu::gemm<float>(precision, m, n, k, x.data(), k, 1, w.data(), n, 1, 0.0f,
+                                   out.data(), n);
+                },
+                budget),
+            peak);
   // grad_x (B, in) = grad_out (B, out) @ w^T
   print_row(d.model, layer, "backward-data", flops,
             best_seconds(
                 [&] {
-                  cpu::gemm<float>(m, k, n, grad_out.data(), n, 1, w.data(), 1, n, 0.0f,
+                  cpu::gemm<float>(precision, m, k, n, grad_out.data(), n, 1, w.data(), 1, n, 0.0f,
                                    grad_x.data(), k);
                 },
                 budget),
@@ -188,7 +205,7 @@ void time_dense(const DenseLayer& d, int64_t batch, double budget, double peak) 
   print_row(d.model, layer, "backward-weight", flops,
             best_seconds(
                 [&] {
-                  cpu::gemm<float>(k, n, m, x.data(), 1, k, grad_out.data(), n, 1, 0.0f,
+                  cpu::gemm<float>(precision, k, n, m, x.data(), 1, k, grad_out.data(), n, 1, 0.0f,
                                    grad_w.data(), n);
                 },
                 budget),
@@ -207,11 +224,15 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--seconds") == 0) budget = std::atof(argv[i + 1]);
     if (std::strcmp(argv[i], "--batch") == 0) batch = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--precision") == 0 && std::strcmp(argv[i + 1], "bf16") == 0) {
+      precision = cpu::GemmPrecision::kBfloat16;
+    }
   }
   omp_set_num_threads(threads);
   const double peak = strand::bench::fma_peak(1.0);
-  std::printf("FMA peak, %d threads: %.1f GFLOP/s; batch %lld; GEMM library: %s\n\n", threads, peak,
-              static_cast<long long>(batch), cpu::gemm_library());
+  std::printf("FMA peak, %d threads: %.1f GFLOP/s; batch %lld; GEMM library: %s; operands: %s\n\n",
+              threads, peak, static_cast<long long>(batch), cpu::gemm_library(),
+              precision == cpu::GemmPrecision::kBfloat16 ? "bfloat16" : "float32");
   std::printf("%-13s %-44s %-16s %8s %9s %8s\n", "model", "layer", "pass", "ms", "GFLOP/s",
               "% peak");
   // Basset (600 bp): Conv -> BatchNorm -> ReLU -> MaxPool(3, 4, 4), then Dense 2000 -> 1000.

@@ -18,6 +18,7 @@
 #include "app/run_config.h"
 #include "app/run_directory.h"
 #include "app/trained_model.h"
+#include "app/usable_device.h"
 #include "cli/prediction_table.h"
 #include "core/stop_signal.h"
 #include "data/data_error.h"
@@ -29,6 +30,7 @@
 #include "data/text_fields.h"
 #include "data/window.h"
 #include "io/atomic_file.h"
+#include "tensor/precision.h"
 #include "train/checkpoint.h"
 #include "train/fit.h"
 #include "train/reverse_complement_average.h"
@@ -315,6 +317,13 @@ const std::vector<ConfigKey>& predict_keys() {
          .flag = "--device",
          .help = "Where the model runs: cpu or cuda[:N]; cuda fails clearly where unsupported",
          .commands = predict},
+        {.key = "precision",
+         .field = field<PredictOptions>([](auto& o) -> auto& { return o.precision; }),
+         .choices = {"fp32", "tf32", "bf16"},
+         .flag = "--precision",
+         .help = "Float32 matrix math of the forward passes, as train's --precision: fp32 "
+                 "(exact), tf32 (GPU; fp32 on the CPU) or bf16 (bfloat16 operands, float32 sums)",
+         .commands = predict},
     };
     rows.insert(rows.end(), own.begin(), own.end());
     return rows;
@@ -326,6 +335,7 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   const std::string out_format = output_format(options);
   check_predict_flags(options, out_format);
   const Device device = usable_device(options.device, "--device");
+  const Float32PrecisionScope precision(usable_precision(options.precision, device, "--precision"));
   std::ostream& log = message_stream(options, out, err);
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
   RunConfig config = load_config_file(files.config);

@@ -27,6 +27,8 @@ struct PredictOptions {
   int64_t batch_size = 256;
   int64_t threads = 0;         // 0: every core
   std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
+  std::string precision =
+      "fp32";  // of float32 matrix math: fp32, tf32 or bf16 (tensor/precision.h)
 };
 
 /// The rows of PredictOptions: every flag of `strand predict`.

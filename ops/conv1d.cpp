@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "tensor/argument_checks.h"
+#include "tensor/cpu/gemm_precision.h"
 
 namespace strand {
 
@@ -134,6 +135,9 @@ Tensor one_hot(const Tensor& codes, DType dtype) {
 }  // namespace ops
 
 // ---- CPU adapters: Tensors to kernels/cpu/conv1d{,_onehot}.h --------------------------------
+// The dense passes' GEMMs run at the process's precision (cpu_gemm_precision(): bfloat16
+// operands under --precision bf16); the one-hot passes and the fused Conv1D+ReLU+GlobalMaxPool
+// stay float32, as on the GPU (tensor/precision.h).
 namespace {
 
 namespace cpu = kernels::cpu;
@@ -149,7 +153,7 @@ void conv1d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv
   const Tensor xc = x.contiguous(), wc = w.contiguous();
   dispatch_floating(x.dtype(), "conv1d", [&]<typename T>() {
     cpu::conv1d_forward<T>(g, xc.data<T>(), wc.data<T>(), optional_data<T>(bias.contiguous()),
-                           out.data<T>());
+                           out.data<T>(), /*relu=*/false, cpu_gemm_precision());
   });
 }
 
@@ -158,7 +162,8 @@ void conv1d_backward_input_cpu(const Tensor& grad_out, const Tensor& w, const Co
   const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
   const Tensor go = grad_out.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_backward_input", [&]<typename T>() {
-    cpu::conv1d_backward_input<T>(g, go.data<T>(), wc.data<T>(), grad_x.data<T>());
+    cpu::conv1d_backward_input<T>(g, go.data<T>(), wc.data<T>(), grad_x.data<T>(),
+                                  cpu_gemm_precision());
   });
 }
 
@@ -167,7 +172,8 @@ void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const C
   const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous();
   dispatch_floating(x.dtype(), "conv1d_backward_weight", [&]<typename T>() {
-    cpu::conv1d_backward_weight<T>(g, go.data<T>(), xc.data<T>(), grad_w.data<T>());
+    cpu::conv1d_backward_weight<T>(g, go.data<T>(), xc.data<T>(), grad_w.data<T>(),
+                                   cpu_gemm_precision());
   });
 }
 
@@ -201,7 +207,8 @@ void conv1d_relu_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
       cpu::conv1d_onehot_forward<T>(g, xc.data<uint8_t>(), wc.data<T>(), b, out.data<T>(),
                                     /*relu=*/true);
     } else {
-      cpu::conv1d_forward<T>(g, xc.data<T>(), wc.data<T>(), b, out.data<T>(), /*relu=*/true);
+      cpu::conv1d_forward<T>(g, xc.data<T>(), wc.data<T>(), b, out.data<T>(), /*relu=*/true,
+                             cpu_gemm_precision());
     }
   });
 }
@@ -217,7 +224,8 @@ void conv1d_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& 
     cpu::conv1d_backward<T>(g, go.data<T>(), codes ? nullptr : xc.data<T>(),
                             codes ? xc.data<uint8_t>() : nullptr, wc.data<T>(),
                             optional_data<T>(oc), grad_x.defined() ? grad_x.data<T>() : nullptr,
-                            grad_w.data<T>(), grad_bias.defined() ? grad_bias.data<T>() : nullptr);
+                            grad_w.data<T>(), grad_bias.defined() ? grad_bias.data<T>() : nullptr,
+                            codes ? cpu::GemmPrecision::kFloat32 : cpu_gemm_precision());
   });
 }
 

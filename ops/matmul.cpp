@@ -5,8 +5,9 @@
 
 #include "autograd/attribution.h"
 #include "core/dtype_dispatch.h"
-#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "tensor/argument_checks.h"
+#include "tensor/cpu/gemm_precision.h"
 
 namespace strand {
 
@@ -32,9 +33,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 // ---- CPU adapter: Tensors to kernels/cpu/gemm.h -------------------------------------------
 namespace {
 
+// Float32 operands at the process's precision (bfloat16 under --precision bf16).
 void matmul_cpu(const Tensor& a, const Tensor& b, Tensor& out) {
+  const kernels::cpu::GemmPrecision precision = cpu_gemm_precision();
   dispatch_floating(a.dtype(), "matmul", [&]<typename T>() {
-    kernels::cpu::gemm<T>(a.size(0), b.size(1), a.size(1), a.data<T>(), a.strides()[0],
+    kernels::cpu::gemm<T>(precision, a.size(0), b.size(1), a.size(1), a.data<T>(), a.strides()[0],
                           a.strides()[1], b.data<T>(), b.strides()[0], b.strides()[1], T(0),
                           out.data<T>(), b.size(1));
   });

@@ -246,7 +246,7 @@ void conv1d_forward_reference(const Conv1DGeometry& g, const T* x, const T* w, c
 
 template <typename T>
 void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bias, T* out,
-                    bool relu) {
+                    bool relu, GemmPrecision precision) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
   const int64_t per_sample = g.out_channels * g.out_length;
   if (conv1d_direct_applies(g)) {  // few output channels: no columns (kernels/cpu/conv1d_direct.h)
@@ -263,6 +263,7 @@ void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bi
   // alone, so every thread count runs the same products.
   const int64_t group = samples_per_group(g, g.batch);
   const int64_t groups = (g.batch + group - 1) / group;
+  const ReusedLeftOperand<T> weights(precision, g.out_channels, rows, w, rows, 1);
 #pragma omp parallel num_threads(conv_threads(g, rows))
   {
     T* col = conv_workspace<T, ColumnsTag>(rows * group * g.out_length).data();
@@ -276,7 +277,7 @@ void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bi
         im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * g.out_length, ld);
       }
       T* target = count > 1 ? product : out + b0 * per_sample;
-      gemm<T>(g.out_channels, ld, rows, w, rows, 1, col, ld, 1, T(0), target, ld);
+      weights.gemm(ld, col, ld, 1, T(0), target, ld);
       if (count == 1 && bias == nullptr && !relu) continue;
       for (int64_t i = 0; i < count; ++i) {
         add_bias_relu(g, target + i * g.out_length, ld, bias, relu, out + (b0 + i) * per_sample);
@@ -307,7 +308,8 @@ void conv1d_backward_input_reference(const Conv1DGeometry& g, const T* grad_out,
 }
 
 template <typename T>
-void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x) {
+void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* w, T* grad_x,
+                           GemmPrecision precision) {
   const int64_t rows = g.in_channels * g.kernel_size;  // CK
   if (conv1d_direct_applies(g)) {
 #pragma omp parallel for schedule(static) num_threads(conv_threads(g, rows))
@@ -319,9 +321,10 @@ void conv1d_backward_input(const Conv1DGeometry& g, const T* grad_out, const T* 
   }
   // Per sample: col (CK, L_out) = w^T (CK, O) @ grad_out[b] (O, L_out), scattered back onto
   // the input positions it came from (col2im).
+  const ReusedLeftOperand<T> weights_t(precision, rows, g.out_channels, w, 1, rows);
   for_each_sample_with_columns<T>(g, rows, [&](int64_t b, T* col) {
-    gemm<T>(rows, g.out_length, g.out_channels, w, 1, rows,
-            grad_out + b * g.out_channels * g.out_length, g.out_length, 1, T(0), col, g.out_length);
+    weights_t.gemm(g.out_length, grad_out + b * g.out_channels * g.out_length, g.out_length, 1,
+                   T(0), col, g.out_length);
     col2im(g, col, grad_x + b * g.in_channels * g.length, g.out_length);
   });
 }
@@ -348,7 +351,8 @@ void conv1d_backward_weight_reference(const Conv1DGeometry& g, const T* grad_out
 }
 
 template <typename T>
-void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w) {
+void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T* x, T* grad_w,
+                            GemmPrecision precision) {
   if (conv1d_direct_applies(g)) {  // the one-pass backward, asked for the weight only
     conv1d_backward<T>(g, grad_out, x, nullptr, nullptr, nullptr, nullptr, grad_w, nullptr);
     return;
@@ -356,7 +360,7 @@ void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T*
   weight_gradient_from_columns<T>(
       g, g.in_channels * g.kernel_size, grad_out,
       [&](int64_t b, T* col) { im2col(g, x + b * g.in_channels * g.length, col, g.out_length); },
-      grad_w);
+      grad_w, precision);
 }
 
 namespace {
@@ -373,8 +377,10 @@ struct BackwardPass {
   const T* relu_out;
   T* grad_x;
   bool with_bias;
-  int64_t rows;  // CK, or 4K for codes
-  bool direct;   // few output channels (kernels/cpu/conv1d_direct.h): groups of one
+  int64_t rows;             // CK, or 4K for codes
+  bool direct;              // few output channels (kernels/cpu/conv1d_direct.h): groups of one
+  GemmPrecision precision;  // of the weight gradient's GEMM operands
+  const ReusedLeftOperand<T>* weights_t;  // w^T (CK, O) for grad_x's GEMMs, at that precision
 
   // go (O, count * L_out): the gradients of samples b0.. side by side, masked by the fused
   // ReLU's output; a lone sample without a mask is read in place.
@@ -427,10 +433,10 @@ struct BackwardPass {
         im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * n_pos, ld);
       }
     }
-    gemm<T>(n_out, rows, ld, go, ld, 1, col, 1, ld, T(1), weight_sum, rows);
+    gemm<T>(precision, n_out, rows, ld, go, ld, 1, col, 1, ld, T(1), weight_sum, rows);
     // grad_x: col (CK, count * L_out) = w^T (CK, O) @ go, scattered back per sample (col2im).
     if (grad_x) {
-      gemm<T>(rows, ld, n_out, w, 1, rows, go, ld, 1, T(0), col, ld);
+      weights_t->gemm(ld, go, ld, 1, T(0), col, ld);
       for (int64_t i = 0; i < count; ++i) {
         col2im(g, col + i * n_pos, grad_x + (b0 + i) * g.in_channels * g.length, ld);
       }
@@ -442,15 +448,19 @@ struct BackwardPass {
 
 template <typename T>
 void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, const uint8_t* codes,
-                     const T* w, const T* relu_out, T* grad_x, T* grad_w, T* grad_bias) {
+                     const T* w, const T* relu_out, T* grad_x, T* grad_w, T* grad_bias,
+                     GemmPrecision precision) {
   const int64_t n_out = g.out_channels, n_pos = g.out_length;
   const int64_t rows = codes ? 4 * g.kernel_size : g.in_channels * g.kernel_size;
   const int64_t weights = n_out * rows;
-  const BackwardPass<T> pass{g,      grad_out,
-                             x,      codes,
-                             w,      relu_out,
-                             grad_x, grad_bias != nullptr,
-                             rows,   codes == nullptr && conv1d_direct_applies(g)};
+  // grad_x's GEMMs: w^T (CK, O), rounded once at kBfloat16 (never read without grad_x).
+  const ReusedLeftOperand<T> weights_t(precision, grad_x ? rows : 0, n_out, w, 1, rows);
+  const BackwardPass<T> pass{g,         grad_out,
+                             x,         codes,
+                             w,         relu_out,
+                             grad_x,    grad_bias != nullptr,
+                             rows,      codes == nullptr && conv1d_direct_applies(g),
+                             precision, &weights_t};
   // The batch's sums run in slots fixed by its size (kernels/cpu/conv1d_columns.h): slot 0 sums
   // into grad_w, the others into partials added in slot order.
   const BatchSlots slots(g.batch);
@@ -520,14 +530,17 @@ void conv1d_backward_reference(const Conv1DGeometry& g, const T* grad_out, const
 #define STRAND_INSTANTIATE_CONV1D(T)                                                               \
   template void conv1d_forward_reference<T>(const Conv1DGeometry&, const T*, const T*, const T*,   \
                                             T*);                                                   \
-  template void conv1d_forward<T>(const Conv1DGeometry&, const T*, const T*, const T*, T*, bool);  \
+  template void conv1d_forward<T>(const Conv1DGeometry&, const T*, const T*, const T*, T*, bool,   \
+                                  GemmPrecision);                                                  \
   template void conv1d_backward_input_reference<T>(const Conv1DGeometry&, const T*, const T*, T*); \
-  template void conv1d_backward_input<T>(const Conv1DGeometry&, const T*, const T*, T*);           \
+  template void conv1d_backward_input<T>(const Conv1DGeometry&, const T*, const T*, T*,            \
+                                         GemmPrecision);                                           \
   template void conv1d_backward_weight_reference<T>(const Conv1DGeometry&, const T*, const T*,     \
                                                     T*);                                           \
-  template void conv1d_backward_weight<T>(const Conv1DGeometry&, const T*, const T*, T*);          \
+  template void conv1d_backward_weight<T>(const Conv1DGeometry&, const T*, const T*, T*,           \
+                                          GemmPrecision);                                          \
   template void conv1d_backward<T>(const Conv1DGeometry&, const T*, const T*, const uint8_t*,      \
-                                   const T*, const T*, T*, T*, T*);                                \
+                                   const T*, const T*, T*, T*, T*, GemmPrecision);                 \
   template void conv1d_backward_reference<T>(const Conv1DGeometry&, const T*, const T*,            \
                                              const uint8_t*, const T*, const T*, T*, T*, T*);
 STRAND_INSTANTIATE_CONV1D(float)

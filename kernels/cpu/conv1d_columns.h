@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/conv1d_geometry.h"
-#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/strided_loop.h"
 
 namespace strand::kernels::cpu {
@@ -77,11 +77,12 @@ struct BatchSlots {
 };
 
 /// grad_w (O, rows) = sum over samples b of grad_out[b] (O, L_out) @ col_b^T (L_out, rows), with
-/// fill_columns(b, col) writing col_b (rows, L_out); summed in BatchSlots, so the result is the
-/// same at every thread count.
+/// fill_columns(b, col) writing col_b (rows, L_out), the GEMMs' operands at `precision`; summed
+/// in BatchSlots, so the result is the same at every thread count.
 template <typename T, typename FillColumns>
 void weight_gradient_from_columns(const Conv1DGeometry& g, int64_t rows, const T* grad_out,
-                                  FillColumns fill_columns, T* grad_w) {
+                                  FillColumns fill_columns, T* grad_w,
+                                  GemmPrecision precision = GemmPrecision::kFloat32) {
   const int64_t weights = g.out_channels * rows;
   const int64_t work = g.batch * g.out_channels * g.out_length * rows;
   const BatchSlots slots(g.batch);
@@ -96,8 +97,9 @@ void weight_gradient_from_columns(const Conv1DGeometry& g, int64_t rows, const T
       std::fill(sum, sum + weights, T(0));
       for (int64_t b = slots.first(slot); b < slots.first(slot + 1); ++b) {
         fill_columns(b, col.data());
-        gemm<T>(g.out_channels, rows, g.out_length, grad_out + b * g.out_channels * g.out_length,
-                g.out_length, 1, col.data(), 1, g.out_length, T(1), sum, rows);
+        gemm<T>(precision, g.out_channels, rows, g.out_length,
+                grad_out + b * g.out_channels * g.out_length, g.out_length, 1, col.data(), 1,
+                g.out_length, T(1), sum, rows);
       }
     }
 #pragma omp for schedule(static)

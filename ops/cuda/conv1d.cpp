@@ -13,6 +13,8 @@
 namespace strand {
 
 // ---- CUDA adapters: Tensors to kernels/cuda/conv1d.cu and the cuDNN engine ---------------------
+// Under --precision bf16 the dense passes run on cuDNN's bfloat16 math (cuda::bfloat16_pass); the
+// one-hot passes and the fused Conv1D+ReLU+GlobalMaxPool stay float32, as on the CPU.
 namespace {
 
 namespace k = kernels::cuda;
@@ -41,7 +43,8 @@ void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Con
         k::conv1d_forward(dtype, at, o.a, o.b, o.bias, o.out, s);
       },
       [&](const Geometry& at, const Operands& o) {
-        cuda::cudnn_conv_forward(at, device, o.a, o.b, o.out);
+        cuda::cudnn_conv_forward(at, device, o.a, o.b, o.out,
+                                 cuda::bfloat16_pass(ConvPass::kForward, dtype));
         k::add_channel_bias(dtype, at.batch, at.out_channels, at.out_length, o.bias, o.out, s);
       });
 }
@@ -61,7 +64,8 @@ void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const C
         k::conv1d_backward_input(dtype, at, o.a, o.b, o.out, s);
       },
       [&](const Geometry& at, const Operands& o) {
-        cuda::cudnn_conv_backward_input(at, device, o.a, o.b, o.out);
+        cuda::cudnn_conv_backward_input(at, device, o.a, o.b, o.out,
+                                        cuda::bfloat16_pass(ConvPass::kBackwardInput, dtype));
       });
 }
 
@@ -80,7 +84,8 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
         k::conv1d_backward_weight(dtype, at, o.a, o.b, o.out, s);
       },
       [&](const Geometry& at, const Operands& o) {
-        cuda::cudnn_conv_backward_weight(at, device, o.a, o.b, o.out);
+        cuda::cudnn_conv_backward_weight(at, device, o.a, o.b, o.out,
+                                         cuda::bfloat16_pass(ConvPass::kBackwardWeight, dtype));
       });
 }
 

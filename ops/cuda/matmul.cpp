@@ -1,6 +1,7 @@
 // Matrix multiply: the CUDA adapters and their registration.
 // Part of the CUDA backend module (libstrand_cuda.so), registered when it is loaded; the
-// declarations, checks, CPU adapters and gradient rules are in ops/matmul.cpp.
+// declarations, checks, CPU adapters and gradient rules are in ops/matmul.cpp. float32 runs in
+// exact FP32, TF32 or bfloat16 (cublasGemmEx on bfloat16 copies) per tensor/precision.h.
 #include "ops/matmul.h"
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 
 #include "kernels/cuda/check.h"
 #include "tensor/cuda/adapter_util.h"
+#include "tensor/cuda/bfloat16_staging.h"
+#include "tensor/precision.h"
 
 namespace strand {
 
@@ -33,6 +36,14 @@ BlasView blas_view(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   return {};
 }
 
+// The elements a (rows x cols) operand seen through `view` spans from its first: the last
+// row (op N) or column (op T) starts (outer - 1) * ld in.
+int64_t span(int64_t rows, int64_t cols, const BlasView& view) {
+  const bool by_rows = view.op == CUBLAS_OP_N;
+  const int64_t outer = by_rows ? rows : cols, inner = by_rows ? cols : rows;
+  return (outer - 1) * view.ld + inner;
+}
+
 void matmul_cuda(const Tensor& a_in, const Tensor& b_in, Tensor& out) {
   const int64_t m = a_in.size(0), kdim = a_in.size(1), n = b_in.size(1);
   if (m == 0 || n == 0) return;
@@ -56,7 +67,17 @@ void matmul_cuda(const Tensor& a_in, const Tensor& b_in, Tensor& out) {
   // out^T (n x m, column-major, ld n) = b^T (n x k) * a^T (k x m).
   cublasHandle_t handle = cuda::cublas(out.device());
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(kdim);
-  if (out.dtype() == DType::kFloat32) {
+  if (out.dtype() == DType::kFloat32 && float32_precision() == Float32Precision::kBf16) {
+    // bfloat16 copies of the operands as they are laid out (same op and ld), float32 sums and
+    // output on tensor cores: autocast's matmul, but with the float32 result kept.
+    const Tensor a16 = cuda::bfloat16_copy(a.data<float>(), span(m, kdim, av), out.device());
+    const Tensor b16 = cuda::bfloat16_copy(b.data<float>(), span(kdim, n, bv), out.device());
+    const float one = 1.0f, zero = 0.0f;
+    STRAND_CUBLAS_CHECK(cublasGemmEx(handle, bv.op, av.op, in, im, ik, &one, b16.raw_data(),
+                                     CUDA_R_16BF, static_cast<int>(bv.ld), a16.raw_data(),
+                                     CUDA_R_16BF, static_cast<int>(av.ld), &zero, out.raw_data(),
+                                     CUDA_R_32F, in, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  } else if (out.dtype() == DType::kFloat32) {
     const float one = 1.0f, zero = 0.0f;
     STRAND_CUBLAS_CHECK(cublasSgemm(handle, bv.op, av.op, in, im, ik, &one, b.data<float>(),
                                     static_cast<int>(bv.ld), a.data<float>(),

@@ -15,6 +15,7 @@
 
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/stream.h"
+#include "tensor/cuda/bfloat16_staging.h"
 #include "tensor/cuda/device.h"
 #include "tensor/determinism.h"
 #include "tensor/precision.h"
@@ -46,13 +47,13 @@ bool find_algorithms() { return find_setting().load(); }
 constexpr size_t kFindWorkspaceLimit = size_t{256} << 20;
 
 // A plan's shape and mode, without the device: what plans are kept and exported under. Plans
-// are float32 (cudnn_can_run).
+// are float32 (cudnn_can_run), on float32 data or, under bf16, on bfloat16 copies.
 [[maybe_unused]] std::string plan_key(const Conv1DGeometry& g, bool deterministic, bool tf32,
-                                      bool find) {
-  return fmt::format("float32{}{}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", tf32 ? " tf32" : "",
-                     deterministic ? " det" : "", find ? " find" : "", g.batch, g.in_channels,
-                     g.length, g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left,
-                     g.out_length);
+                                      bool find, bool bf16) {
+  return fmt::format(
+      "{}{}{}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", bf16 ? "bfloat16" : "float32",
+      tf32 ? " tf32" : "", deterministic ? " det" : "", find ? " find" : "", g.batch, g.in_channels,
+      g.length, g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
 }
 
 // The algorithms adopted from a plan file, by "<cuDNN pass> <plan key>": plans built later
@@ -94,34 +95,36 @@ cudnnHandle_t cudnn_handle(Device device) {
 // captured CUDA graph's workspace pointer valid across replays.
 class CudnnConv {
  public:
-  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32, bool find)
+  CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32, bool find,
+            bool bf16)
       : device_(device),
         deterministic_(deterministic),
         tf32_(tf32),
         find_(find),
-        key_(plan_key(g, deterministic, tf32, find)) {
+        bf16_(bf16),
+        key_(plan_key(g, deterministic, tf32, find, bf16)) {
+    // bfloat16 tensors with a float32 convolution: cuDNN's BFLOAT16 configuration.
+    const cudnnDataType_t data = bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
     STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
     STRAND_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv_));
     const auto i = [](int64_t v) { return static_cast<int>(v); };
-    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                                  i(g.batch), i(g.in_channels), 1, i(g.length)));
-    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(y_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                                  i(g.batch), i(g.out_channels), 1,
-                                                  i(g.out_length)));
-    STRAND_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                                  i(g.out_channels), i(g.in_channels), 1,
-                                                  i(g.kernel_size)));
+    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x_, CUDNN_TENSOR_NCHW, data, i(g.batch),
+                                                  i(g.in_channels), 1, i(g.length)));
+    STRAND_CUDNN_CHECK(cudnnSetTensor4dDescriptor(y_, CUDNN_TENSOR_NCHW, data, i(g.batch),
+                                                  i(g.out_channels), 1, i(g.out_length)));
+    STRAND_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_, data, CUDNN_TENSOR_NCHW, i(g.out_channels),
+                                                  i(g.in_channels), 1, i(g.kernel_size)));
     STRAND_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv_, 0, i(g.pad_left), 1, i(g.stride), 1,
                                                        i(g.dilation), CUDNN_CROSS_CORRELATION,
                                                        CUDNN_DATA_FLOAT));
     // Plain FP32 arithmetic by default, so results stay comparable with the CPU oracles;
     // TF32 tensor cores only when opted in (tensor/precision.h): CUDNN_DEFAULT_MATH permits
     // them for float32 data on A100 and later (as PyTorch's allow_tf32 sets it), and never
-    // converts to half precision.
-    STRAND_CUDNN_CHECK(
-        cudnnSetConvolutionMathType(conv_, tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    // converts to half precision. bfloat16 data: tensor cores (as PyTorch sets them for it).
+    STRAND_CUDNN_CHECK(cudnnSetConvolutionMathType(
+        conv_, bf16_ ? CUDNN_TENSOR_OP_MATH : (tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH)));
   }
   ~CudnnConv() {
     cudnnDestroyConvolutionDescriptor(conv_);
@@ -252,7 +255,8 @@ class CudnnConv {
       if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
       const bool plain =
           perf[k].mathType == CUDNN_FMA_MATH || perf[k].mathType == CUDNN_DEFAULT_MATH;
-      if (!plain && !(tf32_ && perf[k].mathType == CUDNN_TENSOR_OP_MATH)) continue;
+      const bool tensor_ops = (tf32_ || bf16_) && perf[k].mathType == CUDNN_TENSOR_OP_MATH;
+      if (!plain && !tensor_ops) continue;
       if (deterministic_ && perf[k].determinism != CUDNN_DETERMINISTIC) continue;
       if (perf[k].memory > kMaxWorkspace) continue;
       return Choice<decltype(Perf{}.algo)>{perf[k].algo, perf[k].memory};
@@ -314,6 +318,7 @@ class CudnnConv {
   bool deterministic_;
   bool tf32_;
   bool find_;
+  bool bf16_;
   std::string key_;  // plan_key()
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
@@ -336,21 +341,21 @@ Plans& plans() {
   return all;
 }
 
-std::string device_plan_key(const Conv1DGeometry& g, Device device) {
+std::string device_plan_key(const Conv1DGeometry& g, Device device, bool bf16) {
   return fmt::format("{} {}", device.index,
                      plan_key(g, deterministic(), float32_precision() == Float32Precision::kTf32,
-                              find_algorithms()));
+                              find_algorithms(), bf16));
 }
 
-// The plan of a shape, built on first use.
-CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
+// The plan of a shape (float32 data, or bfloat16 copies), built on first use.
+CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device, bool bf16) {
   const bool exact = deterministic();
   const bool tf32 = float32_precision() == Float32Precision::kTf32;
   const bool find = find_algorithms();
   Plans& all = plans();
   std::lock_guard lock(all.mutex);
-  std::unique_ptr<CudnnConv>& plan = all.by_key[device_plan_key(g, device)];
-  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32, find);
+  std::unique_ptr<CudnnConv>& plan = all.by_key[device_plan_key(g, device, bf16)];
+  if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32, find, bf16);
   return *plan;
 }
 #endif
@@ -368,14 +373,14 @@ bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, bool symmetric_padding)
 #endif
 }
 
-bool cudnn_planned(ConvPass pass, const Conv1DGeometry& g, Device device) {
+bool cudnn_planned(ConvPass pass, const Conv1DGeometry& g, Device device, bool bfloat16) {
 #ifdef STRAND_WITH_CUDNN
   Plans& all = plans();
   std::lock_guard lock(all.mutex);
-  const auto it = all.by_key.find(device_plan_key(g, device));
+  const auto it = all.by_key.find(device_plan_key(g, device, bfloat16));
   return it != all.by_key.end() && it->second->has(pass);
 #else
-  (void)pass, (void)g, (void)device;
+  (void)pass, (void)g, (void)device, (void)bfloat16;
   return false;
 #endif
 }
@@ -426,31 +431,49 @@ void clear_adopted_cudnn_algorithms() {
 }
 
 void cudnn_conv_forward(const Conv1DGeometry& g, Device device, const void* x, const void* w,
-                        void* y) {
+                        void* y, bool bfloat16) {
 #ifdef STRAND_WITH_CUDNN
-  cudnn_plan(g, device).forward(x, w, y);
+  if (!bfloat16) return cudnn_plan(g, device, false).forward(x, w, y);
+  const int64_t y_count = g.batch * g.out_channels * g.out_length;
+  const Tensor xb = bfloat16_copy(x, g.batch * g.in_channels * g.length, device);
+  const Tensor wb = bfloat16_copy(w, g.out_channels * g.in_channels * g.kernel_size, device);
+  const Tensor yb = bfloat16_buffer(y_count, device);
+  cudnn_plan(g, device, true).forward(xb.raw_data(), wb.raw_data(), yb.raw_data());
+  widen_bfloat16(yb, y, y_count, device);
 #else
-  (void)g, (void)device, (void)x, (void)w, (void)y;
+  (void)g, (void)device, (void)x, (void)w, (void)y, (void)bfloat16;
   throw Error("conv1d (CUDA): this build of strand has no cuDNN");
 #endif
 }
 
 void cudnn_conv_backward_input(const Conv1DGeometry& g, Device device, const void* grad_y,
-                               const void* w, void* grad_x) {
+                               const void* w, void* grad_x, bool bfloat16) {
 #ifdef STRAND_WITH_CUDNN
-  cudnn_plan(g, device).backward_input(grad_y, w, grad_x);
+  if (!bfloat16) return cudnn_plan(g, device, false).backward_input(grad_y, w, grad_x);
+  const int64_t x_count = g.batch * g.in_channels * g.length;
+  const Tensor gyb = bfloat16_copy(grad_y, g.batch * g.out_channels * g.out_length, device);
+  const Tensor wb = bfloat16_copy(w, g.out_channels * g.in_channels * g.kernel_size, device);
+  const Tensor gxb = bfloat16_buffer(x_count, device);
+  cudnn_plan(g, device, true).backward_input(gyb.raw_data(), wb.raw_data(), gxb.raw_data());
+  widen_bfloat16(gxb, grad_x, x_count, device);
 #else
-  (void)g, (void)device, (void)grad_y, (void)w, (void)grad_x;
+  (void)g, (void)device, (void)grad_y, (void)w, (void)grad_x, (void)bfloat16;
   throw Error("conv1d_backward_input (CUDA): this build of strand has no cuDNN");
 #endif
 }
 
 void cudnn_conv_backward_weight(const Conv1DGeometry& g, Device device, const void* grad_y,
-                                const void* x, void* grad_w) {
+                                const void* x, void* grad_w, bool bfloat16) {
 #ifdef STRAND_WITH_CUDNN
-  cudnn_plan(g, device).backward_weight(grad_y, x, grad_w);
+  if (!bfloat16) return cudnn_plan(g, device, false).backward_weight(grad_y, x, grad_w);
+  const int64_t w_count = g.out_channels * g.in_channels * g.kernel_size;
+  const Tensor gyb = bfloat16_copy(grad_y, g.batch * g.out_channels * g.out_length, device);
+  const Tensor xb = bfloat16_copy(x, g.batch * g.in_channels * g.length, device);
+  const Tensor gwb = bfloat16_buffer(w_count, device);
+  cudnn_plan(g, device, true).backward_weight(gyb.raw_data(), xb.raw_data(), gwb.raw_data());
+  widen_bfloat16(gwb, grad_w, w_count, device);
 #else
-  (void)g, (void)device, (void)grad_y, (void)x, (void)grad_w;
+  (void)g, (void)device, (void)grad_y, (void)x, (void)grad_w, (void)bfloat16;
   throw Error("conv1d_backward_weight (CUDA): this build of strand has no cuDNN");
 #endif
 }

@@ -25,6 +25,13 @@
 // shape (a plan), not rebuilt per call. The one-hot passes give cuDNN the codes expanded to a
 // dense one-hot; the fused Conv1D+ReLU+GlobalMaxPool ops always use strand's own kernels.
 //
+// Under --precision bf16 (tensor/precision.h) the dense passes of float32 data run on cuDNN's
+// bfloat16 tensor-core convolutions, untimed (strand's kernels compute in float32: a timed
+// choice would make the precision depend on the timing): the operands are rounded to bfloat16
+// copies, cuDNN computes in float32 (its BFLOAT16 configuration: bfloat16 tensors, a float32
+// convolution) and writes a bfloat16 result, which is widened into the float32 output. Plans are
+// kept per data type. The one-hot passes stay float32, as on the CPU.
+//
 // Every choice and cuDNN algorithm can be exported and adopted (export_conv_plans,
 // adopt_conv_plans; tensor/conv_plan_table.h): a run directory keeps them, so that a resumed
 // or repeated run on the same GPU and cuDNN skips the timing and cuDNN's search.
@@ -70,6 +77,10 @@ struct ConvOperands {
 using ConvRunner =
     std::function<void(const kernels::Conv1DGeometry& g, const ConvOperands& operands)>;
 
+/// Whether `pass` on `dtype` runs on cuDNN's bfloat16 math now: a dense pass (forward, backward
+/// input or weight) of float32 data under Float32Precision::kBf16.
+bool bfloat16_pass(ConvPass pass, DType dtype);
+
 /// Runs one Conv1D pass of geometry `g` on `device`: `own` (strand's kernel) or `library`
 /// (cuDNN through the plan of this shape) per the policy above. `symmetric_padding`: pad_left
 /// == pad_right (cuDNN needs it).
@@ -95,14 +106,15 @@ ConvPlanTable export_conv_plans(Device device);
 /// returns an empty string, or why not (another GPU or cuDNN). Choices already made win.
 std::string adopt_conv_plans(const ConvPlanTable& table, Device device);
 
-/// The three passes through cuDNN's plan for `g` (float32, contiguous, on `device`'s stream).
+/// The three passes through cuDNN's plan for `g` (float32, contiguous, on `device`'s stream);
+/// `bfloat16`: on bfloat16 copies of the operands (bfloat16_pass), the result widened back.
 /// Throw strand::Error in a build without cuDNN. The forward pass adds no bias.
 void cudnn_conv_forward(const kernels::Conv1DGeometry& g, Device device, const void* x,
-                        const void* w, void* y);
+                        const void* w, void* y, bool bfloat16 = false);
 void cudnn_conv_backward_input(const kernels::Conv1DGeometry& g, Device device, const void* grad_y,
-                               const void* w, void* grad_x);
+                               const void* w, void* grad_x, bool bfloat16 = false);
 void cudnn_conv_backward_weight(const kernels::Conv1DGeometry& g, Device device, const void* grad_y,
-                                const void* x, void* grad_w);
+                                const void* x, void* grad_w, bool bfloat16 = false);
 
 enum class ConvAlgorithm { kAuto, kOwn, kCudnn };
 
@@ -120,9 +132,10 @@ bool cudnn_find();
 bool cudnn_available();
 /// Whether cuDNN can run a pass of `g` in `dtype` (float32, symmetric padding, int sizes).
 bool cudnn_can_run(const kernels::Conv1DGeometry& g, DType dtype, bool symmetric_padding);
-/// Whether the cuDNN plan of `g` on `device` (in the current mode) has chosen its algorithm
-/// for `pass` already.
-bool cudnn_planned(ConvPass pass, const kernels::Conv1DGeometry& g, Device device);
+/// Whether the cuDNN plan of `g` on `device` (in the current mode; `bfloat16`: the bfloat16
+/// plan) has chosen its algorithm for `pass` already.
+bool cudnn_planned(ConvPass pass, const kernels::Conv1DGeometry& g, Device device,
+                   bool bfloat16 = false);
 /// cuDNN's version (cudnnGetVersion()); 0 in a build without cuDNN.
 int64_t cudnn_version();
 /// The cuDNN algorithms of every plan (and those adopted but not yet used), for export.

@@ -69,12 +69,16 @@ SelectionState& selection() {
   return state;
 }
 
-// A choice depends on the math mode (TF32 changes cuDNN's speed), on determinism (which takes
-// cuDNN untimed) and on cuDNN's algorithm source (heuristics or its timed search).
+// A choice depends on the math mode (TF32 and bf16 change cuDNN's speed; bf16 takes cuDNN
+// untimed), on determinism (which takes cuDNN untimed) and on cuDNN's algorithm source
+// (heuristics or its timed search).
 std::string shape_key(ConvPass pass, const Conv1DGeometry& g, DType dtype) {
-  const bool tf32 = float32_precision() == Float32Precision::kTf32;
+  const Float32Precision precision = float32_precision();
+  const std::string mode = precision == Float32Precision::kFp32
+                               ? ""
+                               : fmt::format(" {}", float32_precision_name(precision));
   return fmt::format("{} {}{}{}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
-                     dtype_name(dtype), tf32 ? " tf32" : "", deterministic() ? " det" : "",
+                     dtype_name(dtype), mode, deterministic() ? " det" : "",
                      cudnn_find() ? " find" : "", g.batch, g.in_channels, g.length, g.out_channels,
                      g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
 }
@@ -143,8 +147,9 @@ ScratchOperands scratch_operands(ConvPass pass, const Conv1DGeometry& g, DType d
 }
 
 // Chooses the implementation of `pass` at `g`, running it on `operands` (the caller's, which
-// then hold the result, or scratch ones). cuDNN untimed in deterministic mode, past
-// kOwnHopelessMacs, or where strand's kernel lost clearly at another batch size; else both timed.
+// then hold the result, or scratch ones). cuDNN untimed in deterministic mode, for a bfloat16
+// pass, past kOwnHopelessMacs, or where strand's kernel lost clearly at another batch size;
+// else both timed.
 ConvChoice choose(ConvPass pass, const Conv1DGeometry& g, DType dtype, Device device,
                   const ConvOperands& operands, const ConvRunner& own, const ConvRunner& library) {
   SelectionState& state = selection();
@@ -157,11 +162,12 @@ ConvChoice choose(ConvPass pass, const Conv1DGeometry& g, DType dtype, Device de
     const auto it = state.own_slowdown.find(without_batch(choice.shape));
     cudnn_clearly = cudnn_clearly || (it != state.own_slowdown.end() && it->second >= kClearLoss);
   }
-  if (deterministic() || cudnn_clearly) {
+  if (deterministic() || cudnn_clearly || bfloat16_pass(pass, dtype)) {
     // A timed choice can differ between runs. Deterministic mode takes cuDNN untimed, with
     // the algorithms cuDNN reports as deterministic (its plans are keyed by the mode), and
     // strand's kernels (deterministic too) only for a shape cuDNN has no such algorithm for.
-    // So does a shape strand's kernel cannot win.
+    // So does a shape strand's kernel cannot win, and a bfloat16 pass (strand's kernels would
+    // run it in float32: the precision would follow the timing).
     choice.chosen = "cudnn";
     try {
       library(g, operands);
@@ -236,7 +242,10 @@ void plan_other_sizes(ConvPass pass, const Conv1DGeometry& g, DType dtype, Devic
     Conv1DGeometry other = g;
     other.batch = batch;
     const std::optional<ConvChoice> known = known_choice(shape_key(pass, other, dtype));
-    if (known && (known->chosen == "own" || cudnn_planned(pass, other, device))) continue;
+    if (known && (known->chosen == "own" ||
+                  cudnn_planned(pass, other, device, bfloat16_pass(pass, dtype)))) {
+      continue;
+    }
     const ScratchOperands scratch = scratch_operands(pass, other, dtype, device);
     if (known) {
       library(other, scratch.operands());  // an adopted choice: its plan, built now
@@ -247,6 +256,12 @@ void plan_other_sizes(ConvPass pass, const Conv1DGeometry& g, DType dtype, Devic
 }
 
 }  // namespace
+
+bool bfloat16_pass(ConvPass pass, DType dtype) {
+  const bool dense = pass == ConvPass::kForward || pass == ConvPass::kBackwardInput ||
+                     pass == ConvPass::kBackwardWeight;
+  return dense && dtype == DType::kFloat32 && float32_precision() == Float32Precision::kBf16;
+}
 
 // Runs `own` or `library` per the policy and the remembered (or now made) choice.
 void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_padding, DType dtype,

@@ -32,6 +32,8 @@ def test_overrides_follow_the_config_key_table():
     assert typed["epochs"] == 4 and typed["output_dir"] == "x"
     basset = strand.resolved_config("basset")
     assert basset["optimizer"]["name"] == "rmsprop"
+    assert strand.resolved_config("reference")["precision"] == "fp32"
+    assert strand.resolved_config("reference", precision="bf16")["precision"] == "bf16"
 
 
 def test_bad_configs_and_overrides_are_refused(tmp_path):
@@ -51,6 +53,8 @@ def test_bad_configs_and_overrides_are_refused(tmp_path):
         strand.train("reference", epochs=0, output_dir=str(tmp_path))
     with pytest.raises(strand.ConfigError, match="model"):
         strand.train({"model": [{"type": "Conv1D"}]}, output_dir=str(tmp_path))
+    with pytest.raises(strand.ConfigError, match="precision: 'fp16' is not one of fp32, tf32"):
+        strand.train("reference", precision="fp16", output_dir=str(tmp_path))
     assert not any(tmp_path.iterdir())  # a config error leaves no run directory
 
 

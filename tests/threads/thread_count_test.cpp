@@ -1,6 +1,7 @@
 // Results do not depend on the thread count: every CPU path a user runs (predictions, fast and
 // brute-force ISM, DeepLIFT/SHAP, gradients, variant scores and training steps) gives the same
-// bytes at 1, 2 and 3 threads, on Basset- and BPNet-shaped models. CI runs this suite twice:
+// bytes at 1, 2 and 3 threads, on Basset- and BPNet-shaped models (Basset's training steps in
+// bf16 too, on a CPU with AVX-512 BF16 or AMX). CI runs this suite twice:
 // built for this machine and built for x86-64-v3 with oneDNN capped to AVX2
 // (ONEDNN_MAX_CPU_ISA=AVX2), so both ISAs' kernels and oneDNN's are covered.
 #include <doctest/doctest.h>
@@ -8,6 +9,7 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "autograd/grad_mode.h"
@@ -15,10 +17,12 @@
 #include "explain/explain_models.h"
 #include "explain/gradient.h"
 #include "explain/ism.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "layers/module.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "optim/adam.h"
+#include "tensor/precision.h"
 #include "test_helpers.h"
 #include "variants/pair_forward.h"
 #include "variants/variants_test_support.h"
@@ -187,6 +191,14 @@ std::vector<Tensor> trained_parameters(const std::function<std::shared_ptr<Model
 
 TEST_CASE("training steps of Basset") {
   const Tensor codes = testing::sequences(16, kBasset.length, 7);
+  check_thread_count_independent([&] { return trained_parameters(basset, codes, 2); });
+}
+
+TEST_CASE("training steps of Basset in bf16 (--precision bf16)") {
+  const std::string reason = kernels::cpu::bf16_gemm_unavailable_reason();
+  if (!reason.empty()) STRAND_SKIP(reason.c_str());
+  const Tensor codes = testing::sequences(16, kBasset.length, 7);
+  const Float32PrecisionScope bf16(Float32Precision::kBf16);
   check_thread_count_independent([&] { return trained_parameters(basset, codes, 2); });
 }
 
