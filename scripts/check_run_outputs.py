@@ -80,8 +80,9 @@ def load_run(path):
             for tag in accumulator.Tags()["scalars"]}
 
 
-def expected_parameters(config):
-    """Parameter names and shapes of the Sequential described by config["model"]."""
+def expected_parameters(config, task_count):
+    """Parameter names and shapes of the Sequential described by config["model"]. A Dense
+    layer's units may be "tasks": as many as the data has (report.json's task_names)."""
     data = config["data"]
     length = data["length"] if data["source"] == "simulated" else data["window"]
     shape = [length]  # per-sample shape; base codes are (L)
@@ -98,10 +99,11 @@ def expected_parameters(config):
             out = shape[-1] if layer["padding"] == "same" else (shape[-1] - span) // stride + 1
             shape = [layer["filters"], out]
         elif kind == "Dense":
-            params[f"{i}.weight"] = (layer["units"], shape[0])
+            units = task_count if layer["units"] == "tasks" else layer["units"]
+            params[f"{i}.weight"] = (units, shape[0])
             if layer["use_bias"]:
-                params[f"{i}.bias"] = (layer["units"],)
-            shape = [layer["units"]]
+                params[f"{i}.bias"] = (units,)
+            shape = [units]
         elif kind == "GlobalMaxPool1D":
             shape = [shape[0]]
         elif kind == "Flatten":
@@ -211,7 +213,8 @@ def main():
     print(f"run {run}: {len(metrics)} epochs in metrics.csv, {len(steps)} steps in steps.csv")
     report = json.loads((run / "report.json").read_text())
     check_tensorboard(run, config, metrics, steps, report)
-    expected = expected_parameters(config)
+    # A single-task run (the simulated reference) names no tasks.
+    expected = expected_parameters(config, len(report.get("task_names", [])) or 1)
     print("expected parameters: " + ", ".join(f"{k} {v}" for k, v in expected.items()))
     for name in ("best", "last"):
         check_checkpoint(run, name, expected, config, metrics, steps, report)
