@@ -62,6 +62,7 @@ using app::ScoringInputs;
 using app::TrainedModel;
 using app::TrainedModelFiles;
 using app::usable_device;
+using app::usable_precision;
 namespace {
 
 namespace fs = std::filesystem;
