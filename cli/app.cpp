@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "cli/train_command.h"
 #include "cli/variants_command.h"
 #include "core/parse_number.h"
+#include "core/stop_signal.h"
 #include "data/warnings.h"
 #include "layers/layer_catalog.h"
 
@@ -131,6 +133,10 @@ struct Command {
   const char* name;
   const char* help;
   std::function<int(CommandSettings&, std::ostream& out, std::ostream& err)> run;
+  /// Long work that SIGINT/SIGTERM stop at its next poll (core/stop_signal.h): the command
+  /// then writes nothing and exits 128 + signal. train handles the signals itself
+  /// (checkpointing first); the short commands keep the default action.
+  bool stops_on_signal = false;
 };
 
 const std::vector<Command>& commands() {
@@ -144,7 +150,8 @@ const std::vector<Command>& commands() {
        [](CommandSettings& s, std::ostream& out, std::ostream& err) {
          run_predict(s.predict, out, err);
          return 0;
-       }},
+       },
+       true},
       {"variants",
        "Score genetic variants with a trained model. Each ALT of --vcf gets windows of the model's "
        "input length centred on the variant (chrombpnet's rule for indels), one for REF and one "
@@ -154,7 +161,8 @@ const std::vector<Command>& commands() {
        "docs/variants.md",
        [](CommandSettings& s, std::ostream& out, std::ostream& err) {
          return run_variants(s.variants, out, err);
-       }},
+       },
+       true},
       {"explain",
        "Explain a trained model's predictions: in-silico saturation mutagenesis (ism), "
        "DeepLIFT/SHAP, gradient or input x gradient for the sequences predict scores, written as "
@@ -162,14 +170,16 @@ const std::vector<Command>& commands() {
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_explain(s.explain, out);
          return 0;
-       }},
+       },
+       true},
       {"marginalize",
        "Insert a motif into background sequences and report each task's mean prediction before "
        "and after; two motifs with --spacing a:b report their interaction at each distance",
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_marginalize(s.marginalize, out);
          return 0;
-       }},
+       },
+       true},
       {"simulate",
        "Write a simulated dataset: DragoNN's sequence simulations as {train,valid,test}.{fa,tsv}, "
        "or a ChIP-nexus-like profile dataset as FASTA + bigWigs + narrowPeaks (--list names "
@@ -179,7 +189,8 @@ const std::vector<Command>& commands() {
          apply_overrides(config, s.overrides);
          run_simulate(s.simulate, config, out);
          return 0;
-       }},
+       },
+       true},
       {"negatives",
        "Draw GC-matched background windows for peaks from a genome (away from peaks and a "
        "blacklist) and write them as a BED; --labelled-out also writes peaks (1) + negatives (0) "
@@ -187,7 +198,8 @@ const std::vector<Command>& commands() {
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_negatives(s.negatives, out);
          return 0;
-       }},
+       },
+       true},
       {"prepare",
        "Make a labelled dataset and print the strand train command for it: positive and negative "
        "FASTAs become a records dataset (FASTA + label TSV); peak files on a genome (--peaks "
@@ -195,7 +207,8 @@ const std::vector<Command>& commands() {
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_prepare(s.prepare, out);
          return 0;
-       }},
+       },
+       true},
       {"inspect", "Dataset statistics per split: count, mean label, GC, N fraction, lengths",
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_inspect(resolve_config(s.source, s.overrides), out);
@@ -303,8 +316,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // Data-layer warnings (e.g. a rebuilt FASTA index) go where this command's errors go.
   const data::ScopedWarningHandler warnings(
       [&err](std::string_view message) { err << "warning: " << message << "\n"; });
+  const Command& command = *std::get<const Command*>(parsed);
   try {
-    return std::get<const Command*>(parsed)->run(settings, out, err);
+    std::optional<StopSignalGuard> stop_guard;
+    if (command.stops_on_signal) stop_guard.emplace();
+    return command.run(settings, out, err);
+  } catch (const Interrupted& stopped) {
+    // The temporary files went with the stack; nothing was published.
+    err << fmt::format("{}: interrupted by {}; nothing written\n", command.name,
+                       signal_name(stopped.signal()));
+    return signal_exit_status(stopped.signal());
   } catch (const std::exception& error) {
     err << "error: " << error.what() << "\n";
     return 1;

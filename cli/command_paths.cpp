@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "cli/config_error.h"
+#include "io/same_file.h"
 
 namespace strand::cli {
 namespace {
@@ -105,14 +106,7 @@ void check_input_file(const std::string& path, const std::string& option) {
   }
 }
 
-bool same_path(const std::string& a, const std::string& b) {
-  std::error_code error;
-  const fs::path x = fs::weakly_canonical(fs::absolute(a, error), error);
-  if (error) return a == b;
-  const fs::path y = fs::weakly_canonical(fs::absolute(b, error), error);
-  if (error) return a == b;
-  return x == y;
-}
+bool same_path(const std::string& a, const std::string& b) { return io::same_file(a, b); }
 
 void refuse_overwriting_input(const std::string& path, const std::string& option,
                               const std::vector<std::pair<std::string, std::string>>& inputs) {
@@ -121,6 +115,22 @@ void refuse_overwriting_input(const std::string& path, const std::string& option
     if (!input.empty() && same_path(path, input)) {
       throw ConfigError(fmt::format("{}: '{}' is the {} file this command reads; write elsewhere",
                                     option, path, input_option));
+    }
+  }
+}
+
+void check_output_files(const std::vector<std::pair<std::string, std::string>>& outputs,
+                        const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [path, option] = outputs[i];
+    if (path.empty()) continue;
+    check_output_file(path, option);
+    refuse_overwriting_input(path, option, inputs);
+    for (size_t j = 0; j < i; ++j) {
+      if (!outputs[j].first.empty() && same_path(path, outputs[j].first)) {
+        throw ConfigError(fmt::format("{}: '{}' is also the file of {}; write elsewhere", option,
+                                      path, outputs[j].second));
+      }
     }
   }
 }

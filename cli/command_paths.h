@@ -27,12 +27,19 @@ void check_output_directory(const std::string& path, const std::string& option);
 /// Throws ConfigError naming `option` when `path` (if given) is a directory or does not exist.
 void check_input_file(const std::string& path, const std::string& option);
 
-/// Whether `a` and `b` name the same file, whether they exist or not ("x.bed", "./x.bed").
+/// Whether `a` and `b` name the same file, whether they exist or not ("x.bed", "./x.bed"; a hard
+/// or symbolic link to an existing file: io::same_file).
 bool same_path(const std::string& a, const std::string& b);
 
 /// Throws ConfigError when output `path` (of `option`) is one of `inputs` (path, option): the
 /// command would replace a file it reads. Empty paths are skipped.
 void refuse_overwriting_input(const std::string& path, const std::string& option,
                               const std::vector<std::pair<std::string, std::string>>& inputs);
+
+/// The checks of a command's output files (path, option) before any work: each can be written
+/// (check_output_file), replaces none of `inputs` (refuse_overwriting_input), and is no other
+/// output's file. Empty paths are skipped.
+void check_output_files(const std::vector<std::pair<std::string, std::string>>& outputs,
+                        const std::vector<std::pair<std::string, std::string>>& inputs);
 
 }  // namespace strand::cli

@@ -759,10 +759,7 @@ void require_in(const std::string& name, int64_t value, const IntRange& range,
                 const std::string& note) {
   std::vector<std::string> notes;
   if (!note.empty()) notes.push_back(note);
-  if (range.up_to_thread_cap) {
-    notes.push_back(fmt::format("the cap is the larger of {} and 4 x the {} hardware threads",
-                                kMinThreadCap, hardware_threads()));
-  }
+  if (range.up_to_thread_cap) notes.push_back(thread_cap_note());
   if (range.contains(value)) return;
   const std::string why = notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; "));
   throw ConfigError(fmt::format("{}: must be in {}{}, got {}", name, range.text(), why, value));

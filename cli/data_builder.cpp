@@ -345,14 +345,31 @@ std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, con
   }
 }
 
+namespace {
+
+// An evaluation loader's plan: in order, this rank's share.
+data::SamplerOptions eval_sampler_options(int64_t batch_size, const LoaderPlacement& placement) {
+  data::SamplerOptions sampler;
+  sampler.rank = placement.rank;
+  sampler.world = placement.world_size;
+  sampler.batch_size = batch_size;
+  sampler.shuffle = false;
+  return sampler;
+}
+
+}  // namespace
+
+std::vector<int64_t> eval_batch_sizes(const DataSplit& split, int64_t batch_size,
+                                      const LoaderPlacement& placement) {
+  return data::plan_epoch(split.source->size(), {}, eval_sampler_options(batch_size, placement), 0)
+      .batch_sizes();
+}
+
 std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
                                                    int threads, const LoaderPlacement& placement) {
   data::LoaderOptions options;
-  options.sampler.rank = placement.rank;
-  options.sampler.world = placement.world_size;
+  options.sampler = eval_sampler_options(batch_size, placement);
   options.allocator = placement.allocator;
-  options.sampler.batch_size = batch_size;
-  options.sampler.shuffle = false;
   options.loader_threads = threads;
   return std::make_unique<data::DataLoader>(split.source, std::move(options));
 }

@@ -95,5 +95,8 @@ std::unique_ptr<data::DataLoader> make_train_loader(const RunConfig& config, con
 std::unique_ptr<data::DataLoader> make_eval_loader(const DataSplit& split, int64_t batch_size,
                                                    int threads = 1,
                                                    const LoaderPlacement& placement = {});
+/// The distinct batch sizes of make_eval_loader's loader over `split`, without making it.
+std::vector<int64_t> eval_batch_sizes(const DataSplit& split, int64_t batch_size,
+                                      const LoaderPlacement& placement = {});
 
 }  // namespace strand::cli

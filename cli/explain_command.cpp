@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/attribution_writers.h"
+#include "cli/command_paths.h"
 #include "cli/config_error.h"
 #include "cli/explain_target.h"
 #include "cli/run_config.h"
@@ -24,6 +25,7 @@
 #include "explain/ism.h"
 #include "explain/logo.h"
 #include "io/atomic_file.h"
+#include "train/inference_batch.h"
 
 namespace strand::cli {
 namespace {
@@ -130,6 +132,30 @@ Tensor logo_scores(const Tensor& scores, const Tensor& codes, bool ism) {
   return out;
 }
 
+// Every file explain writes can be written, replaces no input and no other output (before any
+// work: a genome's attributions take hours).
+void check_explain_paths(const ExplainOptions& o) {
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {o.inputs.fasta, "--fasta"},
+      {o.inputs.intervals, "--intervals"},
+      {o.reference_fasta, "--reference-fasta"},
+      {o.config, "--config"},
+      {o.model, "--model"}};
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const std::string& out : o.outs) {
+    outputs.emplace_back(out, "--out");
+    // An .npz comes with <stem>_onehot.npz (attribution_writers.h).
+    if (out.ends_with(".npz")) {
+      outputs.emplace_back(out.substr(0, out.size() - 4) + "_onehot.npz",
+                           "--out (its _onehot.npz)");
+    }
+  }
+  outputs.emplace_back(o.save_references, "--save-references");
+  outputs.emplace_back(o.deviations, "--deviations");
+  outputs.emplace_back(o.plot, "--plot");
+  check_output_files(outputs, inputs);
+}
+
 void check_flags(const ExplainOptions& o, const Device& device) {
   if (o.outs.empty() && o.plot.empty()) {
     throw ConfigError("--out: give at least one output file (.npz, .tsv or .bw), or --plot");
@@ -156,6 +182,7 @@ void check_flags(const ExplainOptions& o, const Device& device) {
         "batched brute force (--ism-path auto or brute)",
         o.device));
   }
+  check_explain_paths(o);
 }
 
 }  // namespace
@@ -212,7 +239,7 @@ const std::vector<ConfigKey>& explain_keys() {
          .commands = explain},
         {.key = "references",
          .field = field<ExplainOptions>([](auto& o) -> auto& { return o.references; }),
-         .range = IntRange{1, 100000},
+         .range = explain::kReferencesRange,
          .flag = "--references",
          .help = "deeplift_shap: dinucleotide shuffles per sequence",
          .commands = explain},
@@ -267,7 +294,7 @@ const std::vector<ConfigKey>& explain_keys() {
          .range_note = "0: the method's default",
          .flag = "--batch-size",
          .help = "Sequence-reference pairs (deeplift_shap), mutants (ism) or sequences per pass "
-                 "(default: 64, 256, 64)",
+                 "(default: 64, 256 (on a GPU as many as fit, up to 4096), 64)",
          .commands = explain},
     };
     rows.insert(rows.end(), own.begin(), own.end());
@@ -490,6 +517,15 @@ void write_logo(const ExplainOptions& options, const ExplainPlan& plan,
                      plan.offset + from + 1, plan.offset + to);
 }
 
+// --batch-size, else the method's default: 64 sequences (or sequence-reference pairs), 256
+// mutants for ISM; on a GPU, where ISM runs whole passes, as many mutants as fit, up to 4096.
+int64_t default_batch(const ExplainOptions& options, const ExplainPlan& plan, const Model& model,
+                      int64_t length, Device device) {
+  if (options.batch_size > 0) return options.batch_size;
+  if (!plan.ism) return 64;
+  return train::inference_batch_size(model, length, device, 256, 4096);
+}
+
 }  // namespace
 
 int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
@@ -543,11 +579,12 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   ShapBookkeeping bookkeeping(options, plan.references, length);
 
   log << fmt::format(
-      "explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}{}\n",
-      options.method, resolved.output_name, resolved.task_label,
-      plan.target.activation ? "predictions" : "logits", n, length,
-      trained.files.checkpoint.string(), device.is_cpu() ? "" : " on " + options.device);
-  plan.batch = options.batch_size > 0 ? options.batch_size : plan.ism ? 256 : 64;
+             "explain: {} of output '{}' task {} ({}) for {} sequences of {} bp with {}{}\n",
+             options.method, resolved.output_name, resolved.task_label,
+             plan.target.activation ? "predictions" : "logits", n, length,
+             trained.files.checkpoint.string(), device.is_cpu() ? "" : " on " + options.device)
+      << std::flush;  // the work starts: say so now, not when the buffer fills
+  plan.batch = default_batch(options, plan, model, length, device);
   // Sequences per chunk: about one batch of work, at most 64 so memory stays small.
   const int64_t chunk = plan.ism    ? std::clamp<int64_t>(plan.batch / (3 * plan.positions), 1, 64)
                         : plan.shap ? std::clamp<int64_t>(plan.batch / plan.references, 1, 64)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cli/command_paths.h"
 #include "cli/config_error.h"
 #include "cli/edit_distance.h"
 #include "cli/explain_target.h"
@@ -200,17 +201,35 @@ int64_t single_motif_start(const MarginalizeOptions& options, const NamedMotif& 
   return *given - 1;
 }
 
-// Every spacing of a pair must place both motifs inside `length` bases.
-void check_pair_spacings(const std::vector<NamedMotif>& motifs, int64_t first, int64_t last,
-                         int64_t length) {
+// The spacings of [first, last] a pair is scored at: every one must place both motifs inside
+// `length` bases; those at which the motifs overlap are left out (explain::pair_spacings).
+std::vector<int64_t> pair_spacings(const std::vector<NamedMotif>& motifs, int64_t first,
+                                   int64_t last, int64_t length) {
   try {
-    for (int64_t d = first; d <= last; ++d) {
-      explain::pair_starts(length, static_cast<int64_t>(motifs[0].second.size()),
-                           static_cast<int64_t>(motifs[1].second.size()), d);
-    }
+    return explain::pair_spacings(length, static_cast<int64_t>(motifs[0].second.size()),
+                                  static_cast<int64_t>(motifs[1].second.size()), first, last);
   } catch (const Error& error) {
     throw ConfigError(error.what());
   }
+}
+
+// "; spacings -5 to 5 left out: the motifs overlap there", or "" when none is.
+std::string overlap_note(const std::vector<int64_t>& spacings, int64_t first, int64_t last) {
+  const int64_t left_out = last - first + 1 - static_cast<int64_t>(spacings.size());
+  if (left_out == 0) return "";
+  // The overlapping spacings are the ones between two kept neighbours (or the range's ends).
+  int64_t from = first, to = last;
+  for (size_t i = 0; i < spacings.size(); ++i) {
+    const int64_t expected = first + static_cast<int64_t>(i);
+    if (spacings[i] != expected) {
+      from = expected;
+      to = spacings[i] - 1;
+      break;
+    }
+    from = spacings[i] + 1;
+  }
+  return fmt::format("; {} spacing(s) from {} to {} left out: the motifs overlap there", left_out,
+                     from, to);
 }
 
 // The backgrounds (N, L): the first --backgrounds sequences of `split`, each
@@ -267,6 +286,12 @@ std::string pair_table(const std::vector<explain::SpacingEffect>& effects,
 }  // namespace
 
 void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
+  // The table can be written and replaces no input: checked before any work.
+  check_output_files({{options.out, "--out"}}, {{options.inputs.fasta, "--fasta"},
+                                                {options.inputs.intervals, "--intervals"},
+                                                {options.meme, "--meme"},
+                                                {options.config, "--config"},
+                                                {options.model, "--model"}});
   const Device device = usable_device(options.device, "--device");
   const std::vector<NamedMotif> motifs = given_motifs(options);
   const bool pair = motifs.size() == 2;
@@ -294,19 +319,22 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
 
   // Where the motifs go, checked before the work.
   const int64_t start = pair ? 0 : single_motif_start(options, motifs[0], length);
-  if (pair) check_pair_spacings(motifs, first_spacing, last_spacing, length);
+  const std::vector<int64_t> spacings =
+      pair ? pair_spacings(motifs, first_spacing, last_spacing, length) : std::vector<int64_t>{};
 
   const Tensor backgrounds = background_sequences(options, split);
   explain::MarginalizeOptions o;
   o.target = target;
   o.batch_size = options.batch_size;
   log << fmt::format("marginalize: {} of output '{}' ({}) on {} {} of {} bp\n",
-                     pair ? fmt::format("{} and {} at spacings {} to {}", motifs[0].first,
-                                        motifs[1].first, first_spacing, last_spacing)
+                     pair ? fmt::format("{} and {} at spacings {} to {}{}", motifs[0].first,
+                                        motifs[1].first, first_spacing, last_spacing,
+                                        overlap_note(spacings, first_spacing, last_spacing))
                           : fmt::format("{} at position {}", motifs[0].first, start + 1),
                      resolved.output_name, target.activation ? "predictions" : "logits",
                      backgrounds.shape()[0], options.shuffle ? "shuffled backgrounds" : "sequences",
-                     length);
+                     length)
+      << std::flush;
   const std::string table =
       pair ? pair_table(
                  explain::marginalize_spacing(model, backgrounds, motifs[0].second,

@@ -19,6 +19,7 @@
 #include "cli/run_config.h"
 #include "cli/run_directory.h"
 #include "cli/trained_model.h"
+#include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/intervals/scoring_windows.h"
 #include "data/labels.h"
@@ -30,6 +31,7 @@
 #include "io/atomic_file.h"
 #include "train/checkpoint.h"
 #include "train/fit.h"
+#include "train/reverse_complement_average.h"
 
 namespace strand::cli {
 namespace {
@@ -57,105 +59,82 @@ std::unique_ptr<data::DataLoader> prediction_loader(const DataSplit& split, int6
   return std::make_unique<data::DataLoader>(split.source, std::move(options));
 }
 
-// The column each score column of the reverse complement's row is averaged into, for --rc-average:
-// itself, except for an output with one value per profile track (target log_counts), whose
-// stranded pairs swap as the loader swaps their tracks ("plus.bw,minus.bw": the reverse
-// complement's plus strand is the forward's minus strand).
-std::vector<int64_t> reverse_columns(const RunConfig& config, const Model& model, size_t output,
-                                     int64_t columns) {
-  std::vector<int64_t> map(static_cast<size_t>(columns));
-  for (int64_t c = 0; c < columns; ++c) map[static_cast<size_t>(c)] = c;
-  if (!config.model.graph()) return map;
-  const std::string name = model.output_names()[output];
-  const auto spec = std::find_if(config.model.outputs.begin(), config.model.outputs.end(),
-                                 [&name](const OutputSpec& o) { return o.name == name; });
-  if (spec == config.model.outputs.end() || spec->target != "log_counts") return map;
-  const std::vector<int64_t> tracks = data::reverse_track_map(data::parse_track_groups(
-      config.data.files.loader.signals.profile_bigwigs, "data.profile_bigwigs"));
-  if (static_cast<int64_t>(tracks.size()) != columns) {
-    throw ConfigError(
-        fmt::format("--rc-average: output '{}' gives {} values per profile track, but the run's "
-                    "data.profile_bigwigs name {} tracks: which strands to swap is unknown",
-                    name, columns, tracks.size()));
-  }
-  return tracks;
-}
-
-// The mean score of each sample over its rows, handed to the table in sample order: one row
-// per sample, two with both strands (the forward, then the reverse complement, as the sampler
-// plans them; DeepSEA averages them). The reverse complement's column reverse[t] is averaged
-// into column t. Holds one sample at a time.
+// Each sample's score, handed to the table in sample order: its row, or with both strands its
+// two rows (the forward, then the reverse complement, as the sampler plans them) averaged by
+// train::average_with_reverse_complement (`reverse`: the column each column pairs with). Holds
+// one sample at a time.
 class SampleAverager {
  public:
-  SampleAverager(int64_t samples, const std::vector<int64_t>& reverse, PredictionTable& table,
-                 std::string checkpoint)
+  SampleAverager(int64_t samples, bool both_strands, const std::vector<int64_t>& reverse,
+                 PredictionTable& table, std::string checkpoint)
       : samples_(samples),
+        rows_per_sample_(both_strands ? 2 : 1),
         reverse_(reverse),
         table_(table),
         checkpoint_(std::move(checkpoint)),
-        sums_(reverse.size()),
-        means_(reverse.size()) {}
+        forward_(reverse.size()) {}
 
   void add(const train::PredictionBatch& batch) {
+    const auto columns = static_cast<int64_t>(forward_.size());
     for (int64_t r = 0; r < batch.rows; ++r) {
       const int64_t sample = batch.sample_index[r];
-      if (sample != sample_) start(sample);
-      // data::SamplerOptions::both_strands: each sample's forward row, then its reverse row.
-      const bool reverse_row = rows_ == 1;
-      for (size_t t = 0; t < sums_.size(); ++t) {
-        const int64_t column = reverse_row ? reverse_[t] : static_cast<int64_t>(t);
-        const float score = batch.scores[r * batch.targets + column];
-        // A non-finite score means broken weights or an overflowing model: no table beats a
-        // wrong one.
-        if (!std::isfinite(score)) {
-          throw Error(fmt::format(
-              "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no "
-              "usable scores (nothing written)",
-              sample, table_.name(sample), score, checkpoint_));
-        }
-        sums_[t] += score;
+      const float* scores = batch.scores + r * batch.targets;
+      check_finite(sample, scores, columns);
+      if (rows_ == 0) {
+        start(sample);
+        std::copy(scores, scores + columns, forward_.begin());
+      } else if (sample != sample_) {
+        throw Error(fmt::format("predict: sample {} came without its reverse complement", sample_));
+      } else {
+        // data::SamplerOptions::both_strands: the reverse complement's row.
+        train::average_with_reverse_complement(forward_.data(), scores, 1, columns, 1, reverse_);
       }
-      ++rows_;
+      if (++rows_ == rows_per_sample_) {
+        table_.add(sample_, forward_.data());
+        ++emitted_;
+        rows_ = 0;
+      }
     }
   }
 
-  // Hands on the last sample; every sample must have had its rows.
+  // Every sample must have had its rows.
   void finish() {
-    if (sample_ >= 0) emit();
-    if (emitted_ != samples_)
+    if (rows_ != 0 || emitted_ != samples_) {
       throw Error(fmt::format("predict: sample {} got no prediction", emitted_));
+    }
   }
 
  private:
+  // A non-finite score means broken weights or an overflowing model: no table beats a wrong one.
+  void check_finite(int64_t sample, const float* scores, int64_t columns) const {
+    for (int64_t t = 0; t < columns; ++t) {
+      if (!std::isfinite(scores[t])) {
+        throw Error(fmt::format(
+            "predict: the model scored sample {} ('{}') as {}; the checkpoint '{}' gives no "
+            "usable scores (nothing written)",
+            sample, table_.name(sample), scores[t], checkpoint_));
+      }
+    }
+  }
+
   void start(int64_t sample) {
-    if (sample_ >= 0) emit();
     if (sample != emitted_) {
       throw Error(sample > emitted_ ? fmt::format("predict: sample {} got no prediction", emitted_)
                                     : fmt::format("predict: sample {} came again after sample {}",
                                                   sample, emitted_ - 1));
     }
     sample_ = sample;
-    rows_ = 0;
-    std::fill(sums_.begin(), sums_.end(), 0.0);
-  }
-
-  void emit() {
-    for (size_t t = 0; t < sums_.size(); ++t) {
-      means_[t] = static_cast<float>(sums_[t] / static_cast<double>(rows_));
-    }
-    table_.add(sample_, means_.data());
-    ++emitted_;
   }
 
   int64_t samples_;
+  int64_t rows_per_sample_;
   const std::vector<int64_t>& reverse_;
   PredictionTable& table_;
   std::string checkpoint_;
-  std::vector<double> sums_;  // (T) of the current sample
-  std::vector<float> means_;  // (T)
-  int64_t sample_ = -1;       // the sample being summed, -1 before the first
-  int64_t rows_ = 0;          // its rows so far
-  int64_t emitted_ = 0;       // samples handed to the table
+  std::vector<float> forward_;  // (T) the current sample's forward row, then its average
+  int64_t sample_ = -1;         // the sample being read
+  int64_t rows_ = 0;            // its rows so far
+  int64_t emitted_ = 0;         // samples handed to the table
 };
 
 // The task a bedGraph shows: --task by name or index; the only one by default.
@@ -222,13 +201,13 @@ std::string output_format(const PredictOptions& options) {
   return name.ends_with(".bedgraph") || name.ends_with(".bg") ? "bedgraph" : "tsv";
 }
 
-// The column each score column of a reverse complement's row is averaged into (itself, unless
+// The column each score column of a reverse complement's row is averaged with (itself, unless
 // --rc-average swaps stranded tracks): known before the work.
-std::vector<int64_t> reverse_map(const PredictOptions& options, const RunConfig& config,
-                                 const TrainedModel& trained, size_t output) {
+std::vector<int64_t> reverse_map(const PredictOptions& options, const TrainedModel& trained,
+                                 size_t output) {
   const Model& model = *trained.model;
   const int64_t columns = model.output_shapes(input_shapes(trained.dimensions))[output][0];
-  if (options.rc_average) return reverse_columns(config, model, output, columns);
+  if (options.rc_average) return output_reverse_tracks(trained, output, "--rc-average");
   std::vector<int64_t> reverse(static_cast<size_t>(columns));
   for (int64_t t = 0; t < columns; ++t) reverse[static_cast<size_t>(t)] = t;
   return reverse;
@@ -242,8 +221,10 @@ void predict_into(const PredictOptions& options, const TrainedModel& trained, si
   Model& model = *trained.model;
   std::unique_ptr<data::DataLoader> loader =
       prediction_loader(split, options.batch_size, options.rc_average);
-  SampleAverager averager(split.source->size(), reverse, table, trained.files.checkpoint.string());
+  SampleAverager averager(split.source->size(), options.rc_average, reverse, table,
+                          trained.files.checkpoint.string());
   train::predict_batches(model, *loader, output, [&](const train::PredictionBatch& batch) {
+    throw_if_stop_requested();  // SIGINT/SIGTERM: the table's temporary file goes unpublished
     if (static_cast<int64_t>(reverse.size()) != batch.targets) {
       throw Error(fmt::format("predict: output '{}' gave {} values per sample, its shape says {}",
                               model.output_names()[output], batch.targets, reverse.size()));
@@ -340,11 +321,12 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
     bedgraph_task(options, trained.task_names);
   }
   const size_t output = predicted_output(*trained.model, trained.dimensions, options.output);
-  const std::vector<int64_t> reverse = reverse_map(options, config, trained, output);
+  const std::vector<int64_t> reverse = reverse_map(options, trained, output);
   log << fmt::format("predict: {} samples of {} bp with {}{}{}\n", split.source->size(), length,
                      trained.files.checkpoint.string(),
                      device.is_cpu() ? "" : " on " + options.device,
-                     options.rc_average ? " (averaged with the reverse complement)" : "");
+                     options.rc_average ? " (averaged with the reverse complement)" : "")
+      << std::flush;  // the work starts: say so now, not when the buffer fills
   const auto columns = static_cast<int64_t>(reverse.size());
   PredictionTableOptions table_options;
   table_options.out = options.out;

@@ -10,6 +10,7 @@
 
 #include "cli/command_paths.h"
 #include "cli/run_config.h"
+#include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/fasta/fasta_reader.h"
 #include "data/intervals/intervals.h"
@@ -239,6 +240,7 @@ std::vector<Output> write_records(const fs::path& dir, const std::vector<Record>
     outputs.push_back(std::move(output));
   }
   for (size_t i = 0; i < records.size(); ++i) {
+    throw_if_stop_requested();  // before any file is published
     const Record& record = records[i];
     Output& output = *std::find_if(outputs.begin(), outputs.end(),
                                    [&](const Output& o) { return o.part == parts[i]; });

@@ -351,9 +351,26 @@ RunConfig default_config() {
 
 namespace {
 
+// The preset's data keys whose default depends on data.format (data.window: the preset's 600
+// bases are those of its BED windows; records take their own length), dropped from the preset's
+// data section `base` when `file` reads another format and does not set them itself: so
+// `--model basset --format records` trains on the records' length, as `--format records` alone
+// does, instead of padding 500-base records to 600 with N.
+void drop_format_defaults(json& base, const json& file) {
+  const auto format = file.find("format");
+  if (format == file.end() || base.value("format", json()) == *format) return;
+  for (const ConfigKey& key : config_keys()) {
+    if (key.section() != "data" || file.contains(key.name())) continue;
+    for (const KeyVariant& variant : key.variants) {
+      if (variant.key == "data.format") base.erase(key.name());
+    }
+  }
+}
+
 // `file` over a preset's config `base`: the file's keys win; sections merge key by key, except
 // a data section of another source, an optimizer of another name and the model, which replace
-// the preset's whole.
+// the preset's whole; a data section of another format drops the preset's keys whose default
+// the format sets (drop_format_defaults).
 json over_preset(json base, const json& file) {
   for (const auto& [key, value] : file.items()) {
     auto it = base.find(key);
@@ -362,6 +379,7 @@ json over_preset(json base, const json& file) {
                        !(key == "optimizer" && value.contains("name") &&
                          value.value("name", "") != it->value("name", ""));
     if (merge) {
+      if (key == "data") drop_format_defaults(*it, value);
       *it = over_preset(*it, value);
     } else {
       base[key] = value;

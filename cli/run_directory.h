@@ -19,6 +19,8 @@ struct RunPaths {
   std::filesystem::path best_checkpoint() const { return checkpoints() / "best.safetensors"; }
   std::filesystem::path last_checkpoint() const { return checkpoints() / "last.safetensors"; }
   std::filesystem::path report() const { return root / "report.json"; }
+  /// The CUDA conv engine's choices and cuDNN algorithms (train/cuda_plans.h).
+  std::filesystem::path cuda_plans() const { return root / "cuda_plans.json"; }
 };
 
 /// "20240131-142501-seed0": local date-time plus seed.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -19,6 +20,7 @@
 #include "cli/run_fingerprint.h"
 #include "cli/unscored_tasks.h"
 #include "core/parse_number.h"
+#include "core/stop_signal.h"
 #include "data/warnings.h"
 #include "dist/strategy.h"
 #include "io/atomic_file.h"
@@ -28,13 +30,18 @@
 #include "tensor/precision.h"
 #include "train/callbacks.h"
 #include "train/checkpoint.h"
+#include "train/cuda_plans.h"
 #include "train/lr_callbacks.h"
 #include "train/metric_names.h"
 #include "train/partial_epoch.h"
-#include "train/stop_signal.h"
 
 namespace strand::cli {
 namespace {
+
+// What the first SIGINT/SIGTERM prints while training: fit() checkpoints at the next step.
+constexpr const char* kTrainStopMessage =
+    "\nstrand: stopping after the current step and saving checkpoints/last.safetensors "
+    "(signal again to stop at once)\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -347,7 +354,7 @@ void drop_rows_after_checkpoint(const RunPaths& paths, const Training& t, std::o
   int64_t orphans = 0;
   for (const std::filesystem::path& file :
        {paths.config(), paths.report(), paths.metrics(), paths.steps(), paths.last_checkpoint(),
-        paths.best_checkpoint()}) {
+        paths.best_checkpoint(), paths.cuda_plans()}) {
     orphans += io::remove_orphan_temp_files(file);
   }
   if (orphans > 0) {
@@ -475,6 +482,31 @@ std::vector<std::shared_ptr<train::Callback>> session_callbacks(
   return callbacks;
 }
 
+// On a GPU: the test pass's batch sizes join those fit() plans in its warm-up step; the conv
+// engine's plans of an earlier session of this run (a resume) and of STRAND_CUDA_PLANS (a file
+// shared between runs) are adopted; and the chief saves them back to both after each epoch that
+// added some (train/cuda_plans.h). Returns the savers, to run as callbacks.
+std::vector<std::shared_ptr<train::Callback>> set_up_cuda_plans(const Session& session,
+                                                                const dist::DistributedRun& run,
+                                                                const Training& t,
+                                                                std::ostream& out) {
+  std::vector<std::shared_ptr<train::Callback>> savers;
+  if (!run.device.is_cuda()) return savers;
+  if (t.data.test) {
+    cuda_runtime().plan_conv_batch_sizes(
+        eval_batch_sizes(*t.data.test, session.config.batch_size, t.placement), false);
+  }
+  std::vector<std::filesystem::path> files = {session.paths.cuda_plans()};
+  const char* shared = std::getenv("STRAND_CUDA_PLANS");
+  if (shared != nullptr && *shared != '\0') files.emplace_back(shared);
+  for (const std::filesystem::path& file : files) {
+    const std::string warning = train::load_cuda_plans(file, run.device);
+    if (!warning.empty()) out << warning << "\n";
+    if (run.is_chief()) savers.push_back(std::make_shared<train::CudaPlanSaver>(file, run.device));
+  }
+  return savers;
+}
+
 // A run that a signal stopped (during fit(), or after its last step on any rank): report.json
 // says where, and the result carries 128 + the signal. nullopt when training was not stopped.
 std::optional<TrainResult> stopped_by_signal(const Session& session,
@@ -483,17 +515,17 @@ std::optional<TrainResult> stopped_by_signal(const Session& session,
                                              Clock::time_point wall_start, std::ostream& out) {
   // A signal after the last step (during validation) skips the final evaluation; with several
   // ranks, every rank takes the same decision.
-  bool stop_after_training = !history.interrupted && train::stop_signal() != 0;
+  bool stop_after_training = !history.interrupted && stop_signal() != 0;
   if (!history.interrupted && run.strategy != nullptr) {
     stop_after_training = run.strategy->sum({stop_after_training ? 1.0 : 0.0})[0] > 0.0;
   }
   if (!history.interrupted && !stop_after_training) return std::nullopt;
   const RunPaths& paths = session.paths;
   // A rank stopped by its peers' request has no signal of its own; SIGTERM is what they got.
-  const int signal = train::stop_signal() != 0 ? train::stop_signal() : SIGTERM;
+  const int signal = stop_signal() != 0 ? stop_signal() : SIGTERM;
   InterruptedReport stopped =
       interrupted_report(paths, history, t.fit_options, t.train_loader->steps_per_epoch());
-  stopped.signal = train::signal_name(signal);
+  stopped.signal = signal_name(signal);
   stopped.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   if (run.is_chief()) write_json_file(paths.report(), to_json(stopped));
   out << fmt::format(
@@ -505,7 +537,7 @@ std::optional<TrainResult> stopped_by_signal(const Session& session,
   TrainResult result;
   result.paths = paths;
   result.interrupted = true;
-  result.exit_code = train::signal_exit_status(signal);
+  result.exit_code = signal_exit_status(signal);
   return result;
 }
 
@@ -575,10 +607,11 @@ TrainResult train_session(const Session& session, const dist::DistributedRun& ru
   t.fit_options.strategy = run.strategy.get();
   if (session.resuming) restore_checkpoint(session, chief, t, out);
   std::shared_ptr<train::TensorBoardLogger> tensorboard;
-  const std::vector<std::shared_ptr<train::Callback>> callbacks =
+  std::vector<std::shared_ptr<train::Callback>> callbacks =
       session_callbacks(session, chief, t, options, out, tensorboard);
+  for (auto& saver : set_up_cuda_plans(session, run, t, out)) callbacks.push_back(saver);
   // SIGINT/SIGTERM (StopSignalGuard, installed by run_train/resume_train) stop at the next step.
-  t.fit_options.should_stop = [] { return train::stop_signal() != 0; };
+  t.fit_options.should_stop = [] { return stop_signal() != 0; };
   out << fmt::format("training: up to {} epochs, batch {}, {} (lr {}), run directory {}\n",
                      config.fit.epochs, config.batch_size, t.optimizer->name(),
                      config.optimizer.learning_rate(), session.paths.root.string());
@@ -680,7 +713,7 @@ TrainResult train_or_record_failure(const Session& session, const dist::Distribu
 
 TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::ostream& out) {
   // From here on SIGINT/SIGTERM stop training at the next step, after checkpointing.
-  const train::StopSignalGuard stop_signals;
+  const StopSignalGuard stop_signals(kTrainStopMessage);
   check_run_name(options.run_name, "--run-name");
   // config.json must name the same files when --resume runs from another directory.
   const RunConfig config = with_absolute_paths(given);
@@ -718,7 +751,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
 TrainResult resume_train(const std::filesystem::path& run_dir, std::optional<int64_t> epochs,
                          std::optional<int64_t> threads, const TrainOptions& options,
                          std::ostream& out) {
-  const train::StopSignalGuard stop_signals;
+  const StopSignalGuard stop_signals(kTrainStopMessage);
   Session session;
   session.paths.root = run_dir;
   session.resuming = true;

@@ -12,8 +12,11 @@
 #include "cli/data_builder.h"
 #include "cli/model_builder.h"
 #include "cli/run_directory.h"
+#include "data/signals/signal_tracks.h"
 #include "layers/module.h"
 #include "train/checkpoint.h"
+#include "train/objective.h"
+#include "train/reverse_complement_average.h"
 
 namespace strand::cli {
 
@@ -102,6 +105,30 @@ size_t find_model_output(const Model& model, const DataDimensions& data, const s
                                             [](const Shape& shape) { return shape.size() == 1; });
   return scalar_per_task == shapes.end() ? 0
                                          : static_cast<size_t>(scalar_per_task - shapes.begin());
+}
+
+std::vector<int64_t> output_reverse_tracks(const TrainedModel& trained, size_t output,
+                                           std::string_view option) {
+  const Model& model = *trained.model;
+  const std::string name = model.output_names().at(output);
+  const Shape shape = model.output_shapes(input_shapes(trained.dimensions)).at(output);
+  // A layer list trains its one output on the labels; a graph names each output's target.
+  std::string target = "labels";
+  for (const OutputSpec& spec : trained.config.model.outputs) {
+    if (spec.name == name) target = spec.target;
+  }
+  std::vector<data::TrackGroup> groups;
+  const std::vector<std::string>& entries =
+      trained.config.data.files.loader.signals.profile_bigwigs;
+  try {
+    if (trained.config.data.source == "files" && !entries.empty()) {
+      groups = data::parse_track_groups(entries, "data.profile_bigwigs");
+    }
+    return train::reverse_complement_tracks(train::parse_target(target),
+                                            shape.empty() ? 1 : shape[0], groups, name);
+  } catch (const Error& error) {
+    throw ConfigError(fmt::format("{}: {}", option, error.what()));
+  }
 }
 
 }  // namespace strand::cli

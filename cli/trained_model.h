@@ -57,4 +57,10 @@ int64_t run_input_length(const RunConfig& config);
 size_t find_model_output(const Model& model, const DataDimensions& data, const std::string& name,
                          std::string_view flag = "--output");
 
+/// (tracks) the reverse complement's track each track of output `output` averages with
+/// (train/reverse_complement_average.h, from the target the run trained the output on and its
+/// profile bigWigs). Throws ConfigError naming `option` when the strands to swap are unknown.
+std::vector<int64_t> output_reverse_tracks(const TrainedModel& trained, size_t output,
+                                           std::string_view option);
+
 }  // namespace strand::cli

@@ -29,8 +29,7 @@ std::string output_target(const RunConfig& config, const std::string& name) {
   return "labels";
 }
 
-// Profile tracks as the run's profile bigWigs name them (file names without .bw), and which
-// track each becomes under reverse complement (a plus/minus pair swaps).
+// Profile tracks as the run's profile bigWigs name them (file names without .bw).
 void describe_tracks(const RunConfig& config, int64_t tracks, ScoredOutput& output) {
   if (config.data.source != "files") return;
   std::vector<data::TrackGroup> groups;
@@ -41,22 +40,17 @@ void describe_tracks(const RunConfig& config, int64_t tracks, ScoredOutput& outp
     return;
   }
   std::vector<std::string> names;
-  std::vector<int64_t> reverse;
   for (const data::TrackGroup& group : groups) {
-    const auto first = static_cast<int64_t>(names.size());
     for (size_t f = 0; f < group.files.size(); ++f) {
       std::string stem = fs::path(group.files[f]).filename().string();
       for (const char* extension : {".bigWig", ".bigwig", ".bw"}) {
         if (stem.ends_with(extension)) stem.resize(stem.size() - std::strlen(extension));
       }
       names.push_back(stem);
-      reverse.push_back(group.files.size() == 2 ? first + 1 - static_cast<int64_t>(f)
-                                                : first + static_cast<int64_t>(f));
     }
   }
   if (static_cast<int64_t>(names.size()) != tracks) return;
   output.task_names = names;
-  output.reverse_tracks = reverse;
 }
 
 // The tasks asked for: names or indices; each output keeps the tasks it has among them, and an
@@ -156,6 +150,13 @@ std::vector<ScoredOutput> scored_outputs(const TrainedModel& trained,
   }
   if (!tasks.empty()) select_tasks(tasks, choice.task, outputs);
   return outputs;
+}
+
+void pair_reverse_strands(const TrainedModel& trained, std::vector<ScoredOutput>& outputs,
+                          const OutputChoiceNames& choice) {
+  for (ScoredOutput& output : outputs) {
+    output.reverse_tracks = output_reverse_tracks(trained, output.index, choice.rc_average);
+  }
 }
 
 }  // namespace strand::cli

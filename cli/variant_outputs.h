@@ -1,7 +1,7 @@
 // The outputs of a trained model that variants are scored on, as `strand variants` and
 // strand.variants.score describe them: which outputs (one value per task, or a profile of
 // (tracks, positions)), their kind (probabilities, counts, log counts, profile), their task or
-// track names, and which track a profile's reverse complement swaps each with.
+// track names, and which track each track's reverse complement pairs with.
 #pragma once
 
 #include <string>
@@ -17,6 +17,7 @@ namespace strand::cli {
 struct OutputChoiceNames {
   std::string output = "--output";
   std::string task = "--task";
+  std::string rc_average = "--rc-average";
 };
 
 /// The outputs to score: those named in `output_names`, else every output of one value per
@@ -27,5 +28,12 @@ std::vector<variants::ScoredOutput> scored_outputs(const TrainedModel& trained,
                                                    const std::vector<std::string>& output_names,
                                                    const std::vector<std::string>& tasks,
                                                    const OutputChoiceNames& choice = {});
+
+/// Sets each output's reverse_tracks for an average with the reverse complement: the rule of
+/// `strand predict --rc-average` (output_reverse_tracks(): a stranded pair's tracks swap in
+/// per-track outputs and profiles). Throws ConfigError naming choice.rc_average when the strands
+/// to swap are unknown.
+void pair_reverse_strands(const TrainedModel& trained, std::vector<variants::ScoredOutput>& outputs,
+                          const OutputChoiceNames& choice = {});
 
 }  // namespace strand::cli

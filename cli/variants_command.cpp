@@ -12,16 +12,18 @@
 #include <filesystem>
 #include <optional>
 
+#include "cli/command_paths.h"
 #include "cli/config_error.h"
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/trained_model.h"
 #include "cli/variant_outputs.h"
+#include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/loader/loader_config.h"
 #include "data/signals/signal_tracks.h"
 #include "data/text_fields.h"
-#include "train/stop_signal.h"
+#include "train/inference_batch.h"
 #include "variants/contig_names.h"
 #include "variants/score_files.h"
 #include "variants/variant_attributions.h"
@@ -61,6 +63,10 @@ std::string summary_line(const variants::VariantSummary& summary) {
     text += fmt::format(", {} skipped ({})", summary.skipped_total(), fmt::join(reasons, ", "));
   }
   if (summary.padded > 0) text += fmt::format(", {} padded with N at a contig end", summary.padded);
+  if (summary.monomorphic > 0) {
+    text += fmt::format(", {} record(s) without an ALT ('.', monomorphic) skipped",
+                        summary.monomorphic);
+  }
   if (summary.ref_mismatches_scored > 0) {
     text += fmt::format(", {} scored despite a REF mismatch", summary.ref_mismatches_scored);
   }
@@ -75,9 +81,22 @@ std::string summary_line(const variants::VariantSummary& summary) {
 
 namespace {
 
-// The policies and figures of the flags as the library's scoring options for `trained`.
+// --batch-size, else 64 variants a pass; on a GPU, as many as fit (two windows each, four with
+// --rc-average), up to 1024.
+int64_t variants_per_pass(const VariantsOptions& options, const TrainedModel& trained,
+                          Device device) {
+  if (options.batch_size > 0) return options.batch_size;
+  const int64_t windows_per_variant = options.rc_average ? 4 : 2;
+  const int64_t windows =
+      train::inference_batch_size(*trained.model, trained.dimensions.length, device,
+                                  64 * windows_per_variant, 1024 * windows_per_variant);
+  return windows / windows_per_variant;
+}
+
+// The policies and figures of the flags as the library's scoring options for `trained` on
+// `device`.
 variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
-                                                const TrainedModel& trained) {
+                                                const TrainedModel& trained, Device device) {
   variants::VariantScoringOptions scoring;
   try {
     scoring.ref_mismatch = variants::parse_ref_mismatch_policy(options.ref_mismatch);
@@ -93,10 +112,11 @@ variants::VariantScoringOptions scoring_options(const VariantsOptions& options,
   }
   scoring.outputs =
       scored_outputs(trained, split_commas(options.output), split_commas(options.task));
+  if (options.rc_average) pair_reverse_strands(trained, scoring.outputs);
   scoring.input_length = trained.dimensions.length;
   scoring.control_tracks = trained.dimensions.control_tracks;
   scoring.rc_average = options.rc_average;
-  scoring.batch_size = options.batch_size;
+  scoring.batch_size = variants_per_pass(options, trained, device);
   scoring.null_shuffles = options.null_shuffles;
   scoring.seed = options.seed;
   if (!options.chrom_alias.empty()) {
@@ -139,14 +159,44 @@ void write_attributions(const VariantsOptions& options, const TrainedModel& trai
                      chosen.size());
 }
 
-}  // namespace
-
-int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream& err) {
+// The checks of the flags' paths, before any work: the inputs are files, every output can be
+// written and replaces no input, and --attributions-out goes with --attributions.
+void check_variants_paths(const VariantsOptions& options) {
   if (options.fasta.empty()) throw ConfigError("--fasta: the genome FASTA is required");
   if (options.vcf.empty()) throw ConfigError("--vcf: the variants file is required");
   if (options.out.empty())
     throw ConfigError("--out: an output path (.tsv, .vcf.gz, .bcf) is required");
-  if (options.attributions > 0) attributions_path(options);  // checked before the work
+  if (!options.attributions_out.empty() && options.attributions == 0) {
+    throw ConfigError(
+        "--attributions-out: names the file of --attributions N (DeepLIFT/SHAP of the N "
+        "strongest variants), which is not given; add --attributions N, or leave "
+        "--attributions-out out");
+  }
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {options.fasta, "--fasta"},
+      {options.vcf == "-" ? "" : options.vcf, "--vcf"},
+      {options.chrom_alias, "--chrom-alias"},
+      {options.config, "--config"},
+      {options.model, "--model"}};
+  for (const auto& [path, option] : inputs) {
+    if (option != "--model") check_input_file(path, option);
+  }
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (options.out != "-") outputs.emplace_back(options.out, "--out");
+  if (options.attributions > 0) {
+    const std::string npz = attributions_path(options);
+    outputs.emplace_back(npz, "--attributions-out");
+    outputs.emplace_back(
+        npz.substr(0, npz.ends_with(".npz") ? npz.size() - 4 : npz.size()) + ".tsv",
+        "--attributions-out (its .tsv)");
+  }
+  check_output_files(outputs, inputs);
+}
+
+}  // namespace
+
+int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream& err) {
+  check_variants_paths(options);  // before the work
   const Device device = usable_device(options.device, "--device");
   std::ostream& log = options.out == "-" ? err : out;
   const TrainedModelFiles files = locate_trained_model(options.model, options.config);
@@ -155,7 +205,7 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   omp_set_num_threads(resolved_threads(config));
   const TrainedModel trained = load_trained_model(files, config, run_input_length(config));
   if (!device.is_cpu()) trained.model->to(device);
-  variants::VariantScoringOptions scoring = scoring_options(options, trained);
+  variants::VariantScoringOptions scoring = scoring_options(options, trained, device);
   auto last_report = std::chrono::steady_clock::now();
   scoring.progress = [&log, &last_report](const variants::VariantSummary& figures) {
     const auto now = std::chrono::steady_clock::now();
@@ -165,8 +215,6 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
                        figures.scored, figures.variants_per_second())
         << std::flush;
   };
-  // SIGINT/SIGTERM from here on end the run at the next batch; nothing is written.
-  std::optional<train::StopSignalGuard> stop_guard(std::in_place);
   std::vector<std::string> described;
   for (const ScoredOutput& output : scoring.outputs) {
     described.push_back(
@@ -191,11 +239,12 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
       options.attributions > 0 ? static_cast<variants::VariantScoreSink&>(strongest) : *sink;
   const variants::VariantSummary summary =
       variants::score_variants(*trained.model, options.vcf, options.fasta, target, scoring);
-  stop_guard.reset();
+  // SIGINT/SIGTERM (the guard run_cli installs) end the scoring at the next batch; nothing is
+  // written.
   if (summary.stop_signal != 0) {
     log << fmt::format("variants: interrupted by {} after {} ALT allele(s); nothing written\n",
-                       train::signal_name(summary.stop_signal), summary.variants);
-    return train::signal_exit_status(summary.stop_signal);
+                       signal_name(summary.stop_signal), summary.variants);
+    return signal_exit_status(summary.stop_signal);
   }
   log << "variants: " << summary_line(summary) << "\n";
   if (options.attributions > 0) {
@@ -310,7 +359,8 @@ const std::vector<ConfigKey>& variants_keys() {
        .commands = variants},
       {.key = "batch-size",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.batch_size; }),
-       .range = data::loader_ranges::kBatchSize,
+       .range = IntRange{0, data::kMaxBatchSize},
+       .range_note = "0: 64, on a GPU as many as fit (up to 1024)",
        .flag = "--batch-size",
        .help = "Variants per forward pass (two windows each)",
        .commands = variants},

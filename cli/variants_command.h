@@ -22,7 +22,7 @@ struct VariantsOptions {
   bool rc_average = false;
   int64_t threads = 0;         // 0: every core
   std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
-  int64_t batch_size = 64;
+  int64_t batch_size = 0;      // variants per pass; 0: 64, on a GPU as many as fit (up to 1024)
   std::string ref_mismatch = "error";  // error, skip or warn
   std::string contig_end = "pad";      // pad or skip
   std::string chrom_alias;             // VARIANTS_NAME<TAB>FASTA_NAME lines

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace strand {
 
@@ -47,5 +48,19 @@ struct RealRange {
   /// "(0, 1000]".
   std::string text() const;
 };
+
+/// The thread counts one call may ask for: 1 to the thread cap. The CLI's --threads and the
+/// Python package's threads= are both checked against it (a setting's 0, "all cores", is
+/// resolved to a count before).
+inline constexpr IntRange kThreadCountRange{.lo = 1, .up_to_thread_cap = true};
+
+/// "the cap is the larger of 64 and 4 x the 16 hardware threads": why the cap is what it is.
+std::string thread_cap_note();
+
+/// Why `threads` is not a count in `range` (an IntRange up to the thread cap), naming `name`:
+/// "threads: must be in [1, 64] (the cap is ...), got 100000"; empty when it is one. More threads
+/// than the cap only oversubscribe the cores, and far more (10,000) fail to start in libgomp.
+std::string thread_count_problem(std::string_view name, int64_t threads,
+                                 const IntRange& range = kThreadCountRange);
 
 }  // namespace strand

@@ -4,8 +4,14 @@
 //   A=0 C=1 G=2 T=3 N=4. Bases stay one byte each until the model; one-hot is never stored.
 //   Lowercase (soft-masked) bases are upper-cased; encode() can also write a mask that is 1
 //   where the input was lowercase. RNA U/u encodes as T. IUPAC ambiguity codes
-//   (R Y S W K M B D H V) and every other byte ('-', '.', digits...) encode as N.
+//   (R Y S W K M B D H V), every other letter (X, a masking letter) and '-' (a gap) encode as N.
 //   Reverse complement maps A<->T, C<->G and keeps N.
+// Sequence letters (is_sequence_letter): where sequences come in as text (FASTA sequence lines,
+//   the Python package's strings), only letters and '-' are taken; a digit, '.', '*', a space or
+//   any other symbol is refused, naming the file and line or the argument. htslib (samtools
+//   faidx) indexes and returns every printable byte as a base and leaves the meaning to the
+//   caller; strand would read them as N, so a GenBank/EMBL-style sequence with position numbers,
+//   an alignment's '.' gaps or a protein's '*' stop would train and predict on N silently.
 #pragma once
 
 #include <array>
@@ -38,6 +44,22 @@ constexpr std::array<uint8_t, 256> make_code_table() {
 
 /// Byte -> code lookup (see the policy in the file comment).
 inline constexpr std::array<uint8_t, 256> kCodeTable = detail::make_code_table();
+
+/// Whether byte `c` may stand in a sequence: an ASCII letter or '-' (the policy above).
+inline constexpr bool is_sequence_letter(unsigned char c) {
+  return static_cast<unsigned char>((c | 0x20) - 'a') < 26 || c == '-';
+}
+
+/// The index of the first byte of text[0, n) that is not a sequence letter, or n.
+size_t first_non_sequence_letter(const char* text, size_t n);
+
+/// A byte as messages show it: "'5'", "a space", "a tab", "byte 0x07".
+std::string describe_sequence_byte(char c);
+
+/// Why `c` (not a sequence letter) is refused, for messages after describe_sequence_byte(c) and
+/// where it is: "is not a base letter (A, C, G, T, N, the other IUPAC codes, or '-' for a gap;
+/// strand would read it as N): a position number (GenBank/EMBL style)? keep only the bases".
+std::string non_sequence_letter_reason(char c);
 
 /// True for 'a'..'z' (a soft-masked base in a reference FASTA).
 inline constexpr bool is_lowercase(char c) { return c >= 'a' && c <= 'z'; }

@@ -102,6 +102,13 @@ class Communicator {
 /// environment variables are set. Needs no MPI library.
 bool launched_by_mpi();
 
+/// Throws when this process is one task of a Slurm job step of several tasks (`srun -n N`,
+/// SLURM_STEP_NUM_TASKS > 1) while MPI counts `world_size` 1: srun without a PMI plugin that
+/// both Slurm and Open MPI speak starts N unrelated single-process runs, which would all train
+/// into the same run directory. Passes when a launcher itself says the world has one rank
+/// (OMPI_COMM_WORLD_SIZE or PMI_SIZE 1: `mpirun -np 1` inside an allocation).
+void check_not_a_lone_slurm_task(int world_size);
+
 /// "[rank r/N] " for messages, so interleaved output of several ranks stays attributable.
 std::string rank_prefix(const Communicator& communicator);
 

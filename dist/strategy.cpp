@@ -87,6 +87,7 @@ DistributedRun make_strategy_from_environment(StrategyConfig config) {
   }
   run.rank = run.communicator->rank();
   run.world_size = run.communicator->world_size();
+  check_not_a_lone_slurm_task(run.world_size);
   if (run.world_size == 1) return run;
   if (config.mode == "mirrored") {
     MirroredOptions options;

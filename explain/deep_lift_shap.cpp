@@ -74,8 +74,8 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
                                   const DeepLiftShapOptions& options) {
   STRAND_CHECK(codes_in.dim() == 2 && codes_in.dtype() == DType::kUInt8,
                "deep_lift_shap: expected base codes (N, L) uint8, got {}", codes_in.describe());
-  STRAND_CHECK(options.references >= 1,
-               "deep_lift_shap: needs at least one reference per sequence, got {}",
+  STRAND_CHECK(kReferencesRange.contains(options.references),
+               "references: must be in {} references per sequence, got {}", kReferencesRange.text(),
                options.references);
   STRAND_CHECK(options.batch_size >= 1, "deep_lift_shap: batch size must be >= 1, got {}",
                options.batch_size);
@@ -85,7 +85,16 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   const ReferenceFunction references_of =
       options.reference_function ? options.reference_function : dinucleotide_shuffles(options.seed);
   // The references of every sequence: (N, R, L) codes.
-  Tensor references = Tensor::empty({n, r, length}, DType::kUInt8);
+  Tensor references;
+  try {
+    references = Tensor::empty({n, r, length}, DType::kUInt8);
+  } catch (const Error& error) {
+    throw Error(fmt::format(
+        "references: {} references for each of {} sequences of {} bases need {:.0f} bytes "
+        "({}); lower references or explain fewer sequences per call",
+        r, n, length, static_cast<double>(n) * static_cast<double>(r) * static_cast<double>(length),
+        error.what()));
+  }
   const uint8_t* x_codes = codes.data<uint8_t>();
   uint8_t* r_codes = references.data<uint8_t>();
   for (int64_t i = 0; i < n; ++i) {

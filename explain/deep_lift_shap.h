@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "core/value_range.h"
+
 #include "explain/references.h"
 #include "explain/target.h"
 #include "layers/model.h"
@@ -22,10 +24,15 @@
 
 namespace strand::explain {
 
+/// The references per sequence deep_lift_shap() takes (`strand explain --references` and the
+/// Python package's references= are checked against it): tangermeme and shap use 10 to 100;
+/// more only costs time and the (N, R, L) references' memory.
+inline constexpr IntRange kReferencesRange{1, 100000};
+
 /// Options of deep_lift_shap().
 struct DeepLiftShapOptions {
   Target target{};          ///< what is explained
-  int64_t references = 20;  ///< references per sequence (>= 1)
+  int64_t references = 20;  ///< references per sequence (in kReferencesRange)
   uint64_t seed = 0;        ///< the shuffles' seed (when reference_function is empty)
   ReferenceFunction reference_function{};  ///< empty: dinucleotide_shuffles(seed)
   int64_t batch_size = 128;                ///< sequence-reference pairs per pass

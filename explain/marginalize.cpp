@@ -68,36 +68,72 @@ MarginalizeResult marginalize(Model& model, const Tensor& backgrounds,
   return result;
 }
 
-std::pair<int64_t, int64_t> pair_starts(int64_t length, int64_t width_a, int64_t width_b,
-                                        int64_t spacing) {
+namespace {
+
+// {start of A, start of B} for centres `spacing` apart, the pair centred in `length` bases.
+std::pair<int64_t, int64_t> unchecked_pair_starts(int64_t length, int64_t width_a, int64_t width_b,
+                                                  int64_t spacing) {
   // Centres: A's at (length - spacing) / 2, B's spacing bases further.
   const double centre_a = (static_cast<double>(length) - static_cast<double>(spacing)) / 2.0;
   const auto start_a = static_cast<int64_t>(std::floor(centre_a - width_a / 2.0));
   const auto start_b =
       static_cast<int64_t>(std::floor(centre_a + static_cast<double>(spacing) - width_b / 2.0));
+  return {start_a, start_b};
+}
+
+}  // namespace
+
+bool pair_overlaps(int64_t length, int64_t width_a, int64_t width_b, int64_t spacing) {
+  const auto [start_a, start_b] = unchecked_pair_starts(length, width_a, width_b, spacing);
+  return start_a < start_b + width_b && start_b < start_a + width_a;
+}
+
+std::pair<int64_t, int64_t> pair_starts(int64_t length, int64_t width_a, int64_t width_b,
+                                        int64_t spacing) {
+  const auto [start_a, start_b] = unchecked_pair_starts(length, width_a, width_b, spacing);
   STRAND_CHECK(
       start_a >= 0 && start_a + width_a <= length && start_b >= 0 && start_b + width_b <= length,
       "--spacing {}: motifs of {} and {} bases {} bases apart (centre to centre) do not "
       "fit in sequences of {} bases",
       spacing, width_a, width_b, spacing, length);
+  STRAND_CHECK(!pair_overlaps(length, width_a, width_b, spacing),
+               "--spacing {}: motifs of {} and {} bases {} bases apart (centre to centre) overlap: "
+               "B would overwrite part of A, and their interaction would be an artefact of the "
+               "overwrite; space them further apart",
+               spacing, width_a, width_b, spacing);
   return {start_a, start_b};
+}
+
+std::vector<int64_t> pair_spacings(int64_t length, int64_t width_a, int64_t width_b, int64_t first,
+                                   int64_t last) {
+  STRAND_CHECK(first <= last, "--spacing {}:{}: the first spacing exceeds the last", first, last);
+  std::vector<int64_t> spacings;
+  for (int64_t d = first; d <= last; ++d) {
+    if (pair_overlaps(length, width_a, width_b, d)) continue;
+    pair_starts(length, width_a, width_b, d);  // fits
+    spacings.push_back(d);
+  }
+  STRAND_CHECK(!spacings.empty(),
+               "--spacing {}:{}: motifs of {} and {} bases overlap at every spacing of the range "
+               "(B would overwrite part of A); space them further apart",
+               first, last, width_a, width_b);
+  return spacings;
 }
 
 std::vector<SpacingEffect> marginalize_spacing(Model& model, const Tensor& backgrounds,
                                                const std::vector<uint8_t>& a,
                                                const std::vector<uint8_t>& b, int64_t first,
                                                int64_t last, const MarginalizeOptions& options) {
-  STRAND_CHECK(first <= last, "--spacing {}:{}: the first spacing exceeds the last", first, last);
   const int64_t length = backgrounds.size(1);
   const auto width_a = static_cast<int64_t>(a.size());
   const auto width_b = static_cast<int64_t>(b.size());
   // Every spacing is checked before any work.
-  for (int64_t d = first; d <= last; ++d) pair_starts(length, width_a, width_b, d);
+  const std::vector<int64_t> spacings = pair_spacings(length, width_a, width_b, first, last);
   check_target(model, length, options.target);
   const Tensor codes = backgrounds.to(Device::cpu()).contiguous();
   const Tensor background = column_means(values_of(model, codes, options));
   std::vector<SpacingEffect> effects;
-  for (int64_t d = first; d <= last; ++d) {
+  for (const int64_t d : spacings) {
     const auto [start_a, start_b] = pair_starts(length, width_a, width_b, d);
     SpacingEffect effect;
     effect.spacing = d;

@@ -41,11 +41,23 @@ MarginalizeResult marginalize(Model& model, const Tensor& backgrounds,
                               const std::vector<Insertion>& insertions,
                               const MarginalizeOptions& options);
 
+/// Whether motifs of widths `width_a` and `width_b` placed `spacing` bases apart (centre to
+/// centre, as pair_starts() places them in sequences of `length` bases) share a position: B
+/// would overwrite part of A, and the pair's "interaction" would be an artefact of the
+/// overwrite, not of the model.
+bool pair_overlaps(int64_t length, int64_t width_a, int64_t width_b, int64_t spacing);
+
 /// Where two motifs of widths `width_a` and `width_b` go in sequences of `length` bases for
 /// their centres to lie `spacing` bases apart (B after A; negative: before), the pair centred in
-/// the sequence: {start of A, start of B}. Throws naming the spacing when either falls outside.
+/// the sequence: {start of A, start of B}. Throws naming the spacing when either falls outside,
+/// or when the two overlap (pair_overlaps()).
 std::pair<int64_t, int64_t> pair_starts(int64_t length, int64_t width_a, int64_t width_b,
                                         int64_t spacing);
+
+/// The spacings of [first, last] at which the two motifs do not overlap, in order; each is
+/// checked to fit (pair_starts()). Throws naming the range when none is left.
+std::vector<int64_t> pair_spacings(int64_t length, int64_t width_a, int64_t width_b, int64_t first,
+                                   int64_t last);
 
 /// One spacing of a two-motif experiment: the mean over backgrounds of each task's target with
 /// neither motif, A alone, B alone and both; (T) each.
@@ -54,8 +66,8 @@ struct SpacingEffect {
   Tensor background, a, b, both;
 };
 
-/// For every spacing in [first, last]: A and B written at pair_starts() alone and together into
-/// each background.
+/// For every spacing of pair_spacings() (those of [first, last] at which the motifs do not
+/// overlap): A and B written at pair_starts() alone and together into each background.
 std::vector<SpacingEffect> marginalize_spacing(Model& model, const Tensor& backgrounds,
                                                const std::vector<uint8_t>& a,
                                                const std::vector<uint8_t>& b, int64_t first,

@@ -12,6 +12,8 @@
 #include <exception>
 #include <mutex>
 
+#include "core/stop_signal.h"
+
 namespace strand::explain {
 
 /// Runs the ops inside its scope on the calling thread alone, when `serial`. For a pass over
@@ -44,11 +46,16 @@ class DeviceUnits {
 
 /// Runs unit(i) for every i in [0, count): on the OpenMP threads when there are at least two
 /// units and two threads, else in order on this thread (whose ops then use every thread).
-/// Rethrows the first exception a unit threw, after the others have finished.
+/// Rethrows the first exception a unit threw, after the others have finished. Each unit starts
+/// with a poll for SIGINT/SIGTERM (core/stop_signal.h): a stop request ends the work with
+/// Interrupted after the units running have finished.
 template <typename Unit>
 void for_each_unit(int64_t count, Unit&& unit) {
   if (count < 2 || omp_get_max_threads() < 2 || omp_in_parallel()) {
-    for (int64_t i = 0; i < count; ++i) unit(i);
+    for (int64_t i = 0; i < count; ++i) {
+      throw_if_stop_requested();
+      unit(i);
+    }
     return;
   }
   std::exception_ptr failure;
@@ -60,6 +67,7 @@ void for_each_unit(int64_t count, Unit&& unit) {
       if (failure) continue;
     }
     try {
+      throw_if_stop_requested();
       unit(i);
     } catch (...) {
       std::lock_guard lock(failure_mutex);

@@ -1,12 +1,16 @@
-// libFuzzer target: the paths a user names, from the same text: a run name (check_run_name())
-// and bigWig track lists (the text's lines as data.profile_bigwigs entries: parse_track_groups(),
-// and again after with_absolute_paths(), as `strand train` resolves them before checking).
+// libFuzzer target: the paths a user names, from the same text: a run name (check_run_name()),
+// bigWig track lists (the text's lines as data.profile_bigwigs entries: parse_track_groups(),
+// and again after with_absolute_paths(), as `strand train` resolves them before checking), and
+// the output-equals-input check (io::same_file through refuse_overwriting_input()).
 //
 // Expected: ConfigError (run names), DataError (track lists). Findings: crashes, sanitizer
 // reports, other exception types, and: an accepted run name that is not one directory inside
 // output_dir (it would write elsewhere); an accepted track entry with an empty path, more than
 // two files or a pair of one file twice; a list whose acceptance, groups or files per group
-// change when its paths are made absolute (a trailing comma dropped on the way).
+// change when its paths are made absolute (a trailing comma dropped on the way); an output path
+// not refused as the input it names, spelt the same or through "./" or "dir/.."; same_file()
+// that is not symmetric.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -14,11 +18,13 @@
 #include <vector>
 
 #include "cli/command_paths.h"
+#include "cli/config_error.h"
 #include "cli/run_config.h"
 #include "data/data_error.h"
 #include "data/signals/signal_tracks.h"
 #include "fmt/format.h"
 #include "fuzz/fuzz_support.h"
+#include "io/same_file.h"
 
 namespace {
 
@@ -99,11 +105,39 @@ void check_tracks(std::string_view text) {
   }
 }
 
+// The first line of the text as an input path: an output spelt the same, "./" before it or
+// "sub/.." inside it must be refused as that input; same_file() must not depend on the order.
+void check_same_file(std::string_view text) {
+  const std::string path(text.substr(0, text.find('\n')));
+  if (path.empty() || path.find('\0') != std::string::npos || path.size() > 1024) return;
+  const std::string second(text.substr(std::min(text.size(), path.size() + 1)));
+  if (second.find('\0') == std::string::npos && second.size() <= 1024 &&
+      io::same_file(path, second) != io::same_file(second, path)) {
+    finding(fmt::format("same_file('{}', '{}') depends on the order", path, second));
+  }
+  const std::vector<std::string> spellings = {
+      path, path.starts_with("/") ? path : "./" + path,
+      path.starts_with("/") ? "/" + path : "sub/../" + path};
+  for (const std::string& output : spellings) {
+    bool refused = false;
+    try {
+      cli::refuse_overwriting_input(output, "--out", {{path, "--fasta"}});
+    } catch (const cli::ConfigError&) {
+      refused = true;
+    }
+    // "sub/.." resolves through a directory that may not exist: only the plain spellings must.
+    if (!refused && output != spellings[2]) {
+      finding(fmt::format("output '{}' not refused as the input '{}'", output, path));
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
   check_run_name(text);
   check_tracks(text);
+  check_same_file(text);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "layers/layer_catalog.h"
+#include "ops/batch_norm_pool.h"
 
 namespace strand {
 
@@ -29,6 +30,13 @@ Var BatchNorm1D::forward_with(const Var& x, bool relu) {
                                  num_batches_tracked_.value()};
   return relu ? batch_norm_relu(x, weight_, bias_, statistics, is_training(), momentum_, eps_)
               : batch_norm(x, weight_, bias_, statistics, is_training(), momentum_, eps_);
+}
+
+Var BatchNorm1D::forward_relu_max_pool(const Var& x, const Pool1DParams& pool) {
+  BatchNormStatistics statistics{running_mean_.value(), running_var_.value(),
+                                 num_batches_tracked_.value()};
+  return batch_norm_relu_max_pool(x, weight_, bias_, statistics, is_training(), momentum_, eps_,
+                                  pool);
 }
 
 Shape BatchNorm1D::output_shape(const Shape& input) const {

@@ -9,6 +9,7 @@
 
 #include "layers/layer.h"
 #include "ops/normalization.h"
+#include "ops/pooling.h"
 
 namespace strand {
 
@@ -19,6 +20,8 @@ class BatchNorm1D : public Layer {
   Var forward(const Var& x) override;
   /// relu(forward(x)), fused into one pass each way (Sequential runs BatchNorm1D -> ReLU so).
   Var forward_relu(const Var& x);
+  /// max_pool1d(relu(forward(x)), pool) as one op (ops/batch_norm_pool.h); x (B, C, L).
+  Var forward_relu_max_pool(const Var& x, const Pool1DParams& pool);
   Shape output_shape(const Shape& input) const override;
   std::string type_name() const override { return "BatchNorm1D"; }
   void reset_parameters(Generator& generator) override;

@@ -4,6 +4,7 @@
 #include "layers/activations.h"
 #include "layers/batch_norm.h"
 #include "layers/conv1d.h"
+#include "layers/pooling.h"
 #include "ops/conv1d.h"
 
 namespace strand {
@@ -20,7 +21,9 @@ size_t fused_run_length(std::span<Layer* const> run) {
   if (layer_as<Conv1D>(run, 0) != nullptr && layer_as<ReLU>(run, 1) != nullptr) {
     return layer_as<GlobalMaxPool1D>(run, 2) != nullptr ? 3 : 2;
   }
-  if (layer_as<BatchNorm1D>(run, 0) != nullptr && layer_as<ReLU>(run, 1) != nullptr) return 2;
+  if (layer_as<BatchNorm1D>(run, 0) != nullptr && layer_as<ReLU>(run, 1) != nullptr) {
+    return layer_as<MaxPool1D>(run, 2) != nullptr ? 3 : 2;
+  }
   return 1;
 }
 
@@ -33,7 +36,13 @@ Var forward_fused_run(std::span<Layer* const> run, size_t length, const Var& x) 
     return length == 3 ? conv1d_relu_max(x, conv->weight(), conv->bias(), params)
                        : conv1d_relu(x, conv->weight(), conv->bias(), params);
   }
-  return layer_as<BatchNorm1D>(run, 0)->forward_relu(x);
+  auto* norm = layer_as<BatchNorm1D>(run, 0);
+  if (length == 2) return norm->forward_relu(x);
+  const Pool1DParams& pool = layer_as<MaxPool1D>(run, 2)->params();
+  // (B, C, L) on a GPU: the fused op. The CPU runs the chain it equals, as before (its fused
+  // kernel is that very composition), and a (B, C) input has nothing to pool.
+  if (x.device().is_cuda() && x.dim() == 3) return norm->forward_relu_max_pool(x, pool);
+  return run[2]->forward(norm->forward_relu(x));
 }
 
 }  // namespace strand

@@ -55,11 +55,14 @@ int64_t check_conv_args(const char* op, const Tensor& x, const Tensor& w, const 
 }
 }  // namespace
 
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params) {
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+              Tensor* expanded) {
   const int64_t out_length = check_conv_args("conv1d", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
   if (x.dtype() == DType::kUInt8) {
-    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out);
+    Tensor one_hot;
+    dispatch<Conv1DOneHotOp>(x.device(), x, w, bias, params, out, one_hot);
+    if (expanded != nullptr) *expanded = one_hot;
   } else {
     dispatch<Conv1DOp>(x.device(), x, w, bias, params, out);
   }
@@ -74,34 +77,36 @@ Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shap
 }
 
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
-                              const Conv1DParams& params) {
+                              const Conv1DParams& params, const Tensor& expanded) {
   Tensor grad_w = Tensor::empty(weight_shape, grad_out.dtype(), grad_out.device());
   if (x.dtype() == DType::kUInt8) {
-    dispatch<Conv1DOneHotBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
+    dispatch<Conv1DOneHotBackwardWeightOp>(x.device(), grad_out, x, expanded, params, grad_w);
   } else {
     dispatch<Conv1DBackwardWeightOp>(x.device(), grad_out, x, params, grad_w);
   }
   return grad_w;
 }
 
-Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                   const Conv1DParams& params) {
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                   Tensor* expanded) {
   const int64_t out_length = check_conv_args("conv1d_relu", x, w, bias, params);
   Tensor out = Tensor::empty({x.size(0), w.size(0), out_length}, w.dtype(), w.device());
-  dispatch<Conv1DReluOp>(x.device(), x, w, bias, params, out);
+  Tensor one_hot;
+  dispatch<Conv1DReluOp>(x.device(), x, w, bias, params, out, one_hot);
+  if (expanded != nullptr && x.dtype() == DType::kUInt8) *expanded = one_hot;
   return out;
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const Tensor& x,
                                                    const Tensor& w, const Tensor& relu_out,
                                                    const Conv1DParams& params, bool input_gradient,
-                                                   bool bias_gradient) {
+                                                   bool bias_gradient, const Tensor& expanded) {
   STRAND_CHECK(!input_gradient || x.dtype() != DType::kUInt8,
                "conv1d_backward: base codes have no gradient");
   Tensor grad_x = input_gradient ? Tensor::empty(x.shape(), w.dtype(), w.device()) : Tensor();
   Tensor grad_w = Tensor::empty(w.shape(), w.dtype(), w.device());
   Tensor grad_bias = bias_gradient ? Tensor::empty({w.size(0)}, w.dtype(), w.device()) : Tensor();
-  dispatch<Conv1DBackwardOp>(w.device(), grad_out, x, w, relu_out, params, grad_x, grad_w,
+  dispatch<Conv1DBackwardOp>(w.device(), grad_out, x, expanded, w, relu_out, params, grad_x, grad_w,
                              grad_bias);
   return {grad_x, grad_w, grad_bias};
 }
@@ -167,7 +172,7 @@ void conv1d_backward_weight_cpu(const Tensor& grad_out, const Tensor& x, const C
 }
 
 void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out) {
+                       const Conv1DParams& params, Tensor& out, Tensor& /*expanded*/) {
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_onehot", [&]<typename T>() {
@@ -177,7 +182,8 @@ void conv1d_onehot_cpu(const Tensor& codes, const Tensor& w, const Tensor& bias,
 }
 
 void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& codes,
-                                       const Conv1DParams& params, Tensor& grad_w) {
+                                       const Tensor& /*expanded*/, const Conv1DParams& params,
+                                       Tensor& grad_w) {
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
   dispatch_floating(grad_w.dtype(), "conv1d_onehot_backward_weight", [&]<typename T>() {
@@ -186,7 +192,7 @@ void conv1d_onehot_backward_weight_cpu(const Tensor& grad_out, const Tensor& cod
 }
 
 void conv1d_relu_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                     const Conv1DParams& params, Tensor& out) {
+                     const Conv1DParams& params, Tensor& out, Tensor& /*expanded*/) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
   dispatch_floating(w.dtype(), "conv1d_relu", [&]<typename T>() {
@@ -200,9 +206,9 @@ void conv1d_relu_cpu(const Tensor& x, const Tensor& w, const Tensor& bias,
   });
 }
 
-void conv1d_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                         const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
-                         Tensor& grad_w, Tensor& grad_bias) {
+void conv1d_backward_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& /*expanded*/,
+                         const Tensor& w, const Tensor& relu_out, const Conv1DParams& params,
+                         Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias) {
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous(), wc = w.contiguous();
   const Tensor oc = relu_out.defined() ? relu_out.contiguous() : Tensor();
@@ -282,7 +288,11 @@ Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams&
   const bool has_bias = bias.defined();
   const bool x_grad = x.requires_grad();
   const Tensor bv = has_bias ? bias.value() : Tensor();
-  Tensor out = relu ? ops::conv1d_relu(xv, wv, bv, params) : ops::conv1d(xv, wv, bv, params);
+  // Codes the backend expanded to a one-hot (cuDNN on a GPU): the weight gradient's one-hot pass
+  // reads that one-hot rather than expanding the codes again.
+  Tensor expanded;
+  Tensor out = relu ? ops::conv1d_relu(xv, wv, bv, params, &expanded)
+                    : ops::conv1d(xv, wv, bv, params, &expanded);
   std::vector<Var> inputs = {x, w};
   if (has_bias) inputs.push_back(bias);
   const Tensor relu_out = relu ? out : Tensor();
@@ -300,7 +310,7 @@ Var conv1d_with(const Var& x, const Var& w, const Var& bias, const Conv1DParams&
   }
   return make_result(out, relu ? "conv1d_relu" : "conv1d", inputs, [=](const Tensor& g) {
     auto [grad_x, grad_w, grad_bias] =
-        ops::conv1d_backward(g, xv, wv, relu_out, params, x_grad, has_bias);
+        ops::conv1d_backward(g, xv, wv, relu_out, params, x_grad, has_bias, expanded);
     std::vector<Tensor> grads = {grad_x, grad_w};
     if (has_bias) grads.push_back(grad_bias);  // (O)
     return grads;

@@ -60,30 +60,36 @@ STRAND_DECLARE_OP(Conv1DBackwardWeightOp, "conv1d_backward_weight",
                   void(const Tensor& grad_out, const Tensor& x, const Conv1DParams& params,
                        Tensor& grad_w));
 // codes: (B, L) uint8 base codes (0..3 = A,C,G,T; anything else is N = all-zero one-hot),
-// w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications.
+// w: (O, 4, K) -> out: (B, O, L_out). A gather: no multiplications. `expanded` is set to the
+// (B, 4, L) one-hot of w's dtype the kernel expanded the codes into, where it did (cuDNN on a
+// GPU), so that the backward pass reuses it; left as it is otherwise.
 STRAND_DECLARE_OP(Conv1DOneHotOp, "conv1d_onehot",
                   void(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out));
-// grad_out: (B, O, L_out), codes: (B, L) -> grad_w: (O, 4, K) (a scatter-add)
+                       const Conv1DParams& params, Tensor& out, Tensor& expanded));
+// grad_out: (B, O, L_out), codes: (B, L) -> grad_w: (O, 4, K) (a scatter-add). `expanded`: the
+// forward's one-hot of the codes (Conv1DOneHotOp's), which a kernel that reads a one-hot (cuDNN)
+// takes instead of expanding the codes again; undefined when there is none.
 STRAND_DECLARE_OP(Conv1DOneHotBackwardWeightOp, "conv1d_onehot_backward_weight",
-                  void(const Tensor& grad_out, const Tensor& codes, const Conv1DParams& params,
-                       Tensor& grad_w));
+                  void(const Tensor& grad_out, const Tensor& codes, const Tensor& expanded,
+                       const Conv1DParams& params, Tensor& grad_w));
 // codes: (B, L) uint8 -> out: (B, 4, L) float, 1 in the row of each base, all zeros for N
 // (ops::one_hot; on a GPU, cuDNN's input for the one-hot convolutions).
 STRAND_DECLARE_OP(OneHotOp, "one_hot", void(const Tensor& codes, Tensor& out));
 // relu(conv1d(x) + bias): x (B, C, L) float or (B, L) uint8 codes, w (O, C, K), bias (O) or
-// undefined -> out (B, O, L_out), in the pass that adds the bias.
+// undefined -> out (B, O, L_out), in the pass that adds the bias; `expanded` as for
+// Conv1DOneHotOp (codes only).
 STRAND_DECLARE_OP(Conv1DReluOp, "conv1d_relu",
                   void(const Tensor& x, const Tensor& w, const Tensor& bias,
-                       const Conv1DParams& params, Tensor& out));
+                       const Conv1DParams& params, Tensor& out, Tensor& expanded));
 // Every gradient of conv1d or conv1d_relu at once: grad_out (B, O, L_out); x (B, C, L) float or
-// (B, L) codes; w (O, C, K); relu_out: conv1d_relu's output (grad_out is masked by relu_out > 0),
-// undefined for conv1d -> grad_w (O, C, K), and grad_x (x's shape, float x only) and grad_bias
-// (O) where defined; all overwritten.
+// (B, L) codes, with `expanded` as for Conv1DOneHotBackwardWeightOp (codes only); w (O, C, K);
+// relu_out: conv1d_relu's output (grad_out is masked by relu_out > 0), undefined for conv1d ->
+// grad_w (O, C, K), and grad_x (x's shape, float x only) and grad_bias (O) where defined; all
+// overwritten.
 STRAND_DECLARE_OP(Conv1DBackwardOp, "conv1d_backward",
-                  void(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                       const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
-                       Tensor& grad_w, Tensor& grad_bias));
+                  void(const Tensor& grad_out, const Tensor& x, const Tensor& expanded,
+                       const Tensor& w, const Tensor& relu_out, const Conv1DParams& params,
+                       Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias));
 // Fused relu(max_t conv1d(x)[b, o, t]): x: (B, C, L) float or (B, L) uint8 codes,
 // w: (O, C, K) -> out: (B, O), argmax: (B, O) int64 (first position of the max).
 STRAND_DECLARE_OP(Conv1DReluMaxOp, "conv1d_relu_max",
@@ -100,22 +106,28 @@ STRAND_DECLARE_OP(Conv1DReluMaxBackwardOp, "conv1d_relu_max_backward",
 // ---- On tensors (no autograd) -----------------------------------------------------------
 namespace ops {
 /// x: (B, C, L) float -> (B, O, L_out); or codes (B, L) uint8 with w: (O, 4, K) through the
-/// one-hot gather kernel.
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params);
+/// one-hot gather kernel. For codes, `expanded` (when given) receives the (B, 4, L) one-hot the
+/// backend expanded them into, if it did (cuDNN on a GPU), for conv1d_backward_weight or
+/// conv1d_backward to read instead of expanding the codes again. It stays undefined otherwise.
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+              Tensor* expanded = nullptr);
 Tensor conv1d_backward_input(const Tensor& grad_out, const Tensor& w, const Shape& input_shape,
                              const Conv1DParams& params);
-/// grad_w for float input or for codes (one-hot scatter).
+/// grad_w for float input or for codes (one-hot scatter; `expanded`: conv1d's, if any).
 Tensor conv1d_backward_weight(const Tensor& grad_out, const Tensor& x, const Shape& weight_shape,
-                              const Conv1DParams& params);
-/// relu(conv1d(x) + bias), the ReLU applied in the pass that adds the bias.
-Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias,
-                   const Conv1DParams& params);
+                              const Conv1DParams& params, const Tensor& expanded = Tensor());
+/// relu(conv1d(x) + bias), the ReLU applied in the pass that adds the bias; `expanded` as for
+/// conv1d.
+Tensor conv1d_relu(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
+                   Tensor* expanded = nullptr);
 /// (grad_x, grad_w, grad_bias) of conv1d (relu_out undefined) or conv1d_relu (relu_out its
-/// output); grad_x only when `input_gradient` (float x), grad_bias only when `bias_gradient`.
+/// output); grad_x only when `input_gradient` (float x), grad_bias only when `bias_gradient`;
+/// `expanded`: for codes, conv1d's (or conv1d_relu's) one-hot of them, if any.
 std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_out, const Tensor& x,
                                                    const Tensor& w, const Tensor& relu_out,
                                                    const Conv1DParams& params, bool input_gradient,
-                                                   bool bias_gradient);
+                                                   bool bias_gradient,
+                                                   const Tensor& expanded = Tensor());
 /// relu(max over positions of conv1d(x)): (out (B, O), argmax (B, O) int64).
 std::pair<Tensor, Tensor> conv1d_relu_max(const Tensor& x, const Tensor& w, const Tensor& bias,
                                           const Conv1DParams& params);

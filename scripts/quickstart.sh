@@ -49,14 +49,15 @@ configure_and_build() {
 
 # python_environment: prints the interpreter of the Python suite's virtual environment, made
 # (or completed) first: the packages the extension's build and tests need. torch is PyPI's
-# wheel (to_torch and DLPack tests; it brings CUDA libraries, which the CPU tests leave unused).
+# wheel (to_torch and DLPack tests; it brings CUDA libraries, which the CPU tests leave unused);
+# hypothesis fuzzes the Python argument layer (tests/python/test_argument_fuzz.py).
 python_environment() {
   local venv
   venv="$(realpath -m "$build_dir")/python-venv"
-  if ! "$venv/bin/python" -c "import pytest, numpy, nanobind, torch" 2>/dev/null; then
+  if ! "$venv/bin/python" -c "import pytest, numpy, nanobind, torch, hypothesis" 2>/dev/null; then
     /usr/bin/python3 -m venv "$venv" >&2
     "$venv/bin/pip" install --quiet --upgrade pip >&2
-    "$venv/bin/pip" install --quiet pytest numpy nanobind torch >&2
+    "$venv/bin/pip" install --quiet pytest numpy nanobind torch hypothesis >&2
   fi
   echo "$venv/bin/python"
 }

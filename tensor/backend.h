@@ -32,6 +32,6 @@ bool backend_built(DeviceType type);
 /// The ABI the loader and a module must agree on: a module's entry point is given the loader's
 /// number and registers nothing unless it is its own. Bumped when the interfaces a module
 /// implements (CudaRuntime, Allocator, the kernel signatures) change.
-inline constexpr int kBackendModuleAbi = 1;
+inline constexpr int kBackendModuleAbi = 2;
 
 }  // namespace strand

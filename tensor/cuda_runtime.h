@@ -9,8 +9,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/device.h"
+#include "tensor/conv_plan_table.h"
 
 namespace strand {
 
@@ -27,6 +29,13 @@ class CapturedGraph {
   virtual bool captured() const = 0;
   /// Kernel, copy and memory nodes of the captured graph.
   virtual size_t node_count() const = 0;
+};
+
+/// A device's memory as the CUDA runtime reports it (cudaMemGetInfo). Blocks that strand's
+/// caching allocator keeps for reuse count as used.
+struct DeviceMemory {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
 };
 
 /// The CUDA backend's runtime, as the module registers it.
@@ -48,6 +57,22 @@ class CudaRuntime {
   virtual void synchronize(Device device) = 0;
   /// A graph that captures work queued on `device`'s stream.
   virtual std::unique_ptr<CapturedGraph> make_graph(Device device) = 0;
+  /// Free and total memory of `device`.
+  virtual DeviceMemory memory(Device device) = 0;
+
+  /// Batch sizes this process will run besides the one a Conv1D shape is first met with (a
+  /// training run's last, smaller batch; its validation and test batches): the conv engine
+  /// then chooses and plans each new shape at these sizes too, right away (in fit()'s warm-up
+  /// step), so that no choice is timed later. `backward`: these sizes also run the backward
+  /// passes (training batches); else only the forward. Adds to the sizes already given.
+  virtual void plan_conv_batch_sizes(const std::vector<int64_t>& sizes, bool backward) = 0;
+  /// The conv engine's choices and cuDNN algorithms so far (those adopted included), with the
+  /// identity (name, cuDNN version) of `device`.
+  virtual ConvPlanTable conv_plans(Device device) = 0;
+  /// Adopts `plans` when they were made on a device like `device` (the same name and cuDNN
+  /// version): later calls of those shapes skip their timed choice and cuDNN's algorithm
+  /// search. Returns an empty string, or why the plans were not adopted.
+  virtual std::string adopt_conv_plans(const ConvPlanTable& plans, Device device) = 0;
 };
 
 /// The CUDA runtime: loads the backend module on the first call (ensure_backend) and throws

@@ -12,6 +12,7 @@
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "optim/clipping.h"
+#include "tensor/cuda_runtime.h"
 #include "tensor/primitive_ops.h"
 #include "train/graph_step.h"
 #include "train/metrics.h"
@@ -130,6 +131,14 @@ History fit(Model& model, const Objective& objective, Optimizer& optimizer, data
             .value(),
         tensors);
   };
+  if (device.is_cuda()) {
+    // Every batch size of the run (an epoch's last, smaller batch; the validation batches) is
+    // chosen and planned by the conv engine in the first step, the warm-up: no timed choice
+    // or cuDNN search later.
+    CudaRuntime& runtime = cuda_runtime();
+    runtime.plan_conv_batch_sizes(train.batch_sizes(), true);
+    if (validation != nullptr) runtime.plan_conv_batch_sizes(validation->batch_sizes(), false);
+  }
   // Single-GPU training replays its steps from a CUDA graph (train/graph_step.h). Dropout
   // then reads the step from a device scalar written before each step, and every step zeroes
   // the gradients in place (the graph holds on to their buffers).

@@ -12,6 +12,7 @@
 #include "explain/parallel_units.h"
 #include "layers/sequential.h"
 #include "train/code_inference.h"
+#include "train/reverse_complement_average.h"
 
 namespace strand::variants {
 
@@ -149,26 +150,13 @@ void PairForward::average_with_reverse(std::vector<Tensor>& forward_values,
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Tensor& f = forward_values[o];
     const Tensor& r = reverse_values[o];
-    float* fv = f.data<float>();
-    const float* rv = r.data<float>();
-    if (!outputs_[o].profile) {
-      for (int64_t i = 0; i < f.numel(); ++i) fv[i] = 0.5f * (fv[i] + rv[i]);
-      continue;
-    }
-    STRAND_CHECK(f.dim() == 3, "rc average: profile output is {}, expected (B, S, Lp)",
-                 f.describe());
-    const int64_t batch = f.size(0), tracks = f.size(1), positions = f.size(2);
-    const std::vector<int64_t>& reverse = outputs_[o].reverse_tracks;
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t s = 0; s < tracks; ++s) {
-        const int64_t mapped = reverse.empty() ? s : reverse[static_cast<size_t>(s)];
-        float* row = fv + (b * tracks + s) * positions;
-        const float* other = rv + (b * tracks + mapped) * positions;
-        for (int64_t j = 0; j < positions; ++j) {
-          row[j] = 0.5f * (row[j] + other[positions - 1 - j]);
-        }
-      }
-    }
+    const bool profile = outputs_[o].profile;
+    STRAND_CHECK(f.dim() == (profile ? 3 : 2) && f.shape() == r.shape() && f.is_contiguous() &&
+                     r.is_contiguous(),
+                 "rc average: output {} is {} and its reverse complement's {}, expected {}", o,
+                 f.describe(), r.describe(), profile ? "(B, S, Lp)" : "(B, T)");
+    train::average_with_reverse_complement(f.data<float>(), r.data<float>(), f.size(0), f.size(1),
+                                           profile ? f.size(2) : 1, outputs_[o].reverse_tracks);
   }
 }
 
@@ -218,11 +206,12 @@ PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tens
     const auto [ref_rc, alt_rc] =
         predict(reverse_complement_rows(ref), reverse_complement_rows(alt),
                 mirrored(first_range, length), mirrored(second_range, length));
-    for (auto [mine, other] : {std::pair{&ref_out, &ref_rc}, std::pair{&alt_out, &alt_rc}}) {
-      float* m = mine->data<float>();
-      const float* o = other->data<float>();
-      for (int64_t i = 0; i < mine->numel(); ++i) m[i] = 0.5f * (m[i] + o[i]);
-    }
+    // The incremental path serves one (B, T) output (outputs_[0]).
+    std::vector<Tensor> ref_values = {ref_out}, alt_values = {alt_out};
+    average_with_reverse(ref_values, {ref_rc});
+    average_with_reverse(alt_values, {alt_rc});
+    ref_out = ref_values[0];
+    alt_out = alt_values[0];
   }
   // Back to the input's order.
   std::vector<int64_t> inverse(order.size());

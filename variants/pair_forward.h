@@ -20,7 +20,7 @@ namespace strand::variants {
 struct PairOutput {
   size_t index = 0;      ///< the model's output index
   bool profile = false;  ///< (B, S, Lp) logits (before the softmax); else (B, T) predictions
-  /// Profiles under reverse complement: the track each track becomes; empty: identity.
+  /// The reverse complement's track each track averages with (both kinds); empty: itself.
   std::vector<int64_t> reverse_tracks;
 };
 
@@ -34,10 +34,11 @@ struct PairPredictions {
 class PairForward {
  public:
   /// `control_tracks`: zeros fed to a model with a control input. With `rc_average` each
-  /// prediction is the mean of the window's and its reverse complement's: (B, T) outputs
-  /// average their predictions (as `strand predict --rc-average`), profiles their logits, the
-  /// reverse complement's positions reversed and tracks mapped by reverse_tracks (as
-  /// chrombpnet's scorer averages them). With `incremental`, alt windows that differ from their
+  /// prediction is the mean of the window's and its reverse complement's, by
+  /// train::average_with_reverse_complement (the rule of `strand predict --rc-average`): (B, T)
+  /// outputs average their predictions, profiles their logits with the reverse complement's
+  /// positions reversed (as chrombpnet's scorer averages them), tracks paired by
+  /// reverse_tracks. With `incremental`, alt windows that differ from their
   /// ref window in a few positions (SNVs, MNVs) are computed from the ref windows' activations
   /// (`length`-base windows): a Sequential with one (B, T) output through IncrementalForward
   /// where it plans one, a Graph through explain::WindowedForward (BPNet's profile and counts

@@ -6,9 +6,11 @@
 #include "variants/variant_reader.h"
 
 #include <fmt/format.h>
+#include <htslib/bgzf.h>
 #include <htslib/hts.h>
 #include <htslib/kseq.h>
 #include <htslib/kstring.h>
+#include <htslib/tbx.h>
 #include <htslib/vcf.h>
 
 #include <algorithm>
@@ -147,6 +149,19 @@ VariantReader::~VariantReader() = default;
 
 const bcf_hdr_t* VariantReader::header() const { return handles_->header.get(); }
 
+std::vector<data::Contig> VariantReader::declared_contigs() const {
+  std::vector<data::Contig> contigs;
+  const bcf_hdr_t* header = handles_->header.get();
+  if (header == nullptr) return contigs;
+  for (int id = 0; id < header->n[BCF_DT_CTG]; ++id) {
+    const bcf_idpair_t& pair = header->id[BCF_DT_CTG][id];
+    // htslib keeps a ##contig line's length in info[0] (0: none given).
+    if (pair.key == nullptr || pair.val == nullptr || pair.val->info[0] <= 0) continue;
+    contigs.push_back({pair.key, static_cast<int64_t>(pair.val->info[0])});
+  }
+  return contigs;
+}
+
 std::string VariantReader::where(const VariantRecord& record) const {
   if (format_ == VariantFormat::kBcf) return fmt::format("{} record {}", path_, record.line);
   return fmt::format("{}:{}", path_, record.line);
@@ -155,18 +170,39 @@ std::string VariantReader::where(const VariantRecord& record) const {
 VariantReader::VariantReader(std::string path, VariantReaderOptions options)
     : path_(std::move(path)), options_(std::move(options)), handles_(std::make_unique<Handles>()) {
   data::silence_htslib_log();
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path_, error);
+  if (path_ != "-" && !std::filesystem::exists(status)) {  // "-": standard input
+    throw DataError(fmt::format("variants file '{}' does not exist", path_));
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw DataError(fmt::format(
+        "variants file '{}' is a directory; give a VCF, BCF or variant TSV file", path_));
+  }
   handles_->file.reset(hts_open(path_.c_str(), "r"));
   if (!handles_->file) {
-    std::error_code error;
-    if (std::filesystem::is_regular_file(path_, error) && std::ifstream(path_).good()) {
+    if (std::filesystem::is_regular_file(status) && std::ifstream(path_).good()) {
       throw DataError(fmt::format(
           "variants file '{}' is neither a VCF, a BCF nor text HTSlib can read (binary data?)",
           path_));
     }
     throw DataError(
-        fmt::format("variants file '{}' cannot be opened (missing or unreadable)", path_));
+        fmt::format("variants file '{}' cannot be opened (not readable: its "
+                    "permissions?)",
+                    path_));
   }
   const htsFormat* detected = hts_get_format(handles_->file.get());
+  // A BGZF file (bgzip, BCF) ends with an empty block; without it the file was cut short, and
+  // its last line would be read as a malformed record.
+  if (detected->compression == bgzf) {
+    BGZF* blocks = hts_get_bgzfp(handles_->file.get());
+    if (blocks != nullptr && bgzf_check_EOF(blocks) == 0) {
+      throw DataError(fmt::format(
+          "variants file '{}' is truncated: its BGZF end-of-file marker is missing (an incomplete "
+          "download or copy?); fetch or compress it again",
+          path_));
+    }
+  }
   if (detected->format == bcf) {
     format_ = VariantFormat::kBcf;
     handles_->header.reset(bcf_hdr_read(handles_->file.get()));
@@ -180,7 +216,9 @@ VariantReader::VariantReader(std::string path, VariantReaderOptions options)
     bool complete = false;
     while (!complete) {
       const int got = hts_getline(handles_->file.get(), KS_SEP_LINE, &handles_->line.value);
-      if (got < -1) throw DataError(fmt::format("'{}': read error in the VCF header", path_));
+      if (got < -1)
+        throw DataError(fmt::format(
+            "'{}': read error in the VCF header (a corrupt or truncated compressed file?)", path_));
       if (got == -1) break;
       ++line_;
       std::string_view line = handles_->line.view();
@@ -296,10 +334,7 @@ bool VariantReader::next_bcf(VariantRecord& record) {
                                 describe_errcode(raw->errcode)));
   }
   fill_from_htslib(record);
-  if (record.alts.empty()) {
-    throw DataError(fmt::format("{}: ALT is '.' (no alternate allele): nothing to score at {}:{}",
-                                where(record), record.chrom, record.position));
-  }
+  // ALT '.' (a monomorphic site) comes with no ALT: the scorer skips and counts it.
   return true;
 }
 
@@ -310,7 +345,9 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
     const int got = hts_getline(handles_->file.get(), KS_SEP_LINE, &buffer);
     if (got == -1) return false;
     ++line_;
-    if (got < -1) throw DataError(fmt::format("{}:{}: read error", path_, line_));
+    if (got < -1)
+      throw DataError(
+          fmt::format("{}:{}: read error (a corrupt or truncated compressed file?)", path_, line_));
     if (buffer.l > 0 && buffer.s[buffer.l - 1] == '\r') buffer.s[--buffer.l] = '\0';
     line = handles_->line.view();
     if (!data::is_blank(line)) break;
@@ -346,12 +383,11 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
     throw DataError(
         fmt::format("{}: QUAL '{}' is neither '.' nor a number", at, data::excerpt(fields[5])));
   }
-  if (fields[4] == ".") {
-    throw DataError(fmt::format("{}: ALT is '.' (no alternate allele): nothing to score at {}:{}",
-                                at, fields[0], *position));
-  }
+  // ALT '.' (a monomorphic site, valid VCF) has no allele to check: the record comes with no
+  // ALT, and the scorer skips and counts it.
+  const bool monomorphic = fields[4] == ".";
   size_t begin = 0;
-  for (;;) {
+  for (; !monomorphic;) {
     const size_t comma = fields[4].find(',', begin);
     const std::string_view alt = fields[4].substr(
         begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
@@ -389,7 +425,7 @@ bool VariantReader::next_text_vcf(VariantRecord& record) {
   }
   fill_from_htslib(record);
   // What HTSlib parsed must be what was checked above.
-  if (record.ref != fields[3] || record.alts.empty()) {
+  if (record.ref != fields[3] || record.alts.empty() != monomorphic) {
     throw DataError(fmt::format("{}: malformed VCF line: HTSlib reads REF '{}' and {} ALT(s)", at,
                                 data::excerpt(record.ref), record.alts.size()));
   }
@@ -403,7 +439,9 @@ bool VariantReader::next_tsv(VariantRecord& record) {
     const int got = hts_getline(handles_->file.get(), KS_SEP_LINE, &buffer);
     if (got == -1) return false;
     ++line_;
-    if (got < -1) throw DataError(fmt::format("{}:{}: read error", path_, line_));
+    if (got < -1)
+      throw DataError(
+          fmt::format("{}:{}: read error (a corrupt or truncated compressed file?)", path_, line_));
     if (buffer.l > data::kMaxLineBytes) {
       throw DataError(fmt::format("{}:{}: line of {} bytes, over the {} byte limit", path_, line_,
                                   buffer.l, data::kMaxLineBytes));

@@ -62,17 +62,19 @@ struct VariantReaderOptions {
 /// naming the file and the line (BCF: the record number) and what was expected.
 class VariantReader {
  public:
-  /// Opens `path` and reads the VCF header. Throws DataError for a missing or unreadable file,
-  /// a file named .vcf/.vcf.gz without a VCF header, or a header HTSlib cannot parse.
+  /// Opens `path` and reads the VCF header. Throws DataError for a missing or unreadable file, a
+  /// directory, a BGZF file without its end-of-file marker (truncated), a file named
+  /// .vcf/.vcf.gz without a VCF header, or a header HTSlib cannot parse.
   explicit VariantReader(std::string path, VariantReaderOptions options = {});
   ~VariantReader();
   VariantReader(const VariantReader&) = delete;
   VariantReader& operator=(const VariantReader&) = delete;
 
-  /// The next record; false at the end of the file. Throws DataError for a malformed line:
-  /// too few columns, a POS that is not a positive integer, a REF that is not DNA (A, C, G,
-  /// T, N), an empty ALT entry or an ALT '.' (no alternate allele), an ALT that is neither DNA
-  /// nor symbolic (<DEL>, a breakend, '*'), or what HTSlib refuses.
+  /// The next record; false at the end of the file. A VCF/BCF record with ALT '.' (a
+  /// monomorphic site) comes with no ALT. Throws DataError for a malformed line: too few
+  /// columns, a POS that is not a positive integer, a REF that is not DNA (A, C, G, T, N), an
+  /// empty ALT entry, an ALT that is neither DNA nor symbolic (<DEL>, a breakend, '*'), or what
+  /// HTSlib refuses.
   bool next(VariantRecord& record);
 
   /// The file as given.
@@ -81,6 +83,8 @@ class VariantReader {
   VariantFormat format() const { return format_; }
   /// The VCF header (VCF and BCF input), null for a TSV.
   const bcf_hdr_t* header() const;
+  /// The contigs the header declares with a length (##contig=<ID=...,length=...>), in order.
+  std::vector<data::Contig> declared_contigs() const;
   /// "FILE:LINE" (text) or "FILE record N" (BCF) for messages about `record`.
   std::string where(const VariantRecord& record) const;
 

@@ -14,13 +14,13 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/stop_signal.h"
 #include "data/counter_rng.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/loader/data_loader.h"
 #include "data/text_fields.h"
 #include "data/warnings.h"
-#include "train/stop_signal.h"
 #include "variants/allele_window_source.h"
 #include "variants/contig_names.h"
 #include "variants/pair_forward.h"
@@ -145,7 +145,7 @@ std::vector<int64_t> output_task_counts(const Model& model, const VariantScoring
                       names[output.index], fmt::join(shape, ", "), output_kind_name(output.kind),
                       profile ? "(tracks, positions): a profile" : "(tasks): one value per task"));
     }
-    if (profile && !output.reverse_tracks.empty()) {
+    if (!output.reverse_tracks.empty()) {
       STRAND_CHECK(static_cast<int64_t>(output.reverse_tracks.size()) == shape[0],
                    "variants: output '{}' has {} tracks but {} reverse-complement mappings",
                    names[output.index], shape[0], output.reverse_tracks.size());
@@ -223,6 +223,7 @@ class ScoringRun {
     reader_options.require_declared_tags = sink.needs_records();
     if (sink.needs_records()) reader_options.declare_contigs = header_contigs();
     VariantReader reader(variants_, reader_options);
+    warn_contig_lengths(reader);
     sink.begin(layout_.columns, reader);
     const int64_t null_pairs = summary_.null_pairs;
     summary_ = VariantSummary{};
@@ -282,6 +283,23 @@ class ScoringRun {
     for (const ScoredOutput& output : options_.outputs) {
       STRAND_CHECK(output.index < available, "variants: the model has {} output(s), not {}",
                    available, output.index + 1);
+    }
+  }
+
+  // A ##contig length that differs from the FASTA's record: the variants were likely called on
+  // another assembly (their positions would name other bases). A warning per contig; the REF
+  // check then says whether the bases agree.
+  void warn_contig_lengths(const VariantReader& reader) const {
+    for (const data::Contig& declared : reader.declared_contigs()) {
+      const int id = names_->resolve(declared.name);
+      if (id < 0) continue;
+      const data::Contig& record = fasta_.contigs()[static_cast<size_t>(id)];
+      if (record.length == declared.length) continue;
+      data::warn(fmt::format(
+          "variants file '{}': its header declares contig '{}' with {} bases (##contig), but "
+          "FASTA '{}' has {} for '{}': were the variants called on another assembly?",
+          reader.path(), declared.name, declared.length, fasta_.path(), record.length,
+          record.name));
     }
   }
 
@@ -357,8 +375,8 @@ class ScoringRun {
              static_cast<int64_t>(rows.size()) >= 4 * options_.chunk_variants;
     };
     while (!full()) {
-      if (train::stop_signal() != 0) {
-        summary_.stop_signal = train::stop_signal();
+      if (const int signal = poll_stop_signal(); signal != 0) {
+        summary_.stop_signal = signal;
         return false;
       }
       VariantRecord& record = records.emplace_back();
@@ -377,6 +395,10 @@ class ScoringRun {
   void decide(const VariantReader& reader, const VariantRecord& record, std::vector<ChunkRow>& rows,
               std::vector<AllelePair>& pairs, bool shuffled) {
     const int64_t length = options_.input_length;
+    if (record.alts.empty()) {  // ALT '.': a monomorphic site, nothing to score
+      ++summary_.monomorphic;
+      return;
+    }
     const int contig = names_->resolve(record.chrom);
     if (contig < 0) {
       throw data::DataError(fmt::format("{}: {}", reader.where(record),
@@ -508,8 +530,8 @@ class ScoringRun {
     std::vector<ChangedRange> changed;
     int64_t pair = 0;
     while (auto batch = loader.next()) {
-      if (train::stop_signal() != 0) {
-        summary_.stop_signal = train::stop_signal();
+      if (const int signal = poll_stop_signal(); signal != 0) {
+        summary_.stop_signal = signal;
         return;
       }
       const int64_t b = batch->size / 2;

@@ -59,8 +59,8 @@ struct ScoredOutput {
   /// "<name>" for a single task, else "<name>_<i>".
   std::vector<std::string> task_names;
   std::vector<int64_t> tasks;  ///< the tasks or tracks to score, by index; empty: all
-  /// Profiles under reverse complement: the track each track becomes (a stranded pair swaps);
-  /// empty: each stays itself.
+  /// With rc_average, the reverse complement's track each track averages with (a stranded
+  /// pair swaps: cli::pair_reverse_strands); empty: each with itself.
   std::vector<int64_t> reverse_tracks;
 };
 
@@ -83,9 +83,12 @@ struct VariantSummary {
   std::array<int64_t, kSkipReasons> skipped{};  ///< per SkipReason
   int64_t ref_mismatches_scored = 0;  ///< scored although REF differs (RefMismatchPolicy::kWarn)
   int64_t padded = 0;                 ///< scored with N beyond a contig end
-  int64_t null_pairs = 0;             ///< allele pairs scored in shuffled backgrounds
-  double seconds = 0.0;               ///< wall time, null backgrounds included
-  int stop_signal = 0;                ///< a stop request (train::stop_signal()) ended the run
+  /// Records with ALT '.' (monomorphic sites: no alternate allele), skipped; they give no row
+  /// (a VCF/BCF output keeps them, without scores).
+  int64_t monomorphic = 0;
+  int64_t null_pairs = 0;  ///< allele pairs scored in shuffled backgrounds
+  double seconds = 0.0;    ///< wall time, null backgrounds included
+  int stop_signal = 0;     ///< a stop request (stop_signal()) ended the run
   /// Skipped ALTs in all.
   int64_t skipped_total() const;
   /// Scored ALTs per second of wall time.
@@ -150,7 +153,7 @@ std::vector<ScoreColumn> score_columns(const Model& model, const VariantScoringO
 /// DataError for bad input, naming the file and line (a contig missing from the FASTA, with an
 /// explanation when the names differ by a "chr" prefix; REF mismatches under kError; a
 /// malformed line), and strand::Error for options the model does not fit or predictions that
-/// are not finite; the sink is then not committed. A stop request (train::request_stop, as
+/// are not finite; the sink is then not committed. A stop request (request_stop, as
 /// the CLI's SIGINT handler makes) ends the run at the next batch without committing, with
 /// VariantSummary::stop_signal set.
 VariantSummary score_variants(Model& model, const std::string& variants, const std::string& fasta,

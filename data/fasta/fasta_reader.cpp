@@ -15,18 +15,9 @@
 namespace strand::data {
 namespace {
 
-// Bases are the printable bytes but space (check_fasta_content refuses anything else inside
-// sequence lines); one comparison per byte, which the compiler vectorizes.
-size_t first_non_base(const char* bytes, size_t n) {
-  unsigned bad = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bad |= static_cast<unsigned>(static_cast<unsigned char>(bytes[i] - 0x21) > 0x5D);
-  }
-  if (bad == 0) return n;
-  for (size_t i = 0;; ++i) {
-    if (static_cast<unsigned char>(bytes[i] - 0x21) > 0x5D) return i;
-  }
-}
+// A printable byte but space: what htslib counts as a base. Inside the bases of a record, one
+// that is not a sequence letter is a letter error; anything else, an index that does not match.
+bool is_printable(char c) { return static_cast<unsigned char>(c - 0x21) <= 0x5D; }
 
 // The end of a full line: trailing blanks (CR of CRLF included), then exactly one '\n'.
 size_t first_bad_terminator_byte(const char* bytes, size_t n) {
@@ -136,8 +127,16 @@ const char* FastaReader::read_bases(int id, int64_t start, int64_t end) const {
   int64_t column = start % e.line_bases;
   for (;;) {
     const auto take = static_cast<size_t>(std::min(e.line_bases - column, left));
-    const size_t bad = first_non_base(bytes + in, take);
-    if (bad != take) throw mismatch(in + bad, "a base");
+    const size_t bad = first_non_sequence_letter(bytes + in, take);
+    if (bad != take) {
+      if (!is_printable(bytes[in + bad])) throw mismatch(in + bad, "a base");
+      // Indexed as a base (by samtools faidx, say), but not one strand reads (data/encoding.h).
+      const int64_t base = end - left + static_cast<int64_t>(bad);
+      throw DataError(fmt::format("{}:{}: {} at column {} of record '{}' {}", path_,
+                                  line_of(first + static_cast<int64_t>(in + bad)),
+                                  describe_sequence_byte(bytes[in + bad]), base % e.line_bases + 1,
+                                  excerpt(e.name), non_sequence_letter_reason(bytes[in + bad])));
+    }
     if (out != in) std::memmove(bytes + out, bytes + in, take);
     in += take;
     out += take;
@@ -149,6 +148,17 @@ const char* FastaReader::read_bases(int id, int64_t start, int64_t end) const {
     column = 0;
   }
   return bytes;
+}
+
+int64_t FastaReader::line_of(int64_t byte) const {
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  std::string chunk;
+  int64_t line = 1;
+  for (int64_t at = 0; at < byte; at += kChunk) {
+    if (!bytes_->read(at, std::min(kChunk, byte - at), chunk) || chunk.empty()) break;
+    line += std::count(chunk.begin(), chunk.end(), '\n');
+  }
+  return line;
 }
 
 std::string FastaReader::fetch(std::string_view contig, int64_t start, int64_t end) const {

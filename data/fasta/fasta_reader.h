@@ -71,6 +71,9 @@ class FastaReader {
   int checked_contig(std::string_view contig, int64_t start, int64_t end) const;
   // Bases [start, end) of record `id`, packed (line breaks dropped) at the front of raw_.
   const char* read_bases(int id, int64_t start, int64_t end) const;
+  // The 1-based line of the file that byte `byte` (uncompressed) lies on; for error messages
+  // (it reads the file up to there).
+  int64_t line_of(int64_t byte) const;
 
   std::string path_;
   FastaIndexPaths index_;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "data/data_error.h"
+#include "data/encoding.h"
 #include "data/text_fields.h"
 #include "fmt/format.h"
 
@@ -84,7 +85,7 @@ void FastaScanner::feed(const unsigned char* data, size_t n) {
         // The hot loop: bases of a sequence line.
         size_t j = i;
         if (!trailing_) {
-          while (j < n && is_base(data[j])) ++j;
+          while (j < n && is_sequence_letter(data[j])) ++j;
           bytes_ += static_cast<int64_t>(j - i);
           bases_ += static_cast<int64_t>(j - i);
           if (events_ != nullptr && j > i) events_->bases(data + i, j - i);
@@ -144,6 +145,13 @@ void FastaScanner::header_byte(unsigned char c) {
 
 void FastaScanner::sequence_byte(unsigned char c) {
   ++bytes_;
+  if (is_base(c) && !is_sequence_letter(c)) {
+    // htslib would index it as a base; strand would read it as N (data/encoding.h).
+    const auto letter = static_cast<char>(c);
+    fail(line_, fmt::format("{} at column {}{} {}", describe_sequence_byte(letter), bytes_,
+                            in_record_ ? fmt::format(" of record '{}'", excerpt(name_)) : "",
+                            non_sequence_letter_reason(letter)));
+  }
   if (is_base(c)) {
     if (trailing_) {
       if (blank_ == '\r') {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/stop_signal.h"
 #include "data/counter_rng.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
@@ -143,6 +144,7 @@ NegativeSampling sample_gc_matched_negatives(const FastaReader& genome, const In
     const auto& excluded_here = regions[id];
     size_t next_region = 0;
     for (int64_t first = 0; first + l <= contig.length;) {
+      throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h), once per chunk
       // Window starts first, first + stride, ... up to kChunkStarts bases on, read at once.
       const int64_t last = std::min(contig.length - l, first + kChunkStarts - 1);
       const int64_t last_start = first + (last - first) / stride * stride;

@@ -106,8 +106,11 @@ DataLoader::DataLoader(std::shared_ptr<SequenceSource> source, LoaderOptions opt
       classes_[static_cast<size_t>(i)] = static_cast<uint8_t>(sample_class(*source_, i));
     }
   }
-  // The plan size does not depend on the epoch, so epoch 0 gives the step count.
-  steps_per_epoch_ = plan_epoch(source_->size(), classes_, options_.sampler, 0).steps;
+  // The plan size does not depend on the epoch, so epoch 0 gives the step count and the
+  // batch sizes.
+  const EpochPlan plan = plan_epoch(source_->size(), classes_, options_.sampler, 0);
+  steps_per_epoch_ = plan.steps;
+  batch_sizes_ = plan.batch_sizes();
   window_ = std::max(options_.prefetch, options_.loader_threads);
   source_->prepare_workers(options_.loader_threads);
   workers_.reserve(static_cast<size_t>(options_.loader_threads));

@@ -79,6 +79,9 @@ class DataLoader {
   std::optional<Batch> next();
   /// Batches per epoch for this rank (the same for every epoch and rank).
   int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  /// The distinct sizes of an epoch's batches (the same every epoch): the first batch's, then
+  /// the last one's where it is smaller.
+  const std::vector<int64_t>& batch_sizes() const { return batch_sizes_; }
   /// The source the batches are built from.
   const SequenceSource& source() const { return *source_; }
 
@@ -104,6 +107,7 @@ class DataLoader {
   std::vector<int64_t> control_reverse_;  // (Sc) reverse_control_tracks()
   std::vector<uint8_t> classes_;
   int64_t steps_per_epoch_ = 0;
+  std::vector<int64_t> batch_sizes_;
   int window_ = 1;
 
   std::mutex mutex_;

@@ -71,6 +71,15 @@ struct EpochPlan {
   int64_t batch_end(int64_t step) const {
     return std::min<int64_t>((step + 1) * batch_size, size());
   }
+  /// The distinct batch sizes: the first batch's, then the last one's where it is smaller.
+  std::vector<int64_t> batch_sizes() const {
+    std::vector<int64_t> sizes;
+    if (steps <= 0) return sizes;
+    sizes.push_back(batch_end(0) - batch_begin(0));
+    const int64_t last = batch_end(steps - 1) - batch_begin(steps - 1);
+    if (last != sizes.front()) sizes.push_back(last);
+    return sizes;
+  }
 };
 
 /// Plans an epoch over N samples with binary classes `classes` (needed only when balanced;

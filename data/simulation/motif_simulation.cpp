@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stop_signal.h"
 #include "data/simulation/xoshiro_rng.h"
 
 namespace strand::data {
@@ -98,6 +99,7 @@ SimulatedDataset simulate_single_motif_detection(const Motif& motif,
   std::vector<std::int8_t> strands(total, 0);
   std::vector<std::uint8_t> instance(motif.length());
   for (std::size_t i = 0; i < total; ++i) {
+    if (i % 1024 == 0) throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h)
     std::uint8_t* seq = codes.data() + i * length;
     for (std::size_t j = 0; j < length; ++j) {
       seq[j] = static_cast<std::uint8_t>(rng.categorical(background));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stop_signal.h"
 #include "data/simulation/motif_embedding.h"
 #include "data/simulation/xoshiro_rng.h"
 
@@ -91,6 +92,7 @@ ProfileSimulation simulate_chip_nexus_profiles(const std::vector<Motif>& motifs,
 
   std::vector<std::uint8_t> instance;
   for (std::size_t k = 0; k < c.contigs; ++k) {
+    throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h)
     // Each peak takes a block of min_distance bases with its motif in the middle, so that
     // blocks that do not overlap keep centres min_distance apart.
     Occupancy occupancy(c.contig_length);

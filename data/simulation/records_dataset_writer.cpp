@@ -3,22 +3,31 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "core/stop_signal.h"
 #include "io/atomic_file.h"
 
 namespace strand::data {
 namespace {
 
-void write_split(const std::filesystem::path& dir, const std::string& stem,
-                 const SequenceDataset& split) {
+// One split's FASTA and label TSV, as text.
+struct SplitText {
+  std::string fasta;
+  std::string tsv;
+};
+
+SplitText split_text(const SequenceDataset& split) {
   std::string fasta;
   std::string tsv = "name";
   for (const std::string& task : split.task_names) tsv += "\t" + task;
   tsv += "\n";
   fasta.reserve(split.size() * (split.seq_length + 64));
   for (std::size_t i = 0; i < split.size(); ++i) {
+    if (i % 4096 == 0) throw_if_stop_requested();  // SIGINT/SIGTERM: before any file is written
     const std::string name = fmt::format("seq{:06}", split.ids[i]);
     fasta += ">" + name;
     // Listed along the sequence, whatever order they were planted in.
@@ -39,17 +48,22 @@ void write_split(const std::filesystem::path& dir, const std::string& stem,
     }
     tsv += '\n';
   }
-  strand::io::write_file_atomically(dir / (stem + ".fa"), fasta);
-  strand::io::write_file_atomically(dir / (stem + ".tsv"), tsv);
+  return {std::move(fasta), std::move(tsv)};
 }
 
 }  // namespace
 
 void write_records_dataset(const std::filesystem::path& dir, const SequenceSplits& splits) {
+  // Every file's text first: a stop request (or an error) then leaves no file written.
+  const std::pair<const char*, const SequenceDataset*> parts[] = {
+      {"train", &splits.train}, {"valid", &splits.validation}, {"test", &splits.test}};
+  std::vector<std::pair<std::string, SplitText>> texts;
+  for (const auto& [stem, split] : parts) texts.emplace_back(stem, split_text(*split));
   std::filesystem::create_directories(dir);
-  write_split(dir, "train", splits.train);
-  write_split(dir, "valid", splits.validation);
-  write_split(dir, "test", splits.test);
+  for (const auto& [stem, text] : texts) {
+    io::write_file_atomically(dir / (stem + ".fa"), text.fasta);
+    io::write_file_atomically(dir / (stem + ".tsv"), text.tsv);
+  }
 }
 
 }  // namespace strand::data

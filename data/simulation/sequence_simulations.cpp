@@ -8,10 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "core/stop_signal.h"
 #include "data/simulation/motif_simulation.h"
 
 namespace strand::data {
 namespace {
+
+// Sequences between two polls for a stop request.
+constexpr std::size_t kPollEvery = 1024;
 
 // The sequences of one simulation, generated one after another from one Rng.
 class Builder {
@@ -49,6 +53,7 @@ class Builder {
   // Starts the next sequence: background codes, nothing planted, labels 0.
   void begin() {
     const std::size_t i = data_.size();
+    if (i % kPollEvery == 0) throw_if_stop_requested();  // SIGINT/SIGTERM (core/stop_signal.h)
     data_.ids.push_back(static_cast<std::uint32_t>(i));
     data_.codes.resize((i + 1) * config_.seq_length);
     data_.labels.resize((i + 1) * data_.num_tasks(), 0.0F);

@@ -7,6 +7,7 @@
 #include "data/data_error.h"
 #include "data/labels.h"
 #include "data/text_fields.h"
+#include "data/warnings.h"
 #include "data/window.h"
 #include "fmt/format.h"
 
@@ -113,6 +114,18 @@ RecordSource::RecordSource(const FastaReader& reader, const std::string& labels_
   if (window_ == 0) window_ = common_length;
   if (window_ == 0) {
     throw DataError(fmt::format("records labelled in '{}' are empty", labels_path));
+  }
+  // Padding is the documented rule for a few short records of a set; said aloud, so that a
+  // window meant for other data (a preset's 600 bases on 500-base records) is not trained on N.
+  const auto shorter = static_cast<int64_t>(
+      std::count_if(lengths_.begin(), lengths_.end(), [this](int64_t l) { return l < window_; }));
+  if (shorter > 0) {
+    const int64_t shortest = *std::min_element(lengths_.begin(), lengths_.end());
+    warn(fmt::format(
+        "{} of the {} records labelled in '{}' are shorter than the {}-base window (the "
+        "shortest: {} bases) and are padded with N to it; --window 0 takes the records' common "
+        "length",
+        shorter, size(), labels_path, window_, shortest));
   }
 }
 

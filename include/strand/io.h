@@ -9,4 +9,5 @@
 #include "io/npz.h"
 #include "io/protobuf_encoder.h"
 #include "io/safetensors.h"
+#include "io/same_file.h"
 #include "io/tfrecord.h"

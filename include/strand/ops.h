@@ -3,6 +3,7 @@
 //   #include <strand/ops.h>
 #pragma once
 
+#include "ops/batch_norm_pool.h"
 #include "ops/conv1d.h"
 #include "ops/dropout.h"
 #include "ops/elementwise.h"

@@ -178,12 +178,18 @@ void col2im(const Conv1DGeometry& g, const T* col, T* grad_x, int64_t ld) {
 // conv2, 184, whose columns alone are 2.4 MB per sample).
 constexpr int64_t kGroupColumns = 256;
 
-// The group size for a thread's `samples`: the most samples within kGroupColumns, then spread
+// The most samples a group of `samples` holds (a bound of samples_per_group, which does not
+// grow with `samples`).
+int64_t max_samples_per_group(const Conv1DGeometry& g, int64_t samples) {
+  return std::clamp<int64_t>(kGroupColumns / g.out_length, 1, std::max<int64_t>(samples, 1));
+}
+
+// The group size for `samples`: the most samples within kGroupColumns, then spread
 // evenly over as many groups (32 samples at L_out 28 make 4 groups of 8, not 3 of 9 and one of
 // 5).
 int64_t samples_per_group(const Conv1DGeometry& g, int64_t samples) {
   if (samples <= 1) return 1;
-  const int64_t wanted = std::clamp<int64_t>(kGroupColumns / g.out_length, 1, samples);
+  const int64_t wanted = max_samples_per_group(g, samples);
   const int64_t groups = (samples + wanted - 1) / wanted;
   return (samples + groups - 1) / groups;
 }
@@ -192,14 +198,6 @@ int64_t samples_per_group(const Conv1DGeometry& g, int64_t samples) {
 int conv_threads(const Conv1DGeometry& g, int64_t rows) {
   const int64_t work = g.batch * g.out_channels * g.out_length * rows;
   return work >= kParallelGrain && g.batch > 1 ? omp_get_max_threads() : 1;
-}
-
-// The contiguous range of the batch thread `thread` of `team` handles.
-struct SampleRange {
-  int64_t first, last;
-};
-SampleRange thread_samples(const Conv1DGeometry& g, int thread, int team) {
-  return {g.batch * thread / team, g.batch * (thread + 1) / team};
 }
 
 // dst (O, L_out) = src (rows of stride ld) + bias, then max(., 0) when relu; src may be dst.
@@ -261,15 +259,18 @@ void conv1d_forward(const Conv1DGeometry& g, const T* x, const T* w, const T* bi
   }
   // Per group of n samples: product (O, n * L_out) = w (O, CK) @ col (CK, n * L_out), then
   // each sample's (O, L_out) block plus the bias (and the ReLU) written to out[b] while in
-  // cache. A group of one computes straight into out[b].
+  // cache. A group of one computes straight into out[b]. The groups follow from the batch size
+  // alone, so every thread count runs the same products.
+  const int64_t group = samples_per_group(g, g.batch);
+  const int64_t groups = (g.batch + group - 1) / group;
 #pragma omp parallel num_threads(conv_threads(g, rows))
   {
-    const SampleRange range = thread_samples(g, omp_get_thread_num(), omp_get_num_threads());
-    const int64_t group = samples_per_group(g, range.last - range.first);
     T* col = conv_workspace<T, ColumnsTag>(rows * group * g.out_length).data();
     T* product = group > 1 ? conv_workspace<T, ProductTag>(per_sample * group).data() : nullptr;
-    for (int64_t b0 = range.first; b0 < range.last; b0 += group) {
-      const int64_t count = std::min(group, range.last - b0);
+#pragma omp for schedule(static)
+    for (int64_t index = 0; index < groups; ++index) {
+      const int64_t b0 = index * group;
+      const int64_t count = std::min(group, g.batch - b0);
       const int64_t ld = count * g.out_length;
       for (int64_t i = 0; i < count; ++i) {
         im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * g.out_length, ld);
@@ -358,100 +359,131 @@ void conv1d_backward_weight(const Conv1DGeometry& g, const T* grad_out, const T*
       grad_w);
 }
 
+namespace {
+
+// What conv1d_backward computes, and its scratch: the samples [first, last) add their
+// gradients to weight_sum (O, rows) and bias_sum (O), and write their rows of grad_x.
+template <typename T>
+struct BackwardPass {
+  const Conv1DGeometry& g;
+  const T* grad_out;
+  const T* x;
+  const uint8_t* codes;
+  const T* w;
+  const T* relu_out;
+  T* grad_x;
+  bool with_bias;
+  int64_t rows;  // CK, or 4K for codes
+  bool direct;   // few output channels (kernels/cpu/conv1d_direct.h): groups of one
+
+  // go (O, count * L_out): the gradients of samples b0.. side by side, masked by the fused
+  // ReLU's output; a lone sample without a mask is read in place.
+  const T* gathered_gradients(int64_t b0, int64_t count, T* gathered) const {
+    const int64_t n_out = g.out_channels, n_pos = g.out_length, per_sample = n_out * n_pos;
+    if (!relu_out && count == 1) return grad_out + b0 * per_sample;
+    const int64_t ld = count * n_pos;
+    for (int64_t i = 0; i < count; ++i) {
+      const T* from = grad_out + (b0 + i) * per_sample;
+      const T* mask = relu_out ? relu_out + (b0 + i) * per_sample : nullptr;
+      for (int64_t o = 0; o < n_out; ++o) {
+        T* to = gathered + o * ld + i * n_pos;
+        if (mask) {
+#pragma omp simd
+          for (int64_t t = 0; t < n_pos; ++t) {
+            to[t] = mask[o * n_pos + t] > T(0) ? from[o * n_pos + t] : T(0);
+          }
+        } else {
+          std::copy(from + o * n_pos, from + (o + 1) * n_pos, to);
+        }
+      }
+    }
+    return gathered;
+  }
+
+  // One group of `count` samples from b0: bias and weight sums, then grad_x.
+  void group(int64_t b0, int64_t count, T* col, T* gathered, T* weight_sum,
+             double* bias_sum) const {
+    const int64_t n_out = g.out_channels, n_pos = g.out_length, ld = count * n_pos;
+    const T* go = gathered_gradients(b0, count, gathered);
+    for (int64_t o = 0; with_bias && o < n_out; ++o) {
+      double total = 0.0;
+#pragma omp simd reduction(+ : total)
+      for (int64_t j = 0; j < ld; ++j) total += static_cast<double>(go[o * ld + j]);
+      bias_sum[o] += total;
+    }
+    if (direct) {
+      const T* x_b = x + b0 * g.in_channels * g.length;
+      conv1d_direct_backward_weight_sample(g, go, x_b, weight_sum);
+      if (grad_x) {
+        conv1d_direct_backward_input_sample(g, go, w, grad_x + b0 * g.in_channels * g.length);
+      }
+      return;
+    }
+    // grad_w += go (O, count * L_out) @ col^T
+    for (int64_t i = 0; i < count; ++i) {
+      if (codes) {
+        onehot_columns(g, codes + (b0 + i) * g.length, col + i * n_pos, ld);
+      } else {
+        im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * n_pos, ld);
+      }
+    }
+    gemm<T>(n_out, rows, ld, go, ld, 1, col, 1, ld, T(1), weight_sum, rows);
+    // grad_x: col (CK, count * L_out) = w^T (CK, O) @ go, scattered back per sample (col2im).
+    if (grad_x) {
+      gemm<T>(rows, ld, n_out, w, 1, rows, go, ld, 1, T(0), col, ld);
+      for (int64_t i = 0; i < count; ++i) {
+        col2im(g, col + i * n_pos, grad_x + (b0 + i) * g.in_channels * g.length, ld);
+      }
+    }
+  }
+};
+
+}  // namespace
+
 template <typename T>
 void conv1d_backward(const Conv1DGeometry& g, const T* grad_out, const T* x, const uint8_t* codes,
                      const T* w, const T* relu_out, T* grad_x, T* grad_w, T* grad_bias) {
   const int64_t n_out = g.out_channels, n_pos = g.out_length;
   const int64_t rows = codes ? 4 * g.kernel_size : g.in_channels * g.kernel_size;
-  const int64_t per_sample = n_out * n_pos;
   const int64_t weights = n_out * rows;
-  const int threads = conv_threads(g, rows);
-  const bool direct = codes == nullptr && conv1d_direct_applies(g);
-  T* weight_partials = conv_workspace<T, PartialsTag>(weights * (threads - 1)).data();
-  double* bias_partials = conv_workspace<double, BiasPartialsTag>(n_out * threads).data();
-#pragma omp parallel num_threads(threads)
+  const BackwardPass<T> pass{g,      grad_out,
+                             x,      codes,
+                             w,      relu_out,
+                             grad_x, grad_bias != nullptr,
+                             rows,   codes == nullptr && conv1d_direct_applies(g)};
+  // The batch's sums run in slots fixed by its size (kernels/cpu/conv1d_columns.h): slot 0 sums
+  // into grad_w, the others into partials added in slot order.
+  const BatchSlots slots(g.batch);
+  const int64_t group = pass.direct ? 1 : max_samples_per_group(g, slots.largest());
+  T* weight_partials = conv_workspace<T, PartialsTag>(weights * (slots.count - 1)).data();
+  double* bias_partials = conv_workspace<double, BiasPartialsTag>(n_out * slots.count).data();
+#pragma omp parallel num_threads(slots.threads(conv_threads(g, rows)))
   {
-    const int thread = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    T* weight_sum = thread == 0 ? grad_w : weight_partials + (thread - 1) * weights;
-    std::fill(weight_sum, weight_sum + weights, T(0));
-    double* bias_sum = bias_partials + thread * n_out;
-    std::fill(bias_sum, bias_sum + n_out, 0.0);
-    const SampleRange range = thread_samples(g, thread, team);
-    const int64_t group = direct ? 1 : samples_per_group(g, range.last - range.first);
-    T* col = direct ? nullptr : conv_workspace<T, ColumnsTag>(rows * group * n_pos).data();
-    T* gathered = conv_workspace<T, MaskedGradientTag>(per_sample * group).data();
-    for (int64_t b0 = range.first; b0 < range.last; b0 += group) {
-      const int64_t count = std::min(group, range.last - b0);
-      const int64_t ld = count * n_pos;
-      // go (O, count * L_out): the group's gradients side by side, masked by the fused ReLU's
-      // output; a lone sample without a mask is read in place.
-      const T* go = grad_out + b0 * per_sample;
-      if (relu_out || count > 1) {
-        for (int64_t i = 0; i < count; ++i) {
-          const T* from = grad_out + (b0 + i) * per_sample;
-          const T* mask = relu_out ? relu_out + (b0 + i) * per_sample : nullptr;
-          for (int64_t o = 0; o < n_out; ++o) {
-            T* to = gathered + o * ld + i * n_pos;
-            if (mask) {
-#pragma omp simd
-              for (int64_t t = 0; t < n_pos; ++t) {
-                to[t] = mask[o * n_pos + t] > T(0) ? from[o * n_pos + t] : T(0);
-              }
-            } else {
-              std::copy(from + o * n_pos, from + (o + 1) * n_pos, to);
-            }
-          }
-        }
-        go = gathered;
-      }
-      if (grad_bias) {
-        for (int64_t o = 0; o < n_out; ++o) {
-          double total = 0.0;
-#pragma omp simd reduction(+ : total)
-          for (int64_t j = 0; j < ld; ++j) total += static_cast<double>(go[o * ld + j]);
-          bias_sum[o] += total;
-        }
-      }
-      if (direct) {  // few output channels (kernels/cpu/conv1d_direct.h); a group of one
-        const T* x_b = x + b0 * g.in_channels * g.length;
-        conv1d_direct_backward_weight_sample(g, go, x_b, weight_sum);
-        if (grad_x) {
-          conv1d_direct_backward_input_sample(g, go, w, grad_x + b0 * g.in_channels * g.length);
-        }
-        continue;
-      }
-      // grad_w += go (O, count * L_out) @ col^T
-      for (int64_t i = 0; i < count; ++i) {
-        if (codes) {
-          onehot_columns(g, codes + (b0 + i) * g.length, col + i * n_pos, ld);
-        } else {
-          im2col(g, x + (b0 + i) * g.in_channels * g.length, col + i * n_pos, ld);
-        }
-      }
-      gemm<T>(n_out, rows, ld, go, ld, 1, col, 1, ld, T(1), weight_sum, rows);
-      // grad_x: col (CK, count * L_out) = w^T (CK, O) @ go, scattered back per sample (col2im).
-      if (grad_x) {
-        gemm<T>(rows, ld, n_out, w, 1, rows, go, ld, 1, T(0), col, ld);
-        for (int64_t i = 0; i < count; ++i) {
-          col2im(g, col + i * n_pos, grad_x + (b0 + i) * g.in_channels * g.length, ld);
-        }
+    T* col = pass.direct ? nullptr : conv_workspace<T, ColumnsTag>(rows * group * n_pos).data();
+    T* gathered = conv_workspace<T, MaskedGradientTag>(n_out * n_pos * group).data();
+#pragma omp for schedule(static)
+    for (int64_t slot = 0; slot < slots.count; ++slot) {
+      T* weight_sum = slot == 0 ? grad_w : weight_partials + (slot - 1) * weights;
+      std::fill(weight_sum, weight_sum + weights, T(0));
+      double* bias_sum = bias_partials + slot * n_out;
+      std::fill(bias_sum, bias_sum + n_out, 0.0);
+      const int64_t first = slots.first(slot), last = slots.first(slot + 1);
+      const int64_t slot_group = pass.direct ? 1 : samples_per_group(g, last - first);
+      for (int64_t b0 = first; b0 < last; b0 += slot_group) {
+        pass.group(b0, std::min(slot_group, last - b0), col, gathered, weight_sum, bias_sum);
       }
     }
-#pragma omp barrier
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < weights; ++i) {
-      for (int other = 1; other < team; ++other) {
-        grad_w[i] += weight_partials[(other - 1) * weights + i];
+      for (int64_t slot = 1; slot < slots.count; ++slot) {
+        grad_w[i] += weight_partials[(slot - 1) * weights + i];
       }
     }
 #pragma omp single
-    if (grad_bias) {
-      for (int64_t o = 0; o < n_out; ++o) {
-        double total = 0.0;
-        for (int other = 0; other < team; ++other) total += bias_partials[other * n_out + o];
-        grad_bias[o] = static_cast<T>(total);
-      }
+    for (int64_t o = 0; grad_bias && o < n_out; ++o) {
+      double total = 0.0;
+      for (int64_t slot = 0; slot < slots.count; ++slot) total += bias_partials[slot * n_out + o];
+      grad_bias[o] = static_cast<T>(total);
     }
   }
 }

@@ -55,37 +55,55 @@ void for_each_sample_with_columns(const Conv1DGeometry& g, int64_t rows, Body bo
   }
 }
 
+/// A weight gradient sums over the batch. So that its bits do not depend on the thread count,
+/// the batch is cut into slots fixed by the batch size alone: each slot sums its samples in
+/// order into a partial of its own, threads take whole slots, and the partials are added in
+/// slot order. kCount slots share evenly among 1, 2, 3, 4, 6 and 12 threads; each slot beyond
+/// the first costs one weight-sized partial.
+struct BatchSlots {
+  static constexpr int64_t kCount = 12;
+  int64_t batch;
+  int64_t count;
+  explicit BatchSlots(int64_t batch_size)
+      : batch(batch_size), count(std::clamp<int64_t>(batch_size, 1, kCount)) {}
+  /// The first sample of `slot` (slot == count: the batch size).
+  int64_t first(int64_t slot) const { return batch * slot / count; }
+  /// The most samples in one slot.
+  int64_t largest() const { return (batch + count - 1) / count; }
+  /// The threads worth starting for the slots, given `available`.
+  int threads(int available) const {
+    return static_cast<int>(std::clamp<int64_t>(available, 1, count));
+  }
+};
+
 /// grad_w (O, rows) = sum over samples b of grad_out[b] (O, L_out) @ col_b^T (L_out, rows), with
-/// fill_columns(b, col) writing col_b (rows, L_out). Each thread sums a fixed contiguous chunk
-/// of the batch into its own partial; the partials are added in thread order, so a result
-/// depends on the thread count only, never on timing.
+/// fill_columns(b, col) writing col_b (rows, L_out); summed in BatchSlots, so the result is the
+/// same at every thread count.
 template <typename T, typename FillColumns>
 void weight_gradient_from_columns(const Conv1DGeometry& g, int64_t rows, const T* grad_out,
                                   FillColumns fill_columns, T* grad_w) {
   const int64_t weights = g.out_channels * rows;
   const int64_t work = g.batch * g.out_channels * g.out_length * rows;
+  const BatchSlots slots(g.batch);
   const int threads = work >= kParallelGrain && g.batch > 1 ? omp_get_max_threads() : 1;
-  std::vector<T>& partials = conv_workspace<T, PartialsTag>(weights * (threads - 1));
-  T* partial_data = partials.data();
-#pragma omp parallel num_threads(threads)
+  T* partials = conv_workspace<T, PartialsTag>(weights * (slots.count - 1)).data();
+#pragma omp parallel num_threads(slots.threads(threads))
   {
-    const int thread = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    T* sum = thread == 0 ? grad_w : partial_data + (thread - 1) * weights;
-    std::fill(sum, sum + weights, T(0));
     std::vector<T>& col = conv_workspace<T, ColumnsTag>(rows * g.out_length);
-    const int64_t first = g.batch * thread / team, last = g.batch * (thread + 1) / team;
-    for (int64_t b = first; b < last; ++b) {
-      fill_columns(b, col.data());
-      gemm<T>(g.out_channels, rows, g.out_length, grad_out + b * g.out_channels * g.out_length,
-              g.out_length, 1, col.data(), 1, g.out_length, T(1), sum, rows);
+#pragma omp for schedule(static)
+    for (int64_t slot = 0; slot < slots.count; ++slot) {
+      T* sum = slot == 0 ? grad_w : partials + (slot - 1) * weights;
+      std::fill(sum, sum + weights, T(0));
+      for (int64_t b = slots.first(slot); b < slots.first(slot + 1); ++b) {
+        fill_columns(b, col.data());
+        gemm<T>(g.out_channels, rows, g.out_length, grad_out + b * g.out_channels * g.out_length,
+                g.out_length, 1, col.data(), 1, g.out_length, T(1), sum, rows);
+      }
     }
-#pragma omp barrier
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < weights; ++i) {
-      for (int other = 1; other < team; ++other) {
-        grad_w[i] += partial_data[(other - 1) * weights + i];
-      }
+      for (int64_t slot = 1; slot < slots.count; ++slot)
+        grad_w[i] += partials[(slot - 1) * weights + i];
     }
   }
 }

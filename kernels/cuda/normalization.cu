@@ -1,12 +1,19 @@
 // CUDA kernels of the fused batch normalisation (contracts: kernels/cuda/normalization.h).
 //
-// Per-channel sums (the statistics, the gradient sums) run in two passes with a fixed order:
-// a channel's B rows are cut into chunks of about kChunk values (chunk_plan); one block per
-// (channel, chunk) adds its values in float64 (threads interleaved over the chunk, then
-// block_sum's fixed tree) into a partial, and a second kernel adds each channel's partials in
-// order. With one block per channel, a wide layer's channel (Basset's first: 128 x 582 values)
-// was one block's serial work. Elementwise passes: one thread per element, with 32-bit index
-// math where the tensor allows it.
+// Per-channel reductions run in two passes with a fixed order: a channel's B rows are cut into
+// chunks of about kChunk values (chunk_plan); one block per (channel, chunk) reduces its values
+// in float64 (threads interleaved over the chunk, then a fixed warp-shuffle tree) into a
+// partial, and a second kernel combines each channel's partials in order. With one block per
+// channel, a wide layer's channel (Basset's first: 128 x 582 values) was one block's serial
+// work. No atomics: results are bit-identical from run to run.
+//
+// The training statistics take one read of x (they took two: the mean, then the squared
+// deviations from it). Each thread sums its values' offsets from a shift (the chunk's first
+// value) and their squares; its (count, mean, M2) follow exactly from those, and the threads'
+// and chunks' triples combine with Chan et al.'s update, as the CPU kernel combines its rows'
+// (kernels/cpu/normalization.cpp): sound for data far from zero, where a plain sum of squares
+// minus the squared sum would cancel. Elementwise passes: one thread per element, with 32-bit
+// index math where the tensor allows it.
 #include <cmath>
 
 #include "kernels/cuda/common.cuh"
@@ -35,11 +42,63 @@ bool small_tensor(const BatchNormGeometry& g) {
   return g.batch * g.channels * g.length < int64_t{1} << 31;
 }
 
-// Partial b (of channels * splits) = the sum over chunk b % splits of channel b / splits of x,
-// or of (x - center[c])^2 when `center` is given, in float64.
+// The (count, mean, M2) of a set of values, M2 the sum of their squared deviations from the
+// mean; float64.
+struct Moments {
+  double count;
+  double mean;
+  double m2;
+};
+
+// Chan et al.'s combination of two sets' moments (either may be empty).
+__device__ __forceinline__ Moments combine_moments(const Moments& a, const Moments& b) {
+  if (b.count == 0.0) return a;
+  if (a.count == 0.0) return b;
+  const double count = a.count + b.count;
+  const double delta = b.mean - a.mean;
+  const double weight = b.count / count;
+  return {count, a.mean + delta * weight, a.m2 + b.m2 + delta * delta * a.count * weight};
+}
+
+__device__ __forceinline__ Moments shuffle_down(const Moments& m, int offset) {
+  return {__shfl_down_sync(0xffffffffu, m.count, offset),
+          __shfl_down_sync(0xffffffffu, m.mean, offset),
+          __shfl_down_sync(0xffffffffu, m.m2, offset)};
+}
+
+// The block's moments (blockDim.x a multiple of 32, at most 1024), combined in a fixed tree as
+// block_sum adds; valid in thread 0.
+__device__ __forceinline__ Moments block_moments(Moments m) {
+  __shared__ double count[32], mean[32], m2[32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) m = combine_moments(m, shuffle_down(m, offset));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();  // the arrays may still be read by a previous call
+  if (lane == 0) {
+    count[warp] = m.count;
+    mean[warp] = m.mean;
+    m2[warp] = m.m2;
+  }
+  __syncthreads();
+  const int warps = (blockDim.x + 31) >> 5;
+  m = threadIdx.x < warps ? Moments{count[threadIdx.x], mean[threadIdx.x], m2[threadIdx.x]}
+                          : Moments{0.0, 0.0, 0.0};
+  if (warp == 0) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      m = combine_moments(m, shuffle_down(m, offset));
+    }
+  }
+  return m;
+}
+
+// The moments of chunk b % splits of channel b / splits at partials[3 b .. 3 b + 2], in one
+// read: each thread sums its values' offsets d = v - shift from the chunk's first value and
+// d^2 (mean = shift + sum d / n, M2 = sum d^2 - (sum d)^2 / n: with the shift inside the data
+// the sums stay of the spread's size, not the mean's).
 template <typename T, typename Index>
-__global__ void channel_partials_kernel(BatchNormGeometry g, const T* x, int64_t rows,
-                                        int64_t splits, const double* center, double* partials) {
+__global__ void channel_moments_kernel(BatchNormGeometry g, const T* x, int64_t rows,
+                                       int64_t splits, double* partials) {
   const int64_t blocks = g.channels * splits;
   const Index length = static_cast<Index>(g.length);
   for (int64_t block = blockIdx.x; block < blocks; block += gridDim.x) {  // uniform per block
@@ -47,44 +106,49 @@ __global__ void channel_partials_kernel(BatchNormGeometry g, const T* x, int64_t
     const int64_t first_row = (block % splits) * rows;
     const int64_t end_row = first_row + rows < g.batch ? first_row + rows : g.batch;
     const Index n = static_cast<Index>((end_row - first_row) * g.length);
-    const double m = center != nullptr ? center[c] : 0.0;
-    double acc = 0.0;
+    const double shift = static_cast<double>(x[(first_row * g.channels + c) * g.length]);
+    double sum = 0.0, squares = 0.0;
+    Index count = 0;
     for (Index i = threadIdx.x; i < n; i += blockDim.x) {
       const int64_t b = first_row + static_cast<int64_t>(i / length);
-      const double v = static_cast<double>(x[(b * g.channels + c) * g.length + (i % length)]);
-      acc += center != nullptr ? (v - m) * (v - m) : v;
+      const double d =
+          static_cast<double>(x[(b * g.channels + c) * g.length + (i % length)]) - shift;
+      sum += d;
+      squares += d * d;
+      ++count;
     }
-    acc = block_sum(acc);
-    if (threadIdx.x == 0) partials[block] = acc;
+    Moments m{0.0, 0.0, 0.0};
+    if (count > 0) {
+      const double k = static_cast<double>(count);
+      m = {k, shift + sum / k, fmax(0.0, squares - sum * sum / k)};
+    }
+    m = block_moments(m);
+    if (threadIdx.x == 0) {
+      partials[3 * block] = m.count;
+      partials[3 * block + 1] = m.mean;
+      partials[3 * block + 2] = m.m2;
+    }
   }
 }
 
-// mean[c] = (the partials of channel c, in order) / N.
-__global__ void channel_mean_kernel(int64_t channels, int64_t splits, double count,
-                                    const double* partials, double* mean) {
-  STRAND_GRID_STRIDE_LOOP(c, channels) {
-    double total = 0.0;
-    for (int64_t k = 0; k < splits; ++k) total += partials[c * splits + k];
-    mean[c] = total / count;
-  }
-}
-
-// The biased variance from the squared deviations' partials: mean and invstd saved, the
-// running statistics updated (unbiased variance, N / (N - 1)).
+// Each channel's chunks combined in order: the biased variance M2 / N; mean and invstd saved,
+// the running statistics updated (unbiased variance, N / (N - 1)).
 template <typename T>
-__global__ void channel_statistics_kernel(int64_t channels, int64_t splits, double count,
-                                          const double* partials, const double* batch_mean,
+__global__ void channel_statistics_kernel(int64_t channels, int64_t splits, const double* partials,
                                           double momentum, double eps, T* running_mean,
                                           T* running_var, T* mean, T* invstd) {
   STRAND_GRID_STRIDE_LOOP(c, channels) {
-    double squares = 0.0;
-    for (int64_t k = 0; k < splits; ++k) squares += partials[c * splits + k];
-    const double m = batch_mean[c];
-    const double var = squares / count;
-    mean[c] = static_cast<T>(m);
+    Moments m{0.0, 0.0, 0.0};
+    for (int64_t k = 0; k < splits; ++k) {
+      const double* p = partials + 3 * (c * splits + k);
+      m = combine_moments(m, Moments{p[0], p[1], p[2]});
+    }
+    const double count = m.count;
+    const double var = m.m2 / count;
+    mean[c] = static_cast<T>(m.mean);
     invstd[c] = static_cast<T>(1.0 / sqrt(var + eps));
     running_mean[c] =
-        static_cast<T>((1.0 - momentum) * static_cast<double>(running_mean[c]) + momentum * m);
+        static_cast<T>((1.0 - momentum) * static_cast<double>(running_mean[c]) + momentum * m.mean);
     running_var[c] = static_cast<T>((1.0 - momentum) * static_cast<double>(running_var[c]) +
                                     momentum * var * count / (count - 1.0));
   }
@@ -219,9 +283,42 @@ void launch_normalize(const BatchNormGeometry& g, const void* x, const void* wei
 }  // namespace
 
 int64_t batch_norm_workspace(const BatchNormGeometry& g) {
+  // Statistics: (count, mean, M2) per chunk; backward: two sums per chunk.
+  return 3 * g.channels * chunk_plan(g).splits;
+}
+
+void batch_norm_training_statistics(DType dtype, const BatchNormGeometry& g, const void* x,
+                                    double momentum, double eps, void* running_mean,
+                                    void* running_var, void* mean, void* invstd, double* workspace,
+                                    cudaStream_t stream) {
+  if (g.channels == 0) return;
   const ChunkPlan plan = chunk_plan(g);
-  // Statistics: the partials and the channels' means; backward: two partials per chunk.
-  return std::max(g.channels * plan.splits + g.channels, 2 * g.channels * plan.splits);
+  dispatch_float(dtype, "batch_norm_forward", [&](auto tag) {
+    using T = decltype(tag);
+    dispatch_index(g, [&](auto index) {
+      channel_moments_kernel<T, decltype(index)>
+          <<<block_grid(g.channels * plan.splits), kThreads, 0, stream>>>(
+              g, static_cast<const T*>(x), plan.rows, plan.splits, workspace);
+    });
+    STRAND_CUDA_CHECK_LAUNCH();
+    channel_statistics_kernel<T><<<blocks_for(g.channels), kThreads, 0, stream>>>(
+        g.channels, plan.splits, workspace, momentum, eps, static_cast<T*>(running_mean),
+        static_cast<T*>(running_var), static_cast<T*>(mean), static_cast<T*>(invstd));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_inference_statistics(DType dtype, int64_t channels, const void* running_mean,
+                                     const void* running_var, double eps, void* mean, void* invstd,
+                                     cudaStream_t stream) {
+  if (channels == 0) return;
+  dispatch_float(dtype, "batch_norm_forward", [&](auto tag) {
+    using T = decltype(tag);
+    batch_norm_running_kernel<T><<<blocks_for(channels), kThreads, 0, stream>>>(
+        channels, static_cast<const T*>(running_mean), static_cast<const T*>(running_var), eps,
+        static_cast<T*>(mean), static_cast<T*>(invstd));
+  });
+  STRAND_CUDA_CHECK_LAUNCH();
 }
 
 void batch_norm_forward_training(DType dtype, const BatchNormGeometry& g, const void* x,
@@ -229,31 +326,10 @@ void batch_norm_forward_training(DType dtype, const BatchNormGeometry& g, const 
                                  bool relu, void* running_mean, void* running_var, void* out,
                                  void* mean, void* invstd, double* workspace, cudaStream_t stream) {
   if (g.channels == 0) return;
-  const ChunkPlan plan = chunk_plan(g);
-  double* partials = workspace;
-  double* batch_mean = workspace + g.channels * plan.splits;
-  const double count = static_cast<double>(g.count());
-  const unsigned grid = block_grid(g.channels * plan.splits);
+  batch_norm_training_statistics(dtype, g, x, momentum, eps, running_mean, running_var, mean,
+                                 invstd, workspace, stream);
   dispatch_float(dtype, "batch_norm_forward", [&](auto tag) {
-    using T = decltype(tag);
-    dispatch_index(g, [&](auto index) {
-      using Index = decltype(index);
-      channel_partials_kernel<T, Index><<<grid, kThreads, 0, stream>>>(
-          g, static_cast<const T*>(x), plan.rows, plan.splits, nullptr, partials);
-      STRAND_CUDA_CHECK_LAUNCH();
-      channel_mean_kernel<<<blocks_for(g.channels), kThreads, 0, stream>>>(
-          g.channels, plan.splits, count, partials, batch_mean);
-      STRAND_CUDA_CHECK_LAUNCH();
-      channel_partials_kernel<T, Index><<<grid, kThreads, 0, stream>>>(
-          g, static_cast<const T*>(x), plan.rows, plan.splits, batch_mean, partials);
-      STRAND_CUDA_CHECK_LAUNCH();
-    });
-    channel_statistics_kernel<T><<<blocks_for(g.channels), kThreads, 0, stream>>>(
-        g.channels, plan.splits, count, partials, batch_mean, momentum, eps,
-        static_cast<T*>(running_mean), static_cast<T*>(running_var), static_cast<T*>(mean),
-        static_cast<T*>(invstd));
-    STRAND_CUDA_CHECK_LAUNCH();
-    launch_normalize<T>(g, x, weight, bias, mean, invstd, relu, out, stream);
+    launch_normalize<decltype(tag)>(g, x, weight, bias, mean, invstd, relu, out, stream);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }
@@ -263,13 +339,10 @@ void batch_norm_forward_inference(DType dtype, const BatchNormGeometry& g, const
                                   const void* running_var, double eps, bool relu, void* out,
                                   void* mean, void* invstd, cudaStream_t stream) {
   if (g.channels == 0) return;
+  batch_norm_inference_statistics(dtype, g.channels, running_mean, running_var, eps, mean, invstd,
+                                  stream);
   dispatch_float(dtype, "batch_norm_forward", [&](auto tag) {
-    using T = decltype(tag);
-    batch_norm_running_kernel<T><<<blocks_for(g.channels), kThreads, 0, stream>>>(
-        g.channels, static_cast<const T*>(running_mean), static_cast<const T*>(running_var), eps,
-        static_cast<T*>(mean), static_cast<T*>(invstd));
-    STRAND_CUDA_CHECK_LAUNCH();
-    launch_normalize<T>(g, x, weight, bias, mean, invstd, relu, out, stream);
+    launch_normalize<decltype(tag)>(g, x, weight, bias, mean, invstd, relu, out, stream);
   });
   STRAND_CUDA_CHECK_LAUNCH();
 }

@@ -17,9 +17,13 @@ namespace {
 
 namespace k = kernels::cuda;
 using cuda::ConvPass;
+using Geometry = kernels::Conv1DGeometry;
+using Operands = cuda::ConvOperands;
 using cuda::optional_mut;
 using cuda::require_device;
 using cuda::stream;
+
+bool symmetric(const Conv1DParams& params) { return params.pad_left == params.pad_right; }
 
 void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv1DParams& params,
                  Tensor& out) {
@@ -28,17 +32,17 @@ void conv1d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Con
   const auto g = conv_geometry(x.shape(), w.shape(), params);
   const Tensor xc = x.contiguous(), wc = w.contiguous();
   const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const DType dtype = x.dtype();
   const cudaStream_t s = stream(device);
   cuda::run_dense_conv(
-      ConvPass::kForward, g, params.pad_left == params.pad_right, x.dtype(), device,
-      [&] {
-        k::conv1d_forward(x.dtype(), g, xc.raw_data(), wc.raw_data(), optional_mut(bc),
-                          out.raw_data(), s);
+      ConvPass::kForward, g, symmetric(params), dtype, device,
+      {xc.raw_data(), wc.raw_data(), optional_mut(bc), out.raw_data()},
+      [&](const Geometry& at, const Operands& o) {
+        k::conv1d_forward(dtype, at, o.a, o.b, o.bias, o.out, s);
       },
-      [&] {
-        cuda::cudnn_conv_forward(g, device, xc.raw_data(), wc.raw_data(), out.raw_data());
-        k::add_channel_bias(x.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
-                            out.raw_data(), s);
+      [&](const Geometry& at, const Operands& o) {
+        cuda::cudnn_conv_forward(at, device, o.a, o.b, o.out);
+        k::add_channel_bias(dtype, at.batch, at.out_channels, at.out_length, o.bias, o.out, s);
       });
 }
 
@@ -48,14 +52,16 @@ void conv1d_backward_input_cuda(const Tensor& grad_out, const Tensor& w, const C
   require_device(device);
   const auto g = conv_geometry(grad_x.shape(), w.shape(), params);
   const Tensor go = grad_out.contiguous(), wc = w.contiguous();
+  const DType dtype = w.dtype();
   const cudaStream_t s = stream(device);
   cuda::run_dense_conv(
-      ConvPass::kBackwardInput, g, params.pad_left == params.pad_right, w.dtype(), device,
-      [&] {
-        k::conv1d_backward_input(w.dtype(), g, go.raw_data(), wc.raw_data(), grad_x.raw_data(), s);
+      ConvPass::kBackwardInput, g, symmetric(params), dtype, device,
+      {go.raw_data(), wc.raw_data(), nullptr, grad_x.raw_data()},
+      [&](const Geometry& at, const Operands& o) {
+        k::conv1d_backward_input(dtype, at, o.a, o.b, o.out, s);
       },
-      [&] {
-        cuda::cudnn_conv_backward_input(g, device, go.raw_data(), wc.raw_data(), grad_x.raw_data());
+      [&](const Geometry& at, const Operands& o) {
+        cuda::cudnn_conv_backward_input(at, device, o.a, o.b, o.out);
       });
 }
 
@@ -65,15 +71,16 @@ void conv1d_backward_weight_cuda(const Tensor& grad_out, const Tensor& x,
   require_device(device);
   const auto g = conv_geometry(x.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), xc = x.contiguous();
+  const DType dtype = x.dtype();
   const cudaStream_t s = stream(device);
   cuda::run_dense_conv(
-      ConvPass::kBackwardWeight, g, params.pad_left == params.pad_right, x.dtype(), device,
-      [&] {
-        k::conv1d_backward_weight(x.dtype(), g, go.raw_data(), xc.raw_data(), grad_w.raw_data(), s);
+      ConvPass::kBackwardWeight, g, symmetric(params), dtype, device,
+      {go.raw_data(), xc.raw_data(), nullptr, grad_w.raw_data()},
+      [&](const Geometry& at, const Operands& o) {
+        k::conv1d_backward_weight(dtype, at, o.a, o.b, o.out, s);
       },
-      [&] {
-        cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), xc.raw_data(),
-                                         grad_w.raw_data());
+      [&](const Geometry& at, const Operands& o) {
+        cuda::cudnn_conv_backward_weight(at, device, o.a, o.b, o.out);
       });
 }
 
@@ -83,53 +90,68 @@ void one_hot_cuda(const Tensor& codes, Tensor& out) {
                         out.raw_data(), stream(out.device()));
 }
 
+// The (B, 4, L) one-hot of `dtype` of device codes (B, L) at `codes`: cuDNN's input for the
+// one-hot passes.
+Tensor expand_codes(const void* codes, const Geometry& g, DType dtype, Device device) {
+  const Tensor view =
+      Tensor::from_blob(const_cast<void*>(codes), {g.batch, g.length}, DType::kUInt8, device);
+  return ops::one_hot(view, dtype);
+}
+
 void conv1d_onehot_cuda(const Tensor& codes, const Tensor& w, const Tensor& bias,
-                        const Conv1DParams& params, Tensor& out) {
+                        const Conv1DParams& params, Tensor& out, Tensor& expanded) {
   const Device device = out.device();
   require_device(device);
   const auto g = conv_geometry(codes.shape(), w.shape(), params);
   const Tensor cc = codes.contiguous(), wc = w.contiguous();
   const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const DType dtype = w.dtype();
   const cudaStream_t s = stream(device);
   cuda::run_dense_conv(
-      ConvPass::kOneHotForward, g, params.pad_left == params.pad_right, w.dtype(), device,
-      [&] {
-        k::conv1d_onehot_forward(w.dtype(), g, cc.data<uint8_t>(), wc.raw_data(), optional_mut(bc),
-                                 out.raw_data(), s);
+      ConvPass::kOneHotForward, g, symmetric(params), dtype, device,
+      {cc.raw_data(), wc.raw_data(), optional_mut(bc), out.raw_data()},
+      [&](const Geometry& at, const Operands& o) {
+        k::conv1d_onehot_forward(dtype, at, static_cast<const uint8_t*>(o.a), o.b, o.bias, o.out,
+                                 s);
       },
-      [&] {
-        const Tensor dense = ops::one_hot(cc, w.dtype());
-        cuda::cudnn_conv_forward(g, device, dense.raw_data(), wc.raw_data(), out.raw_data());
-        k::add_channel_bias(w.dtype(), g.batch, g.out_channels, g.out_length, optional_mut(bc),
-                            out.raw_data(), s);
+      [&](const Geometry& at, const Operands& o) {
+        const Tensor dense = expand_codes(o.a, at, dtype, device);
+        cuda::cudnn_conv_forward(at, device, dense.raw_data(), o.b, o.out);
+        k::add_channel_bias(dtype, at.batch, at.out_channels, at.out_length, o.bias, o.out, s);
+        if (o.a == cc.raw_data()) expanded = dense;  // the caller's codes, not a scratch batch
       });
 }
 
 void conv1d_onehot_backward_weight_cuda(const Tensor& grad_out, const Tensor& codes,
-                                        const Conv1DParams& params, Tensor& grad_w) {
+                                        const Tensor& expanded, const Conv1DParams& params,
+                                        Tensor& grad_w) {
   const Device device = grad_w.device();
   require_device(device);
   const auto g = conv_geometry(codes.shape(), grad_w.shape(), params);
   const Tensor go = grad_out.contiguous(), cc = codes.contiguous();
+  const DType dtype = grad_w.dtype();
+  const cudaStream_t s = stream(device);
   cuda::run_dense_conv(
-      ConvPass::kOneHotBackwardWeight, g, params.pad_left == params.pad_right, grad_w.dtype(),
-      device,
-      [&] {
-        k::conv1d_onehot_backward_weight(grad_w.dtype(), g, go.raw_data(), cc.data<uint8_t>(),
-                                         grad_w.raw_data(), stream(device));
+      ConvPass::kOneHotBackwardWeight, g, symmetric(params), dtype, device,
+      {go.raw_data(), cc.raw_data(), nullptr, grad_w.raw_data()},
+      [&](const Geometry& at, const Operands& o) {
+        k::conv1d_onehot_backward_weight(dtype, at, o.a, static_cast<const uint8_t*>(o.b), o.out,
+                                         s);
       },
-      [&] {
-        const Tensor dense = ops::one_hot(cc, grad_w.dtype());
-        cuda::cudnn_conv_backward_weight(g, device, go.raw_data(), dense.raw_data(),
-                                         grad_w.raw_data());
+      [&](const Geometry& at, const Operands& o) {
+        // The forward's one-hot of the caller's codes, else (a scratch batch, a forward that
+        // gathered) the codes expanded here.
+        const bool reuse = expanded.defined() && o.b == cc.raw_data();
+        const Tensor dense = reuse ? expanded.contiguous() : expand_codes(o.b, at, dtype, device);
+        cuda::cudnn_conv_backward_weight(at, device, o.a, dense.raw_data(), o.out);
       });
 }
 
 // relu(conv1d): the conv through its own adapters (own kernels or cuDNN), then the ReLU in place.
 void conv1d_relu_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
-                      const Conv1DParams& params, Tensor& out) {
+                      const Conv1DParams& params, Tensor& out, Tensor& expanded) {
   if (x.dtype() == DType::kUInt8) {
-    conv1d_onehot_cuda(x, w, bias, params, out);
+    conv1d_onehot_cuda(x, w, bias, params, out, expanded);
   } else {
     conv1d_cuda(x, w, bias, params, out);
   }
@@ -141,13 +163,13 @@ void conv1d_relu_cuda(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 // The gradients through the single-gradient ops: the mask (relu_backward), then each gradient
 // written where it belongs.
-void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& w,
-                          const Tensor& relu_out, const Conv1DParams& params, Tensor& grad_x,
-                          Tensor& grad_w, Tensor& grad_bias) {
+void conv1d_backward_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& expanded,
+                          const Tensor& w, const Tensor& relu_out, const Conv1DParams& params,
+                          Tensor& grad_x, Tensor& grad_w, Tensor& grad_bias) {
   const Tensor g = relu_out.defined() ? ops::relu_backward(grad_out, relu_out) : grad_out;
   if (grad_x.defined()) conv1d_backward_input_cuda(g, w, params, grad_x);
   if (x.dtype() == DType::kUInt8) {
-    conv1d_onehot_backward_weight_cuda(g, x, params, grad_w);
+    conv1d_onehot_backward_weight_cuda(g, x, expanded, params, grad_w);
   } else {
     conv1d_backward_weight_cuda(g, x, params, grad_w);
   }

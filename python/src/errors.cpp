@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/config_error.h"
+#include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "dist/communicator.h"
 #include "train/fit.h"
@@ -60,6 +61,9 @@ void bind_errors(nb::module_& m) {
       PyErr_SetString(dist_error_class, e.what());
     } catch (const train::TrainingDiverged& e) {
       PyErr_SetString(diverged_class, e.what());
+    } catch (const Interrupted&) {
+      // Ctrl-C during a long call (core/stop_signal.h): what Python's own handler would raise.
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     } catch (const Error& e) {
       PyErr_SetString(error_class, e.what());
     }

@@ -91,8 +91,9 @@ nb::object zeros(const std::vector<int64_t>& shape) {
 nb::dict ism(PythonModel& self, const nb::handle& x, const std::optional<std::string>& output,
              const std::string& task, bool activation, int64_t start, std::optional<int64_t> end,
              const std::string& path, int64_t batch_size, const std::string& layout,
-             std::optional<int> threads) {
+             std::optional<int64_t> threads) {
   check_batch_size(batch_size);
+  check_thread_count(threads);
   explain::IsmOptions options;
   if (path == "auto") {
     options.path = explain::IsmPath::kAuto;
@@ -131,7 +132,7 @@ nb::dict ism(PythonModel& self, const nb::handle& x, const std::optional<std::st
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
+    LongCall call(threads);
     result = explain::ism(self.model(), in.codes, options);
   }
   out["effects"] = to_numpy(result.effects);
@@ -152,11 +153,15 @@ struct GivenReferences {
 void read_references(const nb::handle& references, int64_t count, int64_t length,
                      GivenReferences& out) {
   if (nb::isinstance<nb::int_>(references) && !nb::isinstance<nb::bool_>(references)) {
-    out.count = nb::cast<int64_t>(references);
-    if (out.count < 1) {
-      throw cli::ConfigError(
-          fmt::format("references: DeepLIFT/SHAP needs at least one reference per sequence, got {}",
-                      out.count));
+    try {
+      out.count = nb::cast<int64_t>(references);
+    } catch (const nb::cast_error&) {
+      out.count = -1;  // beyond int64: outside the range as well
+    }
+    if (!explain::kReferencesRange.contains(out.count)) {
+      throw cli::ConfigError(fmt::format(
+          "references: DeepLIFT/SHAP takes {} dinucleotide shuffles per sequence, got {}",
+          explain::kReferencesRange.text(), nb::str(references).c_str()));
     }
     return;
   }
@@ -211,8 +216,9 @@ nb::dict deep_lift_shap(PythonModel& self, const nb::handle& x, const nb::handle
                         uint64_t seed, const std::optional<std::string>& output,
                         const std::string& task, bool activation, int64_t batch_size,
                         bool keep_references, const std::string& layout,
-                        std::optional<int> threads) {
+                        std::optional<int64_t> threads) {
   check_batch_size(batch_size);
+  check_thread_count(threads);
   Explained in = prepare(self, x, output, task, activation, layout);
   const int64_t count = in.source.count, length = in.source.length;
   GivenReferences given;
@@ -240,7 +246,7 @@ nb::dict deep_lift_shap(PythonModel& self, const nb::handle& x, const nb::handle
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
+    LongCall call(threads);
     result = explain::deep_lift_shap(self.model(), in.codes, options);
     actual = explain::actual_contributions(result.hypothetical, in.codes);
   }
@@ -257,8 +263,9 @@ nb::dict deep_lift_shap(PythonModel& self, const nb::handle& x, const nb::handle
 nb::object gradient(PythonModel& self, const nb::handle& x,
                     const std::optional<std::string>& output, const std::string& task,
                     bool activation, int64_t batch_size, bool input_x_gradient,
-                    const std::string& layout, std::optional<int> threads) {
+                    const std::string& layout, std::optional<int64_t> threads) {
   check_batch_size(batch_size);
+  check_thread_count(threads);
   Explained in = prepare(self, x, output, task, activation, layout);
   if (in.source.count == 0) return zeros({0, 4, in.source.length});
   explain::GradientOptions options;
@@ -268,7 +275,7 @@ nb::object gradient(PythonModel& self, const nb::handle& x,
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
+    LongCall call(threads);
     scores = input_x_gradient ? explain::input_x_gradient(self.model(), in.codes, options)
                               : explain::gradient(self.model(), in.codes, options);
   }
@@ -294,8 +301,9 @@ nb::dict marginalize(PythonModel& self, const nb::handle& x, const std::vector<s
                      const std::vector<std::optional<int64_t>>& starts,
                      const std::optional<std::string>& output, const std::string& task,
                      bool activation, int64_t batch_size, const std::string& layout,
-                     std::optional<int> threads) {
+                     std::optional<int64_t> threads) {
   check_batch_size(batch_size);
+  check_thread_count(threads);
   if (motifs.empty()) throw cli::ConfigError("motif: give at least one motif");
   if (starts.size() != motifs.size()) {
     throw cli::ConfigError(fmt::format("start: {} start(s) for {} motif(s); give one per motif",
@@ -333,7 +341,7 @@ nb::dict marginalize(PythonModel& self, const nb::handle& x, const std::vector<s
     {
       nb::gil_scoped_release no_gil;
       std::lock_guard<std::mutex> lock(self.mutex());
-      ThreadCount thread_count(threads);
+      LongCall call(threads);
       result = explain::marginalize(self.model(), in.codes, insertions, options);
     }
     out["before"] = to_numpy(result.before);
@@ -347,8 +355,9 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
                              const std::string& b, int64_t first, int64_t last,
                              const std::optional<std::string>& output, const std::string& task,
                              bool activation, int64_t batch_size, const std::string& layout,
-                             std::optional<int> threads) {
+                             std::optional<int64_t> threads) {
   check_batch_size(batch_size);
+  check_thread_count(threads);
   const std::vector<uint8_t> codes_a = motif_codes(a, "a");
   const std::vector<uint8_t> codes_b = motif_codes(b, "b");
   if (first > last) {
@@ -359,17 +368,27 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
   if (in.source.count == 0) {
     throw cli::ConfigError("x: marginalize_spacing averages over backgrounds; give at least one");
   }
-  for (int64_t spacing = first; spacing <= last; ++spacing) {
+  // Every spacing must fit (the range's ends are the farthest apart); those at which the motifs
+  // overlap are left out of the result.
+  const int64_t length = in.source.length;
+  const auto width_a = static_cast<int64_t>(codes_a.size());
+  const auto width_b = static_cast<int64_t>(codes_b.size());
+  const auto without_flag = [](const Error& error) {
+    const std::string message = error.what();
+    return message.starts_with("--spacing ") ? message.substr(10) : message;
+  };
+  for (const auto& [spacing, name] : {std::pair{first, "first"}, std::pair{last, "last"}}) {
+    if (explain::pair_overlaps(length, width_a, width_b, spacing)) continue;
     try {
-      explain::pair_starts(in.source.length, static_cast<int64_t>(codes_a.size()),
-                           static_cast<int64_t>(codes_b.size()), spacing);
-    } catch (const Error&) {
-      throw cli::ConfigError(fmt::format(
-          "{}: motifs of {} and {} bases {} bases apart (centre to centre) do not fit in "
-          "sequences of {} bases",
-          spacing == first ? "first" : "last", codes_a.size(), codes_b.size(), spacing,
-          in.source.length));
+      explain::pair_starts(length, width_a, width_b, spacing);
+    } catch (const Error& error) {
+      throw cli::ConfigError(fmt::format("{}: spacing {}", name, without_flag(error)));
     }
+  }
+  try {
+    explain::pair_spacings(length, width_a, width_b, first, last);
+  } catch (const Error& error) {
+    throw cli::ConfigError(fmt::format("first, last: spacing {}", without_flag(error)));
   }
   explain::MarginalizeOptions options;
   options.target = in.resolved.target;
@@ -378,7 +397,7 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
+    LongCall call(threads);
     effects = explain::marginalize_spacing(self.model(), in.codes, codes_a, codes_b, first, last,
                                            options);
   }

@@ -22,12 +22,14 @@
 #include "cli/model_builder.h"
 #include "cli/run_config.h"
 #include "cli/trained_model.h"
+#include "core/finite_values.h"
 #include "data/encoding.h"
 #include "data/sources/sequence_source.h"
 #include "layers/layer_catalog.h"
 #include "layers/module.h"
 #include "python_model.h"
 #include "threads.h"
+#include "train/reverse_complement_average.h"
 
 namespace nb = nanobind;
 
@@ -36,6 +38,27 @@ namespace strand::python {
 const char* const kInputHelp =
     "a list of strings, uint8 base codes (N, L) (A=0, C=1, G=2, T=3, N=4) or float32 one-hot "
     "(N, 4, L)";
+
+namespace {
+
+// Throws ConfigError naming the first NaN or infinity of `array` (its `values`), as name[i, j, k].
+void check_finite(const float* values, const AnyArray& array, const char* name) {
+  size_t total = 1;
+  for (size_t d = 0; d < array.ndim(); ++d) total *= array.shape(d);
+  const std::optional<size_t> at = first_non_finite(values, total);
+  if (!at) return;
+  // The element's index along each axis, as numpy would write it.
+  std::vector<size_t> index(array.ndim());
+  size_t rest = *at;
+  for (size_t d = array.ndim(); d-- > 0;) {
+    index[d] = rest % array.shape(d);
+    rest /= array.shape(d);
+  }
+  throw cli::ConfigError(fmt::format("{}[{}] is {}; the values must be finite (no NaN or inf)",
+                                     name, fmt::join(index, ", "), values[*at]));
+}
+
+}  // namespace
 
 SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const std::string& layout,
                                    std::optional<AnyArray>& array) {
@@ -67,6 +90,13 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
         throw cli::ConfigError(
             fmt::format("x[{}]: the sequence has {} bases; the model takes {} (its input length)",
                         i, size, length));
+      }
+      // The letters a FASTA sequence line may hold, and no others (data/encoding.h).
+      const size_t bad = data::first_non_sequence_letter(text, static_cast<size_t>(size));
+      if (bad != static_cast<size_t>(size)) {
+        throw cli::ConfigError(fmt::format("x[{}]: {} at position {} {}", i,
+                                           data::describe_sequence_byte(text[bad]), bad,
+                                           data::non_sequence_letter_reason(text[bad])));
       }
       data::encode(text, static_cast<size_t>(size), source.encoded.data() + i * length);
       ++i;
@@ -117,6 +147,7 @@ SequenceBatchSource read_sequences(const nb::handle& x, int64_t length, const st
         layout == "NCL" && a.shape(2) == 4 ? "; pass layout=\"NLC\" for (N, L, 4)" : ""));
   }
   const float* values = static_cast<const float*>(a.data());
+  check_finite(values, a, "x");
   if (layout == "NCL") {
     source.one_hot = values;
     return source;
@@ -217,10 +248,11 @@ Tensor sequence_tensor(const SequenceBatchSource& source, int64_t start, int64_t
 
 nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, bool rc_average,
                    const std::optional<std::string>& output, const nb::handle& control,
-                   const std::string& layout, std::optional<int> threads) {
+                   const std::string& layout, std::optional<int64_t> threads) {
   if (batch_size < 1) {
     throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
   }
+  check_thread_count(threads);
   const cli::TrainedModel& trained = self.trained();
   const int64_t length = trained.dimensions.length;
   std::optional<AnyArray> array;
@@ -234,14 +266,20 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
   } else {
     for (size_t i = 0; i < self.output_names().size(); ++i) wanted.push_back(i);
   }
-  for (size_t index : wanted) {
-    if (rc_average && self.output_shapes()[index].size() != 1) {
+  // With rc_average, the reverse complement's column each column averages with (`strand predict
+  // --rc-average`'s rule: a stranded pair's tracks swap in a per-track counts output).
+  std::vector<std::vector<int64_t>> reverse_tracks(wanted.size());
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const size_t index = wanted[k];
+    if (!rc_average) continue;
+    if (self.output_shapes()[index].size() != 1) {
       throw cli::ConfigError(fmt::format(
           "rc_average: output '{}' gives ({}) per sequence; averaging with the reverse complement "
           "needs one value per task (a profile's positions and strands would have to be paired): "
           "pass rc_average=False or output=<a (N, T) output>",
           self.output_names()[index], fmt::join(self.output_shapes()[index], ", ")));
     }
+    reverse_tracks[k] = cli::output_reverse_tracks(trained, index, "rc_average");
   }
 
   // The control track input (BPNet's bias tracks): (N, Sc, L) float32.
@@ -275,6 +313,7 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
     }
     require_contiguous_cpu(c, "control");
     control_values = static_cast<const float*>(c.data());
+    check_finite(control_values, c, "control");
   } else if (!control.is_none()) {
     throw cli::ConfigError("control: the model reads no control tracks");
   }
@@ -296,12 +335,13 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
+    LongCall call(threads);
     NoGradGuard no_grad;
     Model& model = self.model();
     std::vector<uint8_t> code_scratch;
     std::vector<float> float_scratch;
     for (int64_t start = 0; start < count; start += batch_size) {
+      throw_if_stop_requested();  // Ctrl-C: KeyboardInterrupt at the next batch
       const int64_t rows = std::min(batch_size, count - start);
       for (int pass = 0; pass < (rc_average ? 2 : 1); ++pass) {
         ModelInputs inputs;
@@ -325,11 +365,11 @@ nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, b
                   .contiguous();
           const float* s = scores.data<float>();
           float* out = results[k] + start * per_sample[k];
-          const int64_t n = rows * per_sample[k];
           if (pass == 0) {
-            std::copy(s, s + n, out);
+            std::copy(s, s + rows * per_sample[k], out);
           } else {
-            for (int64_t i = 0; i < n; ++i) out[i] = 0.5F * (out[i] + s[i]);
+            train::average_with_reverse_complement(out, s, rows, per_sample[k], 1,
+                                                   reverse_tracks[k]);
           }
         }
       }

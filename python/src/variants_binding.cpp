@@ -26,7 +26,6 @@
 #include "data/text_fields.h"
 #include "python_model.h"
 #include "threads.h"
-#include "train/stop_signal.h"
 #include "variants/contig_names.h"
 #include "variants/variant_scorer.h"
 
@@ -68,10 +67,11 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
                const std::vector<std::string>& output, const std::vector<std::string>& task,
                bool rc_average, int64_t batch_size, const std::string& ref_mismatch,
                const std::string& contig_end, const std::optional<std::string>& chrom_alias,
-               int64_t null_shuffles, uint64_t seed, std::optional<int> threads) {
+               int64_t null_shuffles, uint64_t seed, std::optional<int64_t> threads) {
   if (batch_size < 1) {
     throw cli::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
   }
+  check_thread_count(threads);
   if (null_shuffles < 0) {
     throw cli::ConfigError(fmt::format("null_shuffles: must be >= 0, got {}", null_shuffles));
   }
@@ -88,8 +88,10 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
     throw cli::ConfigError(fmt::format("contig_end: '{}' is not one of pad, skip", contig_end));
   }
   const cli::TrainedModel& trained = self.trained();
-  options.outputs =
-      cli::scored_outputs(trained, output, task, {.output = "output", .task = "task"});
+  const cli::OutputChoiceNames choice{
+      .output = "output", .task = "task", .rc_average = "rc_average"};
+  options.outputs = cli::scored_outputs(trained, output, task, choice);
+  if (rc_average) cli::pair_reverse_strands(trained, options.outputs, choice);
   options.input_length = trained.dimensions.length;
   options.control_tracks = trained.dimensions.control_tracks;
   options.rc_average = rc_average;
@@ -101,20 +103,15 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
     options.contig_alias_file = *chrom_alias;
   }
   ColumnSink sink;
-  int stopped_by = 0;
   {
     nb::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(self.mutex());
-    ThreadCount thread_count(threads);
     // Ctrl-C (a notebook's interrupt) stops scoring at the next batch, as in `strand variants`;
-    // the partial table is dropped and KeyboardInterrupt raised.
-    train::StopSignalGuard stop_guard;
-    variants::score_variants(self.model(), vcf, fasta, sink, options);
-    stopped_by = train::stop_signal();
-  }
-  if (stopped_by != 0) {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-    throw nb::python_error();
+    // the partial table is dropped and KeyboardInterrupt raised (errors.cpp).
+    LongCall call(threads);
+    const variants::VariantSummary summary =
+        variants::score_variants(self.model(), vcf, fasta, sink, options);
+    if (summary.stop_signal != 0) throw Interrupted(summary.stop_signal);
   }
   const auto rows = static_cast<int64_t>(sink.id.size());
   const auto columns = static_cast<int64_t>(sink.names.size());

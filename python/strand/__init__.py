@@ -13,6 +13,10 @@
 
 The engine is strand's C++ library (strand._strand); compute releases the GIL.
 """
+from . import _build_target, _cpu
+
+_cpu.check(_build_target.CPU_ARCH)  # before the extension: a clear error, not SIGILL
+
 from . import _strand
 from ._strand import (
     ConfigError,

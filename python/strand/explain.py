@@ -256,7 +256,9 @@ def marginalize_spacing(
     """Two motifs at a range of distances (explain::marginalize_spacing, the BPNet paper's
     cooperativity analysis): for every spacing from `first` to `last` (inclusive; the distance
     between the motifs' centres, B after A, negative: before, the pair centred), the mean over
-    the backgrounds `x` of the target with neither motif, A alone, B alone and both.
+    the backgrounds `x` of the target with neither motif, A alone, B alone and both. Spacings at
+    which the motifs would overlap (B overwriting part of A: an artefact, not an interaction)
+    are left out of the result; a range where they overlap at every spacing is an error.
 
     Returns {"spacing": (S,) int64, "background", "a", "b", "both": (S, T) float32, "tasks": the
     T column names}; both - a - b + background is the pair's interaction.

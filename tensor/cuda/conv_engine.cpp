@@ -1,5 +1,6 @@
-// The dense Conv1D engine of the CUDA backend: cuDNN plans per shape, and the timed choice
-// between them and strand's own kernels (conv_engine.h).
+// The dense Conv1D engine of the CUDA backend, its cuDNN half: the plans per shape, their
+// algorithms (chosen, adopted, exported) and the timed search's workspace (conv_engine.h). The
+// choice between cuDNN and strand's own kernels is conv_selection.cpp.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -27,69 +28,11 @@ namespace strand::cuda {
 namespace {
 
 using kernels::Conv1DGeometry;
-const char* pass_name(ConvPass pass) {
-  switch (pass) {
-    case ConvPass::kForward:
-      return "forward";
-    case ConvPass::kBackwardInput:
-      return "backward_input";
-    case ConvPass::kBackwardWeight:
-      return "backward_weight";
-    case ConvPass::kOneHotForward:
-      return "onehot_forward";
-    case ConvPass::kOneHotBackwardWeight:
-      return "onehot_backward_weight";
-  }
-  return "?";
-}
-
-ConvAlgorithm initial_policy() {
-  const char* env = std::getenv("STRAND_CUDA_CONV");
-  if (env == nullptr) return ConvAlgorithm::kAuto;
-  const std::string value = env;
-  if (value == "own") return ConvAlgorithm::kOwn;
-  if (value == "cudnn") return ConvAlgorithm::kCudnn;
-  STRAND_CHECK(value == "auto" || value.empty(),
-               "STRAND_CUDA_CONV must be auto, own or cudnn, got '{}'", value);
-  return ConvAlgorithm::kAuto;
-}
-
-struct SelectionState {
-  std::mutex mutex;
-  ConvAlgorithm policy = initial_policy();
-  std::map<std::string, ConvChoice> choices;
-  // By shape_key() of the geometry with batch 0: the largest measured own_ms / cudnn_ms.
-  std::map<std::string, double> own_slowdown;
-};
-SelectionState& selection() {
-  static SelectionState state;
-  return state;
-}
-
-// The choice of a shape also depends on the math mode (TF32 changes cuDNN's speed).
-std::string shape_key(ConvPass pass, const Conv1DGeometry& g, DType dtype) {
-  const bool tf32 = float32_precision() == Float32Precision::kTf32;
-  return fmt::format("{} {}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", pass_name(pass),
-                     dtype_name(dtype), tf32 ? " tf32" : "", g.batch, g.in_channels, g.length,
-                     g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left, g.out_length);
-}
-
-// The key of the same pass and geometry at any batch size.
-std::string any_batch_key(ConvPass pass, Conv1DGeometry g, DType dtype) {
-  g.batch = 0;
-  return shape_key(pass, g, dtype);
-}
-
-// strand's kernel lost this far to cuDNN at another batch size: an epoch's last, smaller batch
-// (or a validation pass's) then takes cuDNN untimed. (Basset's partial batches timed conv2's
-// 20-ms backward-weight kernel again, for a choice that could not change.)
-constexpr double kClearLoss = 4.0;
 
 // STRAND_CUDNN_FIND=1: each pass's algorithm from cuDNN timing its candidates on the shape
 // (cudnnFind*AlgorithmEx, what PyTorch's cudnn.benchmark does) instead of its heuristics, at the
-// cost of that timing on a shape's first call. Off by default: strand's timed choice already
-// measures once per shape, and a short run may not win the timing back. Not in deterministic
-// mode, whose algorithms must not depend on a measurement.
+// cost of that timing on a shape's first call. Off by default: a short run may not win the
+// timing back. Not in deterministic mode, whose algorithms must not depend on a measurement.
 std::atomic<bool>& find_setting() {
   static std::atomic<bool> find = [] {
     const char* value = std::getenv("STRAND_CUDNN_FIND");
@@ -98,6 +41,37 @@ std::atomic<bool>& find_setting() {
   return find;
 }
 bool find_algorithms() { return find_setting().load(); }
+
+// The most workspace cuDNN's timed search may use (find_workspace_limit).
+constexpr size_t kFindWorkspaceLimit = size_t{256} << 20;
+
+// A plan's shape and mode, without the device: what plans are kept and exported under. Plans
+// are float32 (cudnn_can_run).
+[[maybe_unused]] std::string plan_key(const Conv1DGeometry& g, bool deterministic, bool tf32,
+                                      bool find) {
+  return fmt::format("float32{}{}{} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", tf32 ? " tf32" : "",
+                     deterministic ? " det" : "", find ? " find" : "", g.batch, g.in_channels,
+                     g.length, g.out_channels, g.kernel_size, g.stride, g.dilation, g.pad_left,
+                     g.out_length);
+}
+
+// The algorithms adopted from a plan file, by "<cuDNN pass> <plan key>": plans built later
+// take them (when cuDNN supports them for the shape) instead of choosing.
+struct AdoptedAlgorithms {
+  std::mutex mutex;
+  std::map<std::string, int64_t> by_key;
+};
+AdoptedAlgorithms& adopted() {
+  static AdoptedAlgorithms algorithms;
+  return algorithms;
+}
+[[maybe_unused]] std::optional<int64_t> adopted_algorithm(const std::string& key) {
+  AdoptedAlgorithms& a = adopted();
+  std::lock_guard lock(a.mutex);
+  const auto it = a.by_key.find(key);
+  if (it == a.by_key.end()) return std::nullopt;
+  return it->second;
+}
 
 // ---- cuDNN ----------------------------------------------------------------------------------
 
@@ -113,8 +87,6 @@ cudnnHandle_t cudnn_handle(Device device) {
   return h;
 }
 
-constexpr size_t kFindWorkspace = size_t{256} << 20;  // what the timed candidates may use
-
 // Conv1D as a 2-D convolution of height 1: x (B, C, 1, L), w (O, C, 1, K), y (B, O, 1, L_out).
 // One plan per shape (and device and determinism setting), built on first use and kept: its
 // descriptors, the algorithm of each pass and a workspace sized for them. Rebuilding these on
@@ -123,7 +95,11 @@ constexpr size_t kFindWorkspace = size_t{256} << 20;  // what the timed candidat
 class CudnnConv {
  public:
   CudnnConv(const Conv1DGeometry& g, Device device, bool deterministic, bool tf32, bool find)
-      : device_(device), deterministic_(deterministic), tf32_(tf32), find_(find) {
+      : device_(device),
+        deterministic_(deterministic),
+        tf32_(tf32),
+        find_(find),
+        key_(plan_key(g, deterministic, tf32, find)) {
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_));
     STRAND_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_));
     STRAND_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_));
@@ -160,15 +136,20 @@ class CudnnConv {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!forward_) {
       constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+      using Algo = cudnnConvolutionFwdAlgo_t;
       forward_ = choose<cudnnConvolutionFwdAlgoPerf_t, kCount>(
           "forward",
-          [&](auto* perf, int* found, void* scratch) {
+          [&](auto* perf, int* found, void* scratch, size_t bytes) {
             STRAND_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-                h, x_, x, w_, w, conv_, y_, y, kCount, found, perf, scratch, kFindWorkspace));
+                h, x_, x, w_, w, conv_, y_, y, kCount, found, perf, scratch, bytes));
           },
           [&](auto* perf, int* found) {
             STRAND_CUDNN_CHECK(
                 cudnnGetConvolutionForwardAlgorithm_v7(h, x_, w_, conv_, y_, kCount, found, perf));
+          },
+          [&](int64_t algo, size_t* bytes) {
+            return cudnnGetConvolutionForwardWorkspaceSize(h, x_, w_, conv_, y_,
+                                                           static_cast<Algo>(algo), bytes);
           });
     }
     const float one = 1.0f, zero = 0.0f;
@@ -180,15 +161,20 @@ class CudnnConv {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!backward_data_) {
       constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+      using Algo = cudnnConvolutionBwdDataAlgo_t;
       backward_data_ = choose<cudnnConvolutionBwdDataAlgoPerf_t, kCount>(
           "backward-data",
-          [&](auto* perf, int* found, void* scratch) {
+          [&](auto* perf, int* found, void* scratch, size_t bytes) {
             STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-                h, w_, w, y_, dy, conv_, x_, dx, kCount, found, perf, scratch, kFindWorkspace));
+                h, w_, w, y_, dy, conv_, x_, dx, kCount, found, perf, scratch, bytes));
           },
           [&](auto* perf, int* found) {
             STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_, y_, conv_, x_,
                                                                            kCount, found, perf));
+          },
+          [&](int64_t algo, size_t* bytes) {
+            return cudnnGetConvolutionBackwardDataWorkspaceSize(h, w_, y_, conv_, x_,
+                                                                static_cast<Algo>(algo), bytes);
           });
     }
     const float one = 1.0f, zero = 0.0f;
@@ -200,15 +186,20 @@ class CudnnConv {
     cudnnHandle_t h = cudnn_handle(device_);
     if (!backward_filter_) {
       constexpr int kCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+      using Algo = cudnnConvolutionBwdFilterAlgo_t;
       backward_filter_ = choose<cudnnConvolutionBwdFilterAlgoPerf_t, kCount>(
           "backward-filter",
-          [&](auto* perf, int* found, void* scratch) {
+          [&](auto* perf, int* found, void* scratch, size_t bytes) {
             STRAND_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                h, x_, x, y_, dy, conv_, w_, dw, kCount, found, perf, scratch, kFindWorkspace));
+                h, x_, x, y_, dy, conv_, w_, dw, kCount, found, perf, scratch, bytes));
           },
           [&](auto* perf, int* found) {
             STRAND_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_, y_, conv_, w_,
                                                                              kCount, found, perf));
+          },
+          [&](int64_t algo, size_t* bytes) {
+            return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, x_, y_, conv_, w_,
+                                                                  static_cast<Algo>(algo), bytes);
           });
     }
     const float one = 1.0f, zero = 0.0f;
@@ -217,12 +208,39 @@ class CudnnConv {
         backward_filter_->bytes, &zero, w_, dw));
   }
 
+  // Whether the algorithm of `pass` (a one-hot pass: its dense counterpart) is chosen.
+  bool has(ConvPass pass) const {
+    switch (pass) {
+      case ConvPass::kForward:
+      case ConvPass::kOneHotForward:
+        return forward_.has_value();
+      case ConvPass::kBackwardInput:
+        return backward_data_.has_value();
+      case ConvPass::kBackwardWeight:
+      case ConvPass::kOneHotBackwardWeight:
+        return backward_filter_.has_value();
+    }
+    return false;
+  }
+
+  // The algorithms chosen so far, keyed as adopted ones are ("<cuDNN pass> <plan key>").
+  void append_algorithms(std::vector<ConvAlgorithmRecord>& out) const {
+    if (forward_) out.push_back({"forward " + key_, static_cast<int64_t>(forward_->algo)});
+    if (backward_data_) {
+      out.push_back({"backward-data " + key_, static_cast<int64_t>(backward_data_->algo)});
+    }
+    if (backward_filter_) {
+      out.push_back({"backward-filter " + key_, static_cast<int64_t>(backward_filter_->algo)});
+    }
+  }
+
  private:
   template <typename Algo>
   struct Choice {
     Algo algo;
     size_t bytes;
   };
+  static constexpr size_t kMaxWorkspace = size_t{512} << 20;
   // The heuristics' ranking, best first. An entry may carry a failure status (the algorithm
   // does not support the shape), may need a math type we did not allow (tensor ops without
   // TF32 mode; conversion to half precision never), or may be non-deterministic: the first
@@ -230,7 +248,6 @@ class CudnnConv {
   template <typename Perf>
   std::optional<Choice<decltype(Perf{}.algo)>> pick(const Perf* perf, int found,
                                                     const char* pass) const {
-    constexpr size_t kMaxWorkspace = size_t{512} << 20;
     for (int k = 0; k < found; ++k) {
       if (perf[k].status != CUDNN_STATUS_SUCCESS) continue;
       const bool plain =
@@ -243,22 +260,39 @@ class CudnnConv {
     throw Error(fmt::format("cuDNN offers no usable {} algorithm for this shape ({} candidates{})",
                             pass, found, deterministic_ ? ", deterministic ones only" : ""));
   }
-  // A pass's algorithm: pick() over cuDNN's ranking, from its timed search of the candidates
-  // (search(perf, &found, workspace), kFindWorkspace bytes; each checks its cuDNN call) where find_
-  // is set and the mode is not deterministic, else from its heuristics (heuristics(perf, &found)).
-  template <typename Perf, int kCount, typename Search, typename Heuristics>
+  // A pass's algorithm: the one adopted from a plan file for this plan, when cuDNN supports it
+  // here (supported(algo, &bytes) returns cuDNN's status for its workspace query); else pick()
+  // over cuDNN's ranking, from its timed search of the candidates (search(perf, &found,
+  // workspace, bytes); each checks its cuDNN call) where find_ is set and the mode is not
+  // deterministic, else from its heuristics (heuristics(perf, &found)).
+  template <typename Perf, int kCount, typename Search, typename Heuristics, typename Supported>
   std::optional<Choice<decltype(Perf{}.algo)>> choose(const char* pass, Search&& search,
-                                                      Heuristics&& heuristics) const {
+                                                      Heuristics&& heuristics,
+                                                      Supported&& supported) const {
+    using Algo = decltype(Perf{}.algo);
+    if (const std::optional<int64_t> algo = adopted_algorithm(fmt::format("{} {}", pass, key_))) {
+      size_t bytes = 0;
+      if (supported(*algo, &bytes) == CUDNN_STATUS_SUCCESS && bytes <= kMaxWorkspace) {
+        return Choice<Algo>{static_cast<Algo>(*algo), bytes};
+      }
+    }
     int found = 0;
     Perf perf[kCount];
     if (find_ && !deterministic_) {
       STRAND_CHECK(!capturing(device_),
                    "cuDNN cannot time its algorithms during a CUDA graph capture: run the step "
                    "once before capturing it");
+      // The candidates may use at most kFindWorkspace, or half the free memory when that is
+      // less (a GPU already holding the model, or shared with another process); a candidate
+      // that needs more is reported as failed, and pick() skips it.
+      size_t free_bytes = 0, total_bytes = 0;
+      STRAND_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const size_t limit = find_workspace_limit(free_bytes);
       // Freed after the search, stream-ordered.
       const Tensor scratch =
-          Tensor::empty({static_cast<int64_t>(kFindWorkspace)}, DType::kUInt8, device_);
-      search(perf, &found, scratch.raw_data());
+          limit > 0 ? Tensor::empty({static_cast<int64_t>(limit)}, DType::kUInt8, device_)
+                    : Tensor();
+      search(perf, &found, limit > 0 ? scratch.raw_data() : nullptr, limit);
     } else {
       heuristics(perf, &found);
     }
@@ -280,6 +314,7 @@ class CudnnConv {
   bool deterministic_;
   bool tf32_;
   bool find_;
+  std::string key_;  // plan_key()
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
@@ -290,23 +325,37 @@ class CudnnConv {
   size_t workspace_bytes_ = 0;
 };
 
-// The plan of a shape; plans live until the process ends (one per distinct layer shape).
+// Every plan, by device and plan key; plans live until the process ends (one per distinct
+// layer shape and batch size).
+struct Plans {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<CudnnConv>> by_key;
+};
+Plans& plans() {
+  static Plans all;
+  return all;
+}
+
+std::string device_plan_key(const Conv1DGeometry& g, Device device) {
+  return fmt::format("{} {}", device.index,
+                     plan_key(g, deterministic(), float32_precision() == Float32Precision::kTf32,
+                              find_algorithms()));
+}
+
+// The plan of a shape, built on first use.
 CudnnConv& cudnn_plan(const Conv1DGeometry& g, Device device) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<CudnnConv>> plans;
   const bool exact = deterministic();
   const bool tf32 = float32_precision() == Float32Precision::kTf32;
   const bool find = find_algorithms();
-  const std::string key =
-      fmt::format("{} {} {} {} B{} C{} L{} O{} K{} s{} d{} p{} Lout{}", exact, tf32, find,
-                  device.index, g.batch, g.in_channels, g.length, g.out_channels, g.kernel_size,
-                  g.stride, g.dilation, g.pad_left, g.out_length);
-  std::lock_guard lock(mutex);
-  std::unique_ptr<CudnnConv>& plan = plans[key];
+  Plans& all = plans();
+  std::lock_guard lock(all.mutex);
+  std::unique_ptr<CudnnConv>& plan = all.by_key[device_plan_key(g, device)];
   if (plan == nullptr) plan = std::make_unique<CudnnConv>(g, device, exact, tf32, find);
   return *plan;
 }
 #endif
+
+}  // namespace
 
 bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, bool symmetric_padding) {
 #ifdef STRAND_WITH_CUDNN
@@ -319,99 +368,61 @@ bool cudnn_can_run(const Conv1DGeometry& g, DType dtype, bool symmetric_padding)
 #endif
 }
 
-// A CUDA event that is destroyed with its scope.
-struct ScopedEvent {
-  ScopedEvent() { STRAND_CUDA_CHECK(cudaEventCreate(&event)); }
-  ~ScopedEvent() { cudaEventDestroy(event); }
-  ScopedEvent(const ScopedEvent&) = delete;
-  ScopedEvent& operator=(const ScopedEvent&) = delete;
-  cudaEvent_t event = nullptr;
-};
+bool cudnn_planned(ConvPass pass, const Conv1DGeometry& g, Device device) {
+#ifdef STRAND_WITH_CUDNN
+  Plans& all = plans();
+  std::lock_guard lock(all.mutex);
+  const auto it = all.by_key.find(device_plan_key(g, device));
+  return it != all.by_key.end() && it->second->has(pass);
+#else
+  (void)pass, (void)g, (void)device;
+  return false;
+#endif
+}
 
-}  // namespace
+size_t find_workspace_limit(size_t free_bytes) {
+  return std::min(kFindWorkspaceLimit, free_bytes / 2);
+}
 
-// Runs `own` or `library` per the policy and the remembered (or now measured) choice.
-void run_dense_conv(ConvPass pass, const Conv1DGeometry& g, bool symmetric_padding, DType dtype,
-                    Device device, const std::function<void()>& own,
-                    const std::function<void()>& library) {
-  if (!cudnn_can_run(g, dtype, symmetric_padding)) return own();
-  SelectionState& state = selection();
-  const std::string key = shape_key(pass, g, dtype);
-  ConvAlgorithm policy;
+int64_t cudnn_version() {
+#ifdef STRAND_WITH_CUDNN
+  return static_cast<int64_t>(cudnnGetVersion());
+#else
+  return 0;
+#endif
+}
+
+std::vector<ConvAlgorithmRecord> export_cudnn_algorithms() {
+  std::map<std::string, int64_t> merged;
   {
-    std::lock_guard lock(state.mutex);
-    policy = state.policy;
-    if (policy == ConvAlgorithm::kAuto) {
-      auto it = state.choices.find(key);
-      if (it != state.choices.end()) return it->second.chosen == "cudnn" ? library() : own();
-    }
+    AdoptedAlgorithms& a = adopted();
+    std::lock_guard lock(a.mutex);
+    merged = a.by_key;
   }
-  if (policy == ConvAlgorithm::kOwn) return own();
-  if (policy == ConvAlgorithm::kCudnn) return library();
-  // Nothing is chosen inside a graph capture: timing waits on the host, a cuDNN plan may need
-  // a workspace, and falling back to strand's kernels would bake the slow path into every
-  // replay. The shape must have run once before the capture (fit's warm-up step does that).
-  STRAND_CHECK(!capturing(device),
-               "conv1d (CUDA): {} was not run before the CUDA graph capture; run the captured "
-               "step once eagerly first (its warm-up measures and plans every convolution)",
-               key);
-  ConvChoice choice;
-  choice.op = pass_name(pass);
-  choice.shape = key;
-  const std::string sibling = any_batch_key(pass, g, dtype);
-  bool cudnn_clearly = false;
+#ifdef STRAND_WITH_CUDNN
+  std::vector<ConvAlgorithmRecord> made;
   {
-    std::lock_guard lock(state.mutex);
-    const auto it = state.own_slowdown.find(sibling);
-    cudnn_clearly = it != state.own_slowdown.end() && it->second >= kClearLoss;
+    Plans& all = plans();
+    std::lock_guard lock(all.mutex);
+    for (const auto& [key, plan] : all.by_key) plan->append_algorithms(made);
   }
-  if (deterministic() || cudnn_clearly) {
-    // A timed choice can differ between runs. Deterministic mode takes cuDNN untimed, with
-    // the algorithms cuDNN reports as deterministic (its plans are keyed by the mode), and
-    // strand's kernels (deterministic too) only for a shape cuDNN has no such algorithm for.
-    // So does a shape whose kernel lost clearly at another batch size (kClearLoss).
-    choice.chosen = "cudnn";
-    try {
-      library();
-    } catch (const Error&) {
-      choice.chosen = "own";
-      own();
-    }
-    std::lock_guard lock(state.mutex);
-    state.choices[key] = choice;
-    return;
-  }
-  const cudaStream_t s = stream(device);
-  const ScopedEvent start, stop;  // destroyed on every exit, a throwing run included
-  const auto elapsed_ms = [&](const std::function<void()>& run, int times) {
-    STRAND_CUDA_CHECK(cudaEventRecord(start.event, s));
-    for (int i = 0; i < times; ++i) run();
-    STRAND_CUDA_CHECK(cudaEventRecord(stop.event, s));
-    STRAND_CUDA_CHECK(cudaEventSynchronize(stop.event));
-    float ms = 0.0f;
-    STRAND_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event, stop.event));
-    return static_cast<double>(ms) / times;
-  };
-  try {
-    library();  // warm-up: cuDNN's heuristics, the plan's workspace
-    choice.cudnn_ms = elapsed_ms(library, 3);
-  } catch (const Error&) {
-    choice.cudnn_ms = -1.0;  // cuDNN refused the shape: strand's kernel it is
-  }
-  // strand's kernel runs last, so `out` holds its result either way. Its first run is timed
-  // too (it includes loading the kernel, well under a millisecond): where that run alone is far
-  // slower than cuDNN, three more would only confirm it. (Basset's second layer: 24 ms a
-  // backward-weight run against cuDNN's 0.6 ms, so 70 ms a shape saved.)
-  const double first_ms = elapsed_ms(own, 1);
-  const bool hopeless = choice.cudnn_ms >= 0.0 && first_ms > 2.0 * choice.cudnn_ms + 1.0;
-  choice.own_ms = hopeless ? first_ms : elapsed_ms(own, 3);
-  choice.chosen = choice.cudnn_ms >= 0.0 && choice.cudnn_ms < choice.own_ms ? "cudnn" : "own";
-  std::lock_guard lock(state.mutex);
-  state.choices[key] = choice;
-  if (choice.cudnn_ms > 0.0) {
-    double& slowdown = state.own_slowdown[sibling];
-    slowdown = std::max(slowdown, choice.own_ms / choice.cudnn_ms);
-  }
+  for (const ConvAlgorithmRecord& record : made) merged[record.key] = record.algorithm;
+#endif
+  std::vector<ConvAlgorithmRecord> out;
+  for (const auto& [key, algorithm] : merged) out.push_back({key, algorithm});
+  return out;
+}
+
+void adopt_cudnn_algorithms(const std::vector<ConvAlgorithmRecord>& algorithms) {
+  AdoptedAlgorithms& a = adopted();
+  std::lock_guard lock(a.mutex);
+  for (const ConvAlgorithmRecord& record : algorithms) a.by_key[record.key] = record.algorithm;
+}
+
+void clear_adopted_cudnn_algorithms() {
+  AdoptedAlgorithms& a = adopted();
+  std::lock_guard lock(a.mutex);
+  a.by_key.clear();
 }
 
 void cudnn_conv_forward(const Conv1DGeometry& g, Device device, const void* x, const void* w,
@@ -444,25 +455,11 @@ void cudnn_conv_backward_weight(const Conv1DGeometry& g, Device device, const vo
 #endif
 }
 
-void set_conv_algorithm(ConvAlgorithm algorithm) {
-  SelectionState& state = selection();
-  std::lock_guard lock(state.mutex);
-  state.policy = algorithm;
-  state.choices.clear();
-  state.own_slowdown.clear();
-}
-
 void set_cudnn_find(bool on) {
   find_setting().store(on);
   set_conv_algorithm(conv_algorithm());  // the timed choices were made with the other algorithms
 }
 bool cudnn_find() { return find_algorithms(); }
-
-ConvAlgorithm conv_algorithm() {
-  SelectionState& state = selection();
-  std::lock_guard lock(state.mutex);
-  return state.policy;
-}
 
 bool cudnn_available() {
 #ifdef STRAND_WITH_CUDNN
@@ -470,14 +467,6 @@ bool cudnn_available() {
 #else
   return false;
 #endif
-}
-
-std::vector<ConvChoice> conv_choices() {
-  SelectionState& state = selection();
-  std::lock_guard lock(state.mutex);
-  std::vector<ConvChoice> out;
-  for (const auto& [key, choice] : state.choices) out.push_back(choice);
-  return out;
 }
 
 }  // namespace strand::cuda

@@ -10,6 +10,7 @@
 #include "tensor/allocator.h"
 #include "tensor/backend.h"
 #include "tensor/cuda/allocator.h"
+#include "tensor/cuda/conv_engine.h"
 #include "tensor/cuda/device.h"
 #include "tensor/cuda/graph.h"
 #include "tensor/cuda_runtime.h"
@@ -32,6 +33,17 @@ class ModuleRuntime final : public CudaRuntime {
   void synchronize(Device device) override { cuda::synchronize(device); }
   std::unique_ptr<CapturedGraph> make_graph(Device device) override {
     return std::make_unique<CudaGraph>(device);
+  }
+  DeviceMemory memory(Device device) override {
+    const auto [free_bytes, total_bytes] = cuda::memory_info(device);
+    return {free_bytes, total_bytes};
+  }
+  void plan_conv_batch_sizes(const std::vector<int64_t>& sizes, bool backward) override {
+    cuda::plan_batch_sizes(sizes, backward);
+  }
+  ConvPlanTable conv_plans(Device device) override { return cuda::export_conv_plans(device); }
+  std::string adopt_conv_plans(const ConvPlanTable& plans, Device device) override {
+    return cuda::adopt_conv_plans(plans, device);
   }
 };
 

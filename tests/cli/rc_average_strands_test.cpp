@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_test_support.h"
+#include "fmt/format.h"
 
 namespace strand::cli {
 namespace {
@@ -116,6 +117,48 @@ TEST_CASE("predict --rc-average swaps the strands of a per-track counts output")
   }
   // Otherwise the swap would go unseen.
   CHECK(strands_differ);
+
+  // Issue 38: `strand variants --rc-average` kept the old rule (plus with plus) and differed from
+  // predict by up to 0.128. Its REF columns now equal predict --rc-average on the same windows:
+  // a SNV at 1-based p has the window [p - 101, p + 99) (docs/variants.md).
+  std::string contig, line;
+  std::istringstream genome(testing::read_text(sim + "genome.fa"));
+  std::getline(genome, line);
+  const std::string name = line.substr(1, line.find_first_of(" \t") - 1);
+  while (std::getline(genome, line) && !line.starts_with(">")) contig += line;
+  std::string vcf = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+  std::string bed;
+  for (int64_t p = 1000; p <= 19000; p += 3000) {
+    const char ref = contig[static_cast<size_t>(p - 1)];
+    vcf += fmt::format("{}\t{}\t.\t{}\t{}\t.\t.\t.\n", name, p, ref, ref == 'A' ? 'C' : 'A');
+    bed += fmt::format("{}\t{}\t{}\n", name, p - 101, p + 99);
+  }
+  write_text(dir.path() / "snv.vcf", vcf);
+  write_text(dir.path() / "snv.bed", bed);
+  const CliResult variants =
+      run({"variants", "--model", dir.str("runs/r"), "--fasta", sim + "genome.fa", "--vcf",
+           dir.str("snv.vcf"), "--rc-average", "--out", dir.str("v.tsv")});
+  REQUIRE_MESSAGE(variants.status == 0, variants.err);
+  const CliResult windows =
+      run({"predict", "--model", dir.str("runs/r"), "--fasta", sim + "genome.fa", "--intervals",
+           dir.str("snv.bed"), "--format", "bed", "--rc-average", "--out", dir.str("w.tsv")});
+  REQUIRE_MESSAGE(windows.status == 0, windows.err);
+  const auto predicted = scores(testing::read_text(dir.path() / "w.tsv"), 2);
+  // The variants table: id chrom pos ref alt, then ref, alt, diff (and log2fc) per track.
+  const auto rows = testing::tsv_rows(testing::read_text(dir.path() / "v.tsv"));
+  REQUIRE(rows.size() == predicted.size() + 1);
+  std::vector<size_t> ref_columns;
+  for (size_t c = 0; c < rows[0].size(); ++c) {
+    if (rows[0][c].ends_with(".ref")) ref_columns.push_back(c);
+  }
+  REQUIRE(ref_columns.size() == 2);
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    CAPTURE(i);
+    for (size_t t = 0; t < 2; ++t) {
+      CHECK(std::stod(rows[i + 1][ref_columns[t]]) ==
+            doctest::Approx(predicted[i][t]).epsilon(1e-5));
+    }
+  }
 }
 
 }  // namespace strand::cli

@@ -8,8 +8,10 @@
 
 #include <functional>
 
+#include "conv_engine_scopes.h"
 #include "cuda_test_support.h"
 #include "ops/conv1d.h"
+#include "ops/reduction.h"
 #include "tensor/cuda/conv_engine.h"
 
 using namespace strand;
@@ -122,16 +124,14 @@ TEST_CASE("cuda: convolutions match the CPU with cuDNN's algorithms from its tim
   }
   // cudnnFind*AlgorithmEx instead of the heuristics (STRAND_CUDNN_FIND=1), every pass through
   // cuDNN: dense and one-hot, float32 (float64 and asymmetric padding take strand's kernels).
-  const bool before = cuda::cudnn_find();
-  cuda::set_cudnn_find(true);
-  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kCudnn);
+  // The scopes put both settings back however the case ends.
+  const CudnnFindScope find(true);
+  const ConvPolicyScope policy(cuda::ConvAlgorithm::kCudnn);
   for (const ConvCase& c : kCases) {
     INFO("L " << c.length << " K " << c.kernel);
     check_dense_conv(c, DType::kFloat32);
     check_onehot_conv(c, DType::kFloat32);
   }
-  cuda::set_cudnn_find(before);
-  cuda::set_conv_algorithm(cuda::ConvAlgorithm::kAuto);
 #endif
 }
 
@@ -228,4 +228,38 @@ TEST_CASE("cuda: fused Conv1D+ReLU+GlobalMaxPool matches the CPU, first argmax o
       }
     }
   }
+}
+
+TEST_CASE("cuda: a one-hot conv through cuDNN hands its expansion to the weight gradient") {
+  STRAND_REQUIRE_GPU();
+#ifdef STRAND_WITH_CUDA
+  if (!cuda::cudnn_available()) {
+    MESSAGE("no cuDNN in this build: the one-hot passes gather, nothing is expanded");
+    return;
+  }
+  const Conv1DParams params{1, 1, 3, 3};
+  const Tensor codes = random_codes(3, 50, 151);  // includes N (code 4)
+  const Tensor w = random_tensor({6, 4, 7}, 152, DType::kFloat32);
+  const Tensor bias = random_tensor({6}, 153, DType::kFloat32);
+  {
+    const ConvPolicyScope policy(cuda::ConvAlgorithm::kCudnn);
+    Tensor expanded;
+    const Tensor out = ops::conv1d(gpu(codes), gpu(w), gpu(bias), params, &expanded);
+    REQUIRE(expanded.defined());
+    check_close(expanded, ops::one_hot(codes), 0.0, "the forward's expansion");
+    check_close(out, ops::conv1d(codes, w, bias, params), 1e-4, "conv1d_onehot (cuDNN)");
+    // The weight gradient's one-hot pass (through cuDNN) reads that expansion: the CPU's.
+    Var w_gpu(gpu(w), true), b_gpu(gpu(bias), true), w_cpu(w.clone(), true),
+        b_cpu(bias.clone(), true);
+    const Tensor g = random_tensor(out.shape(), 154, DType::kFloat32);
+    sum(conv1d(Var(gpu(codes)), w_gpu, b_gpu, params) * Var(gpu(g))).backward();
+    sum(conv1d(Var(codes), w_cpu, b_cpu, params) * Var(g)).backward();
+    check_close(w_gpu.grad(), w_cpu.grad(), 1e-3, "grad_w from the expansion");
+    check_close(b_gpu.grad(), b_cpu.grad(), 1e-3, "grad_bias");
+  }
+  const ConvPolicyScope policy(cuda::ConvAlgorithm::kOwn);
+  Tensor none;
+  (void)ops::conv1d(gpu(codes), gpu(w), gpu(bias), params, &none);
+  CHECK_FALSE(none.defined());  // the gather kernel expands nothing
+#endif
 }

@@ -10,14 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "conv_engine_scopes.h"
 #include "cuda_test_support.h"
 #include "data/loader/data_loader.h"
 #include "data/sources/array_source.h"
 #include "layers/activations.h"
+#include "layers/batch_norm.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
 #include "layers/dropout.h"
 #include "layers/losses.h"
+#include "layers/pooling.h"
 #include "layers/sequential.h"
 #include "ops/conv1d.h"
 #include "ops/reduction.h"
@@ -135,6 +138,58 @@ FitRun fit_on(Device device, OptimizerKind kind, bool graph, double clip = 0.0) 
   run.losses = recorder->losses;
   for (const Var& p : model.parameters()) run.parameters.push_back(p.value().to(Device::cpu()));
   return run;
+}
+
+// Conv1D -> BatchNorm1D -> ReLU -> MaxPool1D twice, as Basset's blocks: on a GPU the first
+// conv's one-hot passes and the second's dense ones go through the conv engine, and each
+// BatchNorm1D -> ReLU -> MaxPool1D through the fused op.
+Sequential basset_like_model(uint64_t seed) {
+  Generator generator(seed);
+  Sequential model;
+  model.add(Conv1D(4, 16, 7, {}, generator));  // 60 -> 54
+  model.add(BatchNorm1D(16));
+  model.add(ReLU());
+  model.add(MaxPool1D(2));                      // -> 27
+  model.add(Conv1D(16, 16, 5, {}, generator));  // -> 23
+  model.add(BatchNorm1D(16));
+  model.add(ReLU());
+  model.add(MaxPool1D(2));  // -> 11
+  model.add(Flatten());
+  model.add(Dense(16 * 11, 1, true, generator));
+  model.add(Sigmoid());
+  return model;
+}
+
+// The validation loader: batches of 50 (6 of them, then one of 27).
+std::unique_ptr<data::DataLoader> validation_loader_on([[maybe_unused]] Device device) {
+  data::LoaderOptions options;
+  options.sampler.batch_size = 50;
+  options.sampler.shuffle = false;
+#ifdef STRAND_WITH_CUDA
+  if (device.is_cuda()) {
+    options.allocator = {[device](size_t bytes) { return cuda::pinned_allocate(bytes, device); },
+                         cuda::pinned_release};
+  }
+#endif
+  return std::make_unique<data::DataLoader>(random_source(), options);
+}
+
+// Two epochs of the Basset-like model with validation on `device`: the per-step losses.
+std::vector<double> fit_basset_like(Device device,
+                                    std::vector<std::shared_ptr<train::Callback>> callbacks = {}) {
+  Sequential model = basset_like_model(21);
+  model.to(device);
+  RMSprop optimizer(model.trainable_parameters(),
+                    RMSpropOptions{.learning_rate = 1e-3, .momentum = 0.9});
+  auto recorder = std::make_shared<LossRecorder>();
+  callbacks.push_back(recorder);
+  auto loader = loader_on(device);
+  auto validation = validation_loader_on(device);
+  train::FitOptions options;
+  options.epochs = 2;
+  BinaryCrossEntropy loss;
+  (void)train::fit(model, loss, optimizer, *loader, validation.get(), options, callbacks);
+  return recorder->losses;
 }
 
 // Deterministic mode for a scope: both runs of a comparison then take the same convolution
@@ -296,5 +351,51 @@ TEST_CASE("cuda: training on cuda:1 keeps the caller's device and opens no conte
   cudaGetDevice(&current);
   CHECK(current == 1);
   if (!gpu0_before) CHECK_FALSE(cuda::primary_context_active(0));
+}
+#endif
+
+TEST_CASE("cuda: a Basset-like model (fused BatchNorm -> ReLU -> MaxPool1D) trains as on the CPU") {
+  STRAND_REQUIRE_GPU();
+  const std::vector<double> cpu = fit_basset_like(Device::cpu());
+  const std::vector<double> gpu_losses = fit_basset_like(Device::cuda());
+  REQUIRE(gpu_losses.size() == cpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    INFO("step " << i << ": cpu " << cpu[i] << ", gpu " << gpu_losses[i]);
+    CHECK(std::abs(gpu_losses[i] - cpu[i]) < 1e-3);
+  }
+}
+
+#ifdef STRAND_WITH_CUDA
+TEST_CASE("cuda: fit makes every conv choice in its warm-up step, partial batches included") {
+  STRAND_REQUIRE_GPU();
+  if (!cuda::cudnn_available()) {
+    MESSAGE("no cuDNN in this build: every dense Conv1D runs strand's kernels, nothing to choose");
+    return;
+  }
+  const ConvPolicyScope policy;  // nothing remembered, no batch sizes announced
+  // The number of conv choices before each step, and at the end (after the last validation).
+  struct ChoiceCounter : train::Callback {
+    std::vector<size_t> before_step;
+    size_t at_end = 0;
+    void on_batch_begin(train::FitContext&, const train::BatchStart&) override {
+      before_step.push_back(cuda::conv_choices().size());
+    }
+    void on_train_end(train::FitContext&) override { at_end = cuda::conv_choices().size(); }
+  };
+  auto counter = std::make_shared<ChoiceCounter>();
+  (void)fit_basset_like(Device::cuda(), {counter});
+  REQUIRE(counter->before_step.size() == 22);
+  CHECK(counter->before_step[0] == 0);
+  CHECK(counter->before_step[1] > 0);  // the warm-up step chose
+  // Nothing chosen after it: not the epochs' last batches of 7, not the validation batches of
+  // 50 and 27.
+  CHECK(counter->at_end == counter->before_step[1]);
+  bool last_batch = false, validation_batch = false;
+  for (const cuda::ConvChoice& c : cuda::conv_choices()) {
+    last_batch = last_batch || c.shape.find(" B7 ") != std::string::npos;
+    validation_batch = validation_batch || c.shape.find(" B27 ") != std::string::npos;
+  }
+  CHECK(last_batch);
+  CHECK(validation_batch);
 }
 #endif

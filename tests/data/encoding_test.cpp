@@ -50,3 +50,24 @@ TEST_CASE("one_hot gives (B 4 L) with zero columns for N") {
   CHECK(total == 7.0F);
   CHECK(out[16 + 3 * 4 + 0] == 1.0F);  // sample 1: T at 0
 }
+
+TEST_CASE("sequence letters: ASCII letters and '-', nothing else (issue 38)") {
+  for (const char c : std::string("ACGTNacgtnUuRYSWKMBDHVXxEZ-")) {
+    CAPTURE(c);
+    CHECK(is_sequence_letter(static_cast<unsigned char>(c)));
+  }
+  for (const char c : std::string("0123456789.* \t\r\n>;@[`{~")) {
+    CAPTURE(c);
+    CHECK_FALSE(is_sequence_letter(static_cast<unsigned char>(c)));
+  }
+  CHECK_FALSE(is_sequence_letter(0xC3));  // the first byte of a UTF-8 letter
+  const std::string long_run = std::string(1000, 'A') + "1" + std::string(10, 'C');
+  CHECK(first_non_sequence_letter(long_run.data(), long_run.size()) == 1000);
+  CHECK(first_non_sequence_letter(long_run.data(), 1000) == 1000);
+  CHECK(describe_sequence_byte('5') == "'5'");
+  CHECK(describe_sequence_byte(' ') == "a space");
+  CHECK(non_sequence_letter_reason('7').find("is not a base letter") == 0);
+  CHECK(non_sequence_letter_reason('7').find("position number") != std::string::npos);
+  CHECK(non_sequence_letter_reason('.').find("gap") != std::string::npos);
+  CHECK(non_sequence_letter_reason('*').find("protein") != std::string::npos);
+}

@@ -99,3 +99,35 @@ TEST_CASE("a binary file is refused with a short error") {
     CHECK(std::string(error.what()).size() < 300);
   }
 }
+
+TEST_CASE("digits, '.' and '*' in a sequence line are refused naming the line (issue 38)") {
+  // htslib indexes them as bases; strand read them as N without a word.
+  check_refused(">a\nACGT\nAC5T\n",
+                "x.fa:3: '5' at column 3 of record 'a' is not a base letter (A, C, G, T, N, the "
+                "other IUPAC codes, or '-' for a gap; strand would read it as N): a position "
+                "number (GenBank/EMBL style)? keep only the bases");
+  check_refused(">a\nAC.T\n", "x.fa:2: '.' at column 3 of record 'a' is not a base letter");
+  check_refused(">a\nACGT\n>b\nAC*\n", "x.fa:4: '*' at column 3 of record 'b'");
+  // A GenBank listing's line: the position number is named (the blanks before it would be too).
+  check_refused(">a\n        1 acgtacgtac\n", "x.fa:2: '1' at column 9 of record 'a'");
+  check_refused(">a\n1 acgt\n", "x.fa:2: '1' at column 1 of record 'a'");
+  // IUPAC codes, other letters and '-' are sequence letters (read as N).
+  TempDir dir;
+  const FastaReader reader = open_fasta(dir, ">a\nACRYKM\nXN-acg\n");
+  CHECK(reader.fetch("a", 0, 12) == "ACRYKMXN-acg");
+}
+
+TEST_CASE("a letter htslib indexed (an existing .fai) is refused when read, naming the line") {
+  TempDir dir;
+  const std::string fasta = dir.write("x.fa", ">a\nACGT\nAC5T\nGG\n>b\nACGT\n");
+  // As `samtools faidx` writes it: the '5' counts as a base.
+  dir.write("x.fa.fai", "a\t10\t3\t4\t5\nb\t4\t19\t4\t5\n");
+  const FastaReader reader(fasta);
+  CHECK(reader.fetch("a", 0, 4) == "ACGT");
+  CHECK(reader.fetch("b", 0, 4) == "ACGT");
+  CHECK_THROWS_WITH_AS(reader.fetch("a", 2, 9),
+                       doctest::Contains((fasta + ":3: '5' at column 3 of record 'a' is not a base "
+                                                  "letter")
+                                             .c_str()),
+                       DataError);
+}

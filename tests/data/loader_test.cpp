@@ -97,6 +97,16 @@ TEST_CASE("batches are identical for 1 2 and 4 worker threads") {
   }
 }
 
+TEST_CASE("batch_sizes() lists the sizes an epoch's batches have") {
+  const auto source = make_array(203);
+  DataLoader loader(source, augmenting_options(1));
+  CHECK(loader.batch_sizes() == std::vector<int64_t>{16, 11});  // 12 x 16 + 11
+  std::set<int64_t> seen;
+  loader.start_epoch(1);
+  while (auto batch = loader.next()) seen.insert(batch->size);
+  CHECK(seen == std::set<int64_t>{16, 11});
+}
+
 TEST_CASE("augmentation is reproducible per (seed epoch index) and applied as drawn") {
   const auto source = make_array(50);
   LoaderOptions o = augmenting_options(2);

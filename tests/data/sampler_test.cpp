@@ -86,3 +86,31 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace strand::data
+
+namespace strand::data {
+namespace {
+
+TEST_CASE("sampler: a plan's batch sizes are the full batch's and a smaller last one's") {
+  SamplerOptions o;
+  o.batch_size = 32;
+  o.shuffle = true;
+  CHECK(plan_epoch(327, {}, o, 0).batch_sizes() == std::vector<int64_t>{32, 7});
+  CHECK(plan_epoch(320, {}, o, 0).batch_sizes() == std::vector<int64_t>{32});
+  CHECK(plan_epoch(5, {}, o, 0).batch_sizes() == std::vector<int64_t>{5});
+  // Two ranks: each gets 164 of 327 (padded); both_strands doubles every batch's rows.
+  o.world = 2;
+  o.rank = 1;
+  CHECK(plan_epoch(327, {}, o, 0).batch_sizes() == std::vector<int64_t>{32, 4});
+  o.world = 1;
+  o.rank = 0;
+  o.shuffle = false;
+  o.both_strands = true;
+  CHECK(plan_epoch(327, {}, o, 0).batch_sizes() == std::vector<int64_t>{64, 14});
+  // The same every epoch.
+  o.both_strands = false;
+  o.shuffle = true;
+  CHECK(plan_epoch(327, {}, o, 5).batch_sizes() == plan_epoch(327, {}, o, 0).batch_sizes());
+}
+
+}  // namespace
+}  // namespace strand::data

@@ -6,9 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dist/mirrored_strategy.h"
@@ -30,6 +33,33 @@ namespace {
 using testing::make_loader;
 using testing::make_small_model;
 using testing::make_source;
+
+// Sets environment variables for one scope and restores what was there before.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(std::initializer_list<std::pair<std::string, std::string>> values) {
+    for (const auto& [name, value] : values) {
+      const char* previous = std::getenv(name.c_str());
+      saved_.push_back(
+          {name, previous != nullptr ? std::optional<std::string>(previous) : std::nullopt});
+      ::setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (auto& [name, previous] : saved_) {
+      if (previous) {
+        ::setenv(name.c_str(), previous->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
 
 #ifdef STRAND_WITH_MPI
 struct JobResult {
@@ -227,6 +257,38 @@ TEST_CASE("environment factory: a plain process runs single-process without a st
   StrategyConfig config;
   config.mode = "gossip";
   CHECK_NOTHROW(make_strategy_from_environment(config));  // one rank needs no strategy
+}
+
+TEST_CASE("environment factory: one of several srun tasks that MPI counts alone is refused") {
+  // srun -n 4 without a PMI plugin: four unrelated processes, each rank 0 of 1.
+  ScopedEnvironment slurm({{"SLURM_STEP_NUM_TASKS", "4"}, {"SLURM_PROCID", "2"}});
+  try {
+    make_strategy_from_environment();
+    FAIL("no exception");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    CHECK(message.find("task 2 of 4 of a Slurm job step") != std::string::npos);
+    CHECK(message.find("srun --mpi=pmix") != std::string::npos);
+  }
+  CHECK_NOTHROW(check_not_a_lone_slurm_task(4));  // MPI sees all four: a real job
+  {
+    ScopedEnvironment mpirun({{"OMPI_COMM_WORLD_SIZE", "1"}});
+    CHECK_NOTHROW(check_not_a_lone_slurm_task(1));  // mpirun -np 1 inside the allocation
+  }
+  {
+    ScopedEnvironment pmi({{"PMI_SIZE", "4"}});
+    CHECK_THROWS_AS(check_not_a_lone_slurm_task(1), Error);  // PMI says 4, MPI fell back to 1
+  }
+}
+
+TEST_CASE("environment factory: a one-task Slurm step or batch script runs single-process") {
+  {
+    ScopedEnvironment step({{"SLURM_STEP_NUM_TASKS", "1"}, {"SLURM_PROCID", "0"}});
+    CHECK(make_strategy_from_environment().world_size == 1);
+  }
+  // A batch script is one process although SLURM_NTASKS counts the allocation's tasks.
+  ScopedEnvironment batch({{"SLURM_NTASKS", "4"}, {"SLURM_PROCID", "0"}});
+  CHECK(make_strategy_from_environment().world_size == 1);
 }
 
 #ifdef STRAND_WITH_MPI

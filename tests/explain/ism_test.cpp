@@ -3,6 +3,7 @@
 // largest effect; the N policy; and the position range.
 #include <doctest/doctest.h>
 
+#include "cuda/cuda_test_support.h"
 #include "explain/fast_ism.h"
 #include "explain/ism.h"
 #include "explain/relu_readout.h"
@@ -207,6 +208,41 @@ TEST_CASE("ISM: the fast path declines a model class it cannot see into") {
   options.path = IsmPath::kFast;
   CHECK_THROWS_WITH_AS(explain::ism(model, codes, options),
                        doctest::Contains("fast path does not cover"), Error);
+}
+
+}  // namespace
+}  // namespace strand
+
+namespace strand {
+namespace {
+
+TEST_CASE("ISM: brute force on the GPU equals the CPU's, in equal passes of any batch size") {
+  STRAND_REQUIRE_GPU();
+  // Basset: its BatchNorm1D -> ReLU -> MaxPool1D blocks run fused on the GPU.
+  auto model = testing::preset_model("basset", {.length = 600, .tasks = 3}, 5, 0.2);
+  const Tensor codes = testing::sequences(2, 600, 6);
+  IsmOptions options;
+  options.target = {.task = 2};
+  options.start = 280;
+  options.end = 320;
+  options.path = IsmPath::kBruteForce;
+  options.batch_size = 64;
+  const IsmResult cpu = explain::ism(*model, codes, options);
+  model->to(Device::cuda());
+  CHECK(testing::max_abs_difference(cpu.effects, Tensor::zeros(cpu.effects.shape())) > 1e-4);
+  // About 240 mutants: four passes of equal size, two, and all in one.
+  for (const int64_t batch : {64, 130, 4096}) {
+    CAPTURE(batch);
+    options.batch_size = batch;
+    const IsmResult gpu_result = explain::ism(*model, codes, options);
+    CHECK_FALSE(gpu_result.fast);
+    double scale = 1.0;
+    for (const float p : cpu.prediction.to_vector<float>()) {
+      scale = std::max(scale, std::abs(static_cast<double>(p)));
+    }
+    CHECK(testing::max_abs_difference(gpu_result.effects, cpu.effects) <= 1e-4 * scale);
+    CHECK(testing::max_abs_difference(gpu_result.prediction, cpu.prediction) <= 1e-4 * scale);
+  }
 }
 
 }  // namespace

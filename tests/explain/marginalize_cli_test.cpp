@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "cli/cli_test_support.h"
+#include "core/error.h"
 #include "cuda/cuda_test_support.h"
+#include "explain/marginalize.h"
 #include "tensor/cuda_runtime.h"
 
 namespace strand::cli {
@@ -97,8 +99,46 @@ TEST_CASE("marginalize: two motifs over a range of spacings, with their interact
   REQUIRE_MESSAGE(result.status == 0, result.err);
   const std::string table = read_text(dir.path() / "out.tsv");
   CHECK(table.rfind("spacing\ttask\tbackground\ta\tb\tboth\tinteraction\n", 0) == 0);
-  CHECK(testing::count_lines(table) == 1 + 41);
+  // Issue 38: at spacings -5 to 4 the 6- and 5-base motifs overlap, B overwriting part of A, and
+  // the "interaction" was an artefact of the overwrite. Those spacings are left out, and said so.
+  CHECK(testing::count_lines(table) == 1 + 41 - 10);
   CHECK(table.find("\n-20\ttask_0\t") != std::string::npos);
+  CHECK(table.find("\n-6\ttask_0\t") != std::string::npos);
+  CHECK(table.find("\n5\ttask_0\t") != std::string::npos);
+  for (const char* overlapping : {"\n-5\t", "\n0\t", "\n4\t"}) {
+    CHECK(table.find(overlapping) == std::string::npos);
+  }
+  CHECK(result.out.find("spacings -20 to 20; 10 spacing(s) from -5 to 4 left out: the motifs "
+                        "overlap there") != std::string::npos);
+}
+
+TEST_CASE("marginalize: pair spacings where the motifs overlap are left out, or refused") {
+  // Centres d apart: A (6 bases) and B (5) in 100 bases overlap for d in [-5, 4] (the pair's
+  // starts are rounded down: at d = 5, A is [44, 50) and B [50, 55)).
+  for (int64_t d = -30; d <= 30; ++d) {
+    CAPTURE(d);
+    const bool overlap = explain::pair_overlaps(100, 6, 5, d);
+    CHECK(overlap == (d >= -5 && d <= 4));
+    if (overlap) {
+      CHECK_THROWS_WITH_AS(explain::pair_starts(100, 6, 5, d), doctest::Contains("overlap"), Error);
+    } else {
+      const auto [a, b] = explain::pair_starts(100, 6, 5, d);
+      CHECK((a + 6 <= b || b + 5 <= a));
+    }
+  }
+  CHECK(explain::pair_spacings(100, 6, 5, 3, 8) == std::vector<int64_t>{5, 6, 7, 8});
+  CHECK_THROWS_WITH_AS(explain::pair_spacings(100, 6, 5, -2, 2),
+                       doctest::Contains("--spacing -2:2: motifs of 6 and 5 bases overlap at "
+                                         "every spacing of the range"),
+                       Error);
+  TempDir dir("marginalize-overlap");
+  prepare(dir);
+  const CliResult refused =
+      run(marginalize(dir, {"--motif", "CAGCTG", "--motif", "GATAA", "--spacing", "0:3"}));
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("error: --spacing 0:3: motifs of 6 and 5 bases overlap at every "
+                         "spacing") == 0);
+  CHECK_FALSE(fs::exists(dir.path() / "out.tsv"));
 }
 
 TEST_CASE("marginalize: bad motifs, MEME files and spacings are refused, nothing written") {

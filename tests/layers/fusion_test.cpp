@@ -10,6 +10,7 @@
 #include "layers/batch_norm.h"
 #include "layers/conv1d.h"
 #include "layers/dense.h"
+#include "layers/fusion.h"
 #include "layers/losses.h"
 #include "layers/pooling.h"
 #include "layers/sequential.h"
@@ -80,4 +81,27 @@ TEST_CASE("fused BatchNorm1D -> ReLU and Conv1D -> ReLU equal the unfused chain"
   }
 }
 
+}  // namespace strand
+
+namespace strand {
+namespace {
+
+TEST_CASE("BatchNorm1D -> ReLU -> MaxPool1D is one fused run, BatchNorm1D -> ReLU two layers") {
+  BatchNorm1D norm(4);
+  ReLU relu;
+  MaxPool1D pool(2);
+  AvgPool1D average(2);
+  const std::vector<Layer*> pooled = {&norm, &relu, &pool};
+  const std::vector<Layer*> averaged = {&norm, &relu, &average};
+  CHECK(fused_run_length(pooled) == 3);
+  CHECK(fused_run_length(averaged) == 2);
+  // On the CPU the fused run computes the chain: the same values.
+  const Var x(testing::random_tensor({3, 4, 10}, 71, DType::kFloat32));
+  norm.eval();
+  const Tensor fused = forward_fused_run(pooled, 3, x).value();
+  const Tensor chain = pool.forward(relu.forward(norm.forward(x))).value();
+  CHECK(fused.to_vector<float>() == chain.to_vector<float>());
+}
+
+}  // namespace
 }  // namespace strand

@@ -18,6 +18,7 @@
 
 #include "autograd/gradcheck.h"
 #include "core/splitmix64.h"
+#include "ops/batch_norm_pool.h"
 #include "ops/conv1d.h"
 #include "ops/dropout.h"
 #include "ops/elementwise.h"
@@ -205,6 +206,13 @@ Var batch_norm_relu_in_evaluation(const std::vector<Var>& v) {
   return batch_norm_relu(v[0], v[1], v[2], statistics, false, 0.1, 1e-5);
 }
 
+// max_pool1d(relu(batch_norm(v[0], v[1], v[2]))) as one op, with the pooling window `pool`.
+Var batch_norm_relu_max_pool_with(const std::vector<Var>& v, bool training,
+                                  const Pool1DParams& pool) {
+  BatchNormStatistics statistics = statistics_for(v[1], training);
+  return batch_norm_relu_max_pool(v[0], v[1], v[2], statistics, training, 0.1, 1e-5, pool);
+}
+
 // One row: a doctest case named "op <name>" that runs the driver.
 #define STRAND_OP_ROW(name, fn, ...) \
   TEST_CASE("op " name) { check_op(name, fn, {__VA_ARGS__}); }
@@ -387,6 +395,24 @@ STRAND_OP_ROW("batch_norm_relu (training, (B, C))", batch_norm_relu_in_training,
               normal({3}), normal({3}))
 STRAND_OP_ROW("batch_norm_relu (evaluation, fused ReLU)", batch_norm_relu_in_evaluation,
               normal({3, 2, 6}), normal({2}), normal({2}))
+STRAND_OP_ROW(
+    "batch_norm_relu_max_pool (training, window 3)",
+    [](auto& v) {
+      return batch_norm_relu_max_pool_with(v, true, Pool1DParams{3, 3, false});
+    },
+    normal({4, 3, 10}), normal({3}), normal({3}))
+STRAND_OP_ROW(
+    "batch_norm_relu_max_pool (training, window 3, stride 2, ceil_mode)",
+    [](auto& v) {
+      return batch_norm_relu_max_pool_with(v, true, Pool1DParams{3, 2, true});
+    },
+    normal({3, 2, 10}), normal({2}), normal({2}))
+STRAND_OP_ROW(
+    "batch_norm_relu_max_pool (evaluation, window 2)",
+    [](auto& v) {
+      return batch_norm_relu_max_pool_with(v, false, Pool1DParams{2, 2, false});
+    },
+    normal({3, 2, 7}), normal({2}), normal({2}))
 
 // ---- Pooling -----------------------------------------------------------------------------
 STRAND_OP_ROW(

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 #include "data/data_error.h"
 #include "variants/variant_reader.h"
@@ -144,12 +147,54 @@ TEST_CASE("variant reader: a NUL byte is an error, not a line cut short") {
         std::string::npos);
 }
 
-TEST_CASE("variant reader: ALT '.' is an error naming the line") {
-  const std::string message = error_of(
-      "v.vcf",
-      vcf_text("chr1\t100\trs1\tA\tG\t.\t.\t.\nchr1\t150\trs2\tC\t.\t.\t.\t.\n", {{"chr1", 1000}}));
-  CHECK(message.find("v.vcf:5: ALT is '.' (no alternate allele)") != std::string::npos);
-  CHECK(message.find("chr1:150") != std::string::npos);
+TEST_CASE("variant reader: ALT '.' (a monomorphic site, valid VCF) is a record with no ALT") {
+  // Issue 38: it aborted the whole file.
+  TempDir dir("reader-monomorphic");
+  write_text(dir.str("v.vcf"), vcf_text("chr1\t100\trs1\tA\tG\t.\t.\t.\n"
+                                        "chr1\t150\trs2\tC\t.\t.\t.\t.\n"
+                                        "chr1\t170\trs3\tT\tA\t.\t.\t.\n",
+                                        {{"chr1", 1000}}));
+  const std::vector<VariantRecord> records = read_all(dir.str("v.vcf"));
+  REQUIRE(records.size() == 3);
+  CHECK(records[1].id == "rs2");
+  CHECK(records[1].ref == "C");
+  CHECK(records[1].alts.empty());
+  CHECK(records[2].alts == std::vector<std::string>{"A"});
+  // In a chrombpnet TSV '.' is no allele ('-' is the empty one): still an error.
+  CHECK(error_of("v.tsv", "chr1\t100\tA\t.\n").find("write '-' for an empty allele") !=
+        std::string::npos);
+}
+
+TEST_CASE("variant reader: a directory, a missing file and a truncated bgzip file are named") {
+  TempDir dir("reader-paths");
+  std::filesystem::create_directories(dir.str("calls"));
+  // Issue 38: a directory was "missing or unreadable", a truncated file a column count.
+  const auto error = [](const std::string& path) -> std::string {
+    try {
+      VariantReader reader(path);
+    } catch (const data::DataError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(error(dir.str("calls")) == "variants file '" + dir.str("calls") +
+                                       "' is a directory; give a VCF, BCF or variant TSV file");
+  CHECK(error(dir.str("absent.vcf")) ==
+        "variants file '" + dir.str("absent.vcf") + "' does not exist");
+  if (std::system("command -v bgzip > /dev/null") != 0)
+    STRAND_SKIP("bgzip (Debian tabix) is missing");
+  std::string body;
+  for (int i = 1; i <= 20000; ++i) body += "chr1\t" + std::to_string(i) + "\t.\tA\tG\t.\t.\t.\n";
+  write_text(dir.str("v.vcf"), vcf_text(body, {{"chr1", 50000}}));
+  REQUIRE(std::system(("bgzip -f " + dir.str("v.vcf") + " 2>/dev/null").c_str()) == 0);
+  CHECK(read_all(dir.str("v.vcf.gz")).size() == 20000);
+  // Cut short, as an interrupted download leaves it.
+  const auto size = std::filesystem::file_size(dir.str("v.vcf.gz"));
+  std::filesystem::resize_file(dir.str("v.vcf.gz"), size / 2);
+  CHECK(error(dir.str("v.vcf.gz"))
+            .starts_with("variants file '" + dir.str("v.vcf.gz") +
+                         "' is truncated: its BGZF end-of-file marker is missing (an incomplete "
+                         "download or copy?)"));
 }
 
 TEST_CASE("variant reader: a VCF without its header is an error") {

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <csignal>
 
+#include "core/stop_signal.h"
 #include "data/data_error.h"
 #include "data/encoding.h"
 #include "data/warnings.h"
 #include "train/code_inference.h"
-#include "train/stop_signal.h"
 #include "variants/allele_windows.h"
 #include "variants/pair_forward.h"
 #include "variants/variant_scorer.h"
@@ -300,12 +300,12 @@ TEST_CASE("variant scorer: a stop request ends the run at the next batch, nothin
   for (int64_t p = 100; p < 1900; p += 50) body += snv("v", "chr1", p, scene.base(0, p), 'N');
   VariantScoringOptions options = testing::value_options(kWindow);
   options.chunk_variants = 4;
-  options.progress = [](const VariantSummary&) { train::request_stop(SIGINT); };
+  options.progress = [](const VariantSummary&) { request_stop(SIGINT); };
   MemorySink sink;
-  train::clear_stop_request();
+  clear_stop_request();
   const VariantSummary summary =
       score_variants(*scene.model, scene.vcf("v.vcf", body), scene.fasta(), sink, options);
-  train::clear_stop_request();
+  clear_stop_request();
   CHECK(summary.stop_signal == SIGINT);
   CHECK_FALSE(sink.committed);
   CHECK(summary.variants < 36);
