@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "kernels/cpu/gemm.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
 
@@ -25,6 +25,14 @@ float sum_lanes(__m512 v) {
   for (const float lane : lanes) sum += lane;
   return sum;
 }
+#elif defined(__AVX2__) && defined(__FMA__)
+float sum_lanes(__m256 v) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, v);
+  float sum = 0.0F;
+  for (const float lane : lanes) sum += lane;
+  return sum;
+}
 #endif
 
 // sum over i < n of a[i] * b[i].
@@ -37,6 +45,13 @@ float dot(const float* a, const float* b, int64_t n) {
     acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc);
   }
   sum = sum_lanes(acc);
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  for (; i + 16 <= n; i += 16) {
+    acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc[0]);
+    acc[1] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc[1]);
+  }
+  sum = sum_lanes(_mm256_add_ps(acc[0], acc[1]));
 #endif
   for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
@@ -74,6 +89,27 @@ float frobenius(const float* a, int64_t a_stride, const float* b, int64_t b_stri
   }
   sum = sum_lanes(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
   done = n;
+#elif defined(__AVX2__) && defined(__FMA__)
+  // The same with 8 lanes; the last n % 8 columns stay in the scalar loop below.
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps()};
+  done = n / 8 * 8;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = a + r * a_stride;
+    const float* y = b + r * b_stride;
+    int64_t i = 0;
+    for (; i + 32 <= done; i += 32) {
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) {
+        acc[q] =
+            _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * q), _mm256_loadu_ps(y + i + 8 * q), acc[q]);
+      }
+    }
+    for (int q = 0; i < done; i += 8, ++q) {
+      acc[q] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), acc[q]);
+    }
+  }
+  sum = sum_lanes(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
 #endif
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = done; i < n; ++i) sum += a[r * a_stride + i] * b[r * b_stride + i];
@@ -134,6 +170,36 @@ void transpose_change(const float* in, int64_t rows, int64_t width, float* out) 
     }
   }
 }
+#elif defined(__AVX2__) && defined(__FMA__)
+// The same in 8 x 8 tiles (unpack, shuffle, then swap the 128-bit halves); the ragged edges
+// element by element.
+void transpose_change(const float* in, int64_t rows, int64_t width, float* out) {
+  const int64_t rows8 = rows / 8 * 8, width8 = width / 8 * 8;
+  for (int64_t c0 = 0; c0 < rows8; c0 += 8) {
+    for (int64_t j0 = 0; j0 < width8; j0 += 8) {
+      __m256 r[8], t[8], s[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + (c0 + i) * width + j0);
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        s[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+      }
+      for (int i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(out + (j0 + i) * rows + c0, _mm256_permute2f128_ps(s[i], s[i + 4], 0x20));
+        _mm256_storeu_ps(out + (j0 + i + 4) * rows + c0,
+                         _mm256_permute2f128_ps(s[i], s[i + 4], 0x31));
+      }
+    }
+  }
+  for (int64_t c = 0; c < rows; ++c) {
+    for (int64_t j = c < rows8 ? width8 : 0; j < width; ++j) out[j * rows + c] = in[c * width + j];
+  }
+}
 #else
 void transpose_change(const float* in, int64_t rows, int64_t width, float* out) {
   for (int64_t c = 0; c < rows; ++c) {
@@ -145,7 +211,7 @@ void transpose_change(const float* in, int64_t rows, int64_t width, float* out) 
 }  // namespace
 
 struct ReluReadout::Scratch {
-  std::vector<uint32_t> pairs;     // the change in bfloat16 pairs: (ceil(C / 2), W)
+  std::vector<uint32_t> pairs;     // the change in bfloat16 or integer pairs: (ceil(C / 2), W)
   std::vector<float> norms;        // (W)
   std::vector<float> columns;      // the change transposed, (W, C), for the open units' dots
   std::vector<int32_t> open;       // the units the screen leaves undecided
@@ -260,9 +326,9 @@ void ReluReadout::add_change(const float* pre, const float* functional, const fl
   if (j1 > j0) {
     scratch.pairs.resize(static_cast<size_t>((c_count + 1) / 2 * width));
     scratch.norms.resize(static_cast<size_t>(width));
-    kernels::cpu::pack_change_screen_input(dx, c_count, width, scratch.pairs.data(),
-                                           scratch.norms.data());
     kernels::cpu::ChangeScreenWindow window;
+    window.input_step = kernels::cpu::pack_change_screen_input(
+        screen_, dx, width, scratch.pairs.data(), scratch.norms.data());
     window.dilation = dilation;
     window.pairs = scratch.pairs.data();
     window.norms = scratch.norms.data();

@@ -12,8 +12,9 @@
 //   dy_t = F_t . dx + V_t . (crop sums of dx) + the corrections of the units that switch,
 //   correction = relu(a + d) - relu(a) - m d.
 // Which units may switch comes from kernels/cpu/conv1d_change_screen.h: d
-// estimated in bfloat16 (twice the multiply-adds an instruction) with a bound of its error. On
-// the trained BPNet preset 0.37% of the last block's units stay undecided (0.33% switch); each
+// estimated in bfloat16 (AVX-512 BF16) or 16-bit integers (AVX2), twice the multiply-adds an
+// instruction, with a bound of its error. On the trained BPNet preset the bfloat16 screen
+// leaves 0.37% of the last block's units undecided (0.33% switch); each
 // gets its exact d in float (three dots of the input channels). The result is the block's exact
 // change summed in another order: equal to convolving it up to float rounding.
 //
@@ -32,8 +33,8 @@ namespace strand::explain {
 
 class ReluReadout {
  public:
-  /// Whether this build can screen the units (kernels/cpu/conv1d_change_screen.h); without it the
-  /// block is convolved.
+  /// Whether this build can screen the units (kernels/cpu/conv1d_change_screen.h: AVX-512 BF16
+  /// or AVX2); without it the block is convolved.
   static constexpr bool kAvailable = kernels::cpu::kChangeScreenAvailable;
 
   /// weight: the convolution's (O, C, K) float32, with `params`' padding and dilation, from

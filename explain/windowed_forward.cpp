@@ -226,7 +226,9 @@ struct WindowedForward::Step {
   int64_t kernel = 0;   // kConv
   Conv1DParams conv;    // kConv
   Tensor weight;        // kConv (O, C, K), kSparseDense (O, F)
+  Tensor by_position;   // kSparseDense: the weight as (L, C, O), F = C * L read position-major
   Tensor taps;          // kConv: the weight as (K, O, C), each tap an (O, C) matrix
+  Tensor flipped;       // kConv reading the sequence: (C, O, K), taps reversed (below)
   kernels::cpu::ChangeConvTaps packed_taps;  // kConv: the weight as conv1d_change reads it
   bool relu_follows = false;  // kConv: its one consumer is a ReLU, applied in conv1d_change
   bool adds_input = false;    // kConv: and that ReLU's one consumer adds it to the conv's input
@@ -282,6 +284,22 @@ namespace {
 using Step = WindowedForward::Step;
 
 // Classifies one layer of the plan given its inputs' steps.
+// A (O, C, K) weight as (C, O, K) with the taps reversed: flipped[c, o, j] = W[o, c, K - 1 - j].
+Tensor flipped_taps(const Tensor& weight) {
+  const int64_t o_count = weight.size(0), c_count = weight.size(1), k_count = weight.size(2);
+  Tensor flipped = Tensor::empty({c_count, o_count, k_count});
+  const float* w = weight.data<float>();
+  float* f = flipped.data<float>();
+  for (int64_t o = 0; o < o_count; ++o) {
+    for (int64_t c = 0; c < c_count; ++c) {
+      for (int64_t j = 0; j < k_count; ++j) {
+        f[(c * o_count + o) * k_count + j] = w[(o * c_count + c) * k_count + k_count - 1 - j];
+      }
+    }
+  }
+  return flipped;
+}
+
 void classify(Step& step, const std::vector<Step>& steps, const Shape& in_shape) {
   using Kind = Step::Kind;
   const std::string type = step.layer->type_name();
@@ -298,6 +316,7 @@ void classify(Step& step, const std::vector<Step>& steps, const Shape& in_shape)
     step.conv = conv->params_for_length(in_shape[1]);
     step.weight = conv->weight().value().contiguous();
     step.taps = step.weight.transpose(0, 2).transpose(1, 2).contiguous();  // (K, O, C)
+    if (step.inputs.size() == 1 && step.inputs[0] == 0) step.flipped = flipped_taps(step.weight);
   } else if ((type == "MaxPool1D" || type == "AvgPool1D") && one_local_input) {
     step.max_pool = type == "MaxPool1D";
     step.pool = step.max_pool ? dynamic_cast<MaxPool1D*>(step.layer)->params()
@@ -428,6 +447,10 @@ std::unique_ptr<WindowedForward> WindowedForward::make(Model& model, int64_t len
     classify(step, plan->steps_, step.input_shape);
     if (step.kind == Step::Kind::kSparseDense) {
       step.input_shape = plan->steps_[step.inputs[0]].input_shape;  // the Flatten's input's
+      step.by_position =
+          step.weight.reshape({step.weight.size(0), step.input_shape[0], step.input_shape[1]})
+              .transpose(0, 2)
+              .contiguous();
     }
     step_of[step.name] = plan->steps_.size();
     plan->steps_.push_back(std::move(step));
@@ -692,72 +715,94 @@ Tensor convolve_padded(const Step& step, const Value& v, const std::vector<int64
   return ops::conv1d(uniform ? v.change : rewindow(v, r, read), step.weight, Tensor(), params);
 }
 
-// A stride-1 convolution of the change tap by tap, over the change's columns only (a padded
-// conv1d would also multiply the zeros around it: twice the work for a residual block's window):
-// out[m, :, u] += W_k change[m, :, u - shift(m, k)]. Wide windows accumulate each tap's GEMM
-// straight into the output; narrow ones (a Basset layer's few columns) stack every alternate's
-// columns into one GEMM for all taps and add its rows at their shifts.
-Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
+// Alternate m's output column u reads input column u - tap_shift(m, k) through tap k.
+int64_t tap_shift(const Step& step, const Value& v, const Value& out, int64_t m, int64_t k) {
+  const auto i = static_cast<size_t>(m);
+  return v.starts[i] + step.conv.pad_left - k * step.conv.dilation - out.starts[i];
+}
+
+// convolve_taps for narrow windows (a Basset layer's few columns): every alternate's columns in
+// one GEMM for all taps, (M * W_in, C) @ (C, K * O). Row m * W_in + i holds input column i of
+// alternate m through every tap, so that an alternate's products lie together (as (K * O, M *
+// W_in), the rows of one alternate lay M * W_in apart and its short runs missed the cache on most
+// rows: 11% of a Basset ISM). Each row then adds to its output column as a run over the O
+// channels, in a (W_out, O) scratch transposed into place per alternate; the sums over taps run
+// in tap order.
+Tensor convolve_stacked_taps(const Step& step, const Value& v, const Value& out) {
   const auto m_count = static_cast<int64_t>(v.starts.size());
   const int64_t k_count = step.kernel, o_count = step.taps.size(1), c_count = step.taps.size(2);
   const int64_t w_in = v.width, w_out = out.width;
-  const bool wide = w_in >= 32;
-  const int64_t middle = k_count / 2;
-  // Wide windows: the middle tap's GEMM writes its columns (beta 0), the rest are zeroed.
-  Tensor result =
-      wide ? Tensor::empty({m_count, o_count, w_out}) : Tensor::zeros({m_count, o_count, w_out});
+  Tensor result = Tensor::empty({m_count, o_count, w_out});
   float* o = result.data<float>();
-  const float* taps = step.taps.data<float>();
   const float* d = v.change.data<float>();
-  const auto shift = [&](int64_t m, int64_t k) {
-    const auto i = static_cast<size_t>(m);
-    return v.starts[i] + step.conv.pad_left - k * step.conv.dilation - out.starts[i];
-  };
-  if (wide) {
-    for (int64_t m = 0; m < m_count; ++m) {
-      const int64_t s_mid = shift(m, middle);
-      const int64_t lo = std::clamp<int64_t>(s_mid, 0, w_out);
-      const int64_t hi = std::clamp<int64_t>(s_mid + w_in, lo, w_out);
-      for (int64_t oc = 0; oc < o_count; ++oc) {
-        float* row = o + (m * o_count + oc) * w_out;
-        std::fill(row, row + lo, 0.0F);
-        std::fill(row + hi, row + w_out, 0.0F);
-      }
-      for (int64_t i = 0; i < k_count; ++i) {
-        const int64_t k = (middle + i) % k_count;  // the middle tap first
-        const int64_t s = shift(m, k);
-        const int64_t v0 = std::max<int64_t>(0, -s), v1 = std::min(w_in, w_out - s);
-        if (v1 <= v0) continue;
-        kernels::cpu::gemm<float>(o_count, v1 - v0, c_count, taps + k * o_count * c_count, c_count,
-                                  1, d + m * c_count * w_in + v0, w_in, 1, i == 0 ? 0.0F : 1.0F,
-                                  o + m * o_count * w_out + s + v0, w_out);
-      }
-    }
-    return result;
-  }
-  // (K * O, C) @ (C, M * W_in): the change's columns side by side.
-  Tensor columns = Tensor::empty({c_count, m_count * w_in});
+  Tensor columns = Tensor::empty({m_count * w_in, c_count});
   float* col = columns.data<float>();
   for (int64_t m = 0; m < m_count; ++m) {
     for (int64_t c = 0; c < c_count; ++c) {
-      std::memcpy(col + c * m_count * w_in + m * w_in, d + (m * c_count + c) * w_in,
-                  static_cast<size_t>(w_in) * 4);
+      const float* from = d + (m * c_count + c) * w_in;
+      for (int64_t i = 0; i < w_in; ++i) col[(m * w_in + i) * c_count + c] = from[i];
     }
   }
-  const int64_t n = m_count * w_in;
-  Tensor product = Tensor::empty({k_count * o_count, n});
-  float* p = product.data<float>();
-  kernels::cpu::gemm<float>(k_count * o_count, n, c_count, taps, c_count, 1, col, n, 1, 0.0F, p, n);
+  const int64_t n = k_count * o_count;
+  Tensor product = Tensor::empty({m_count * w_in, n});
+  const float* p = product.data<float>();
+  // step.taps (K * O, C) read transposed.
+  kernels::cpu::gemm<float>(m_count * w_in, n, c_count, col, c_count, 1, step.taps.data<float>(), 1,
+                            c_count, 0.0F, product.data<float>(), n);
+  std::vector<float> sums(static_cast<size_t>(w_out * o_count));  // (W_out, O)
   for (int64_t m = 0; m < m_count; ++m) {
-    for (int64_t k = 0; k < k_count; ++k) {
+    std::fill(sums.begin(), sums.end(), 0.0F);
+    for (int64_t i = 0; i < w_in; ++i) {
+      for (int64_t k = 0; k < k_count; ++k) {
+        const int64_t u = i + tap_shift(step, v, out, m, k);
+        if (u < 0 || u >= w_out) continue;
+        float* to = sums.data() + u * o_count;
+        const float* from = p + (m * w_in + i) * n + k * o_count;
+#pragma omp simd
+        for (int64_t oc = 0; oc < o_count; ++oc) to[oc] += from[oc];
+      }
+    }
+    float* out_m = o + m * o_count * w_out;
+    for (int64_t oc = 0; oc < o_count; ++oc) {
+      for (int64_t u = 0; u < w_out; ++u) out_m[oc * w_out + u] = sums[u * o_count + oc];
+    }
+  }
+  return result;
+}
+
+// A stride-1 convolution of the change tap by tap, over the change's columns only (a padded
+// conv1d would also multiply the zeros around it: twice the work for a residual block's window):
+// out[m, :, u] += W_k change[m, :, u - shift(m, k)]. Wide windows accumulate each tap's GEMM
+// straight into the output; narrow ones go to convolve_stacked_taps.
+Tensor convolve_taps(const Step& step, const Value& v, const Value& out) {
+  if (v.width < 32) return convolve_stacked_taps(step, v, out);
+  const auto m_count = static_cast<int64_t>(v.starts.size());
+  const int64_t k_count = step.kernel, o_count = step.taps.size(1), c_count = step.taps.size(2);
+  const int64_t w_in = v.width, w_out = out.width;
+  const int64_t middle = k_count / 2;
+  // The middle tap's GEMM writes its columns (beta 0), the rest are zeroed.
+  Tensor result = Tensor::empty({m_count, o_count, w_out});
+  float* o = result.data<float>();
+  const float* taps = step.taps.data<float>();
+  const float* d = v.change.data<float>();
+  const auto shift = [&](int64_t m, int64_t k) { return tap_shift(step, v, out, m, k); };
+  for (int64_t m = 0; m < m_count; ++m) {
+    const int64_t s_mid = shift(m, middle);
+    const int64_t lo = std::clamp<int64_t>(s_mid, 0, w_out);
+    const int64_t hi = std::clamp<int64_t>(s_mid + w_in, lo, w_out);
+    for (int64_t oc = 0; oc < o_count; ++oc) {
+      float* row = o + (m * o_count + oc) * w_out;
+      std::fill(row, row + lo, 0.0F);
+      std::fill(row + hi, row + w_out, 0.0F);
+    }
+    for (int64_t i = 0; i < k_count; ++i) {
+      const int64_t k = (middle + i) % k_count;  // the middle tap first
       const int64_t s = shift(m, k);
       const int64_t v0 = std::max<int64_t>(0, -s), v1 = std::min(w_in, w_out - s);
-      for (int64_t oc = 0; oc < o_count; ++oc) {
-        float* row = o + (m * o_count + oc) * w_out + s;
-        const float* from = p + (k * o_count + oc) * n + m * w_in;
-#pragma omp simd
-        for (int64_t j = v0; j < v1; ++j) row[j] += from[j];
-      }
+      if (v1 <= v0) continue;
+      kernels::cpu::gemm<float>(o_count, v1 - v0, c_count, taps + k * o_count * c_count, c_count, 1,
+                                d + m * c_count * w_in + v0, w_in, 1, i == 0 ? 0.0F : 1.0F,
+                                o + m * o_count * w_out + s + v0, w_out);
     }
   }
   return result;
@@ -798,7 +843,10 @@ Tensor convolve_in_registers(const StepInputs& in, const Value& v, const Value& 
 // A dense-stride, undilated convolution of the sequence's change over a few columns (a
 // substitution's, an MNV's), a few +-1 entries: each adds its weight column's taps to a run of
 // output columns, with no GEMM call (whose fixed cost was most of this step's: about 2% of a
-// BPNet ISM). Wider changes (an indel's shifted tail) stay with the GEMMs.
+// BPNet ISM). Wider changes (an indel's shifted tail) stay with the GEMMs. The taps are read
+// reversed (`flipped`), so that each output row's run reads its taps forwards, and where the
+// output window is one kernel wide and the run covers it (a substitution away from the ends),
+// the output's rows and the flipped taps' line up: one run over all output channels at once.
 constexpr int64_t kMaxSequenceChangeColumns = 16;
 
 Tensor convolve_sequence_change(const Step& step, const Value& v, const Value& out) {
@@ -806,7 +854,7 @@ Tensor convolve_sequence_change(const Step& step, const Value& v, const Value& o
   const int64_t o_count = step.weight.size(0), c_count = step.weight.size(1);
   const int64_t k_count = step.kernel, w_in = v.width, w_out = out.width;
   Tensor result = Tensor::zeros({m_count, o_count, w_out});
-  const float* weight = step.weight.data<float>();  // (O, C, K)
+  const float* flipped = step.flipped.data<float>();  // (C, O, K): W[o, c, K - 1 - j]
   const float* d = v.change.data<float>();
   float* o = result.data<float>();
   for (int64_t m = 0; m < m_count; ++m) {
@@ -817,15 +865,23 @@ Tensor convolve_sequence_change(const Step& step, const Value& v, const Value& o
       const int64_t u0 = std::max<int64_t>(0, t + base - (k_count - 1));
       const int64_t u1 = std::min(w_out, t + base + 1);
       if (u1 <= u0) continue;
+      // Output column u reads flipped entry j = u + skew (tap last - u, last = t + base).
+      const int64_t skew = k_count - 1 - (t + base);
+      float* rows = o + m * o_count * w_out;
       for (int64_t c = 0; c < c_count; ++c) {
         const float value = d[(m * c_count + c) * w_in + t];
         if (value == 0.0F) continue;
-        for (int64_t oc = 0; oc < o_count; ++oc) {
-          float* row = o + (m * o_count + oc) * w_out;
-          const float* taps = weight + (oc * c_count + c) * k_count;
-          const int64_t last = t + base;  // the tap of output column u is last - u
+        const float* taps = flipped + c * o_count * k_count;
+        if (w_out == k_count && u0 == 0 && u1 == k_count) {  // skew is 0: rows line up
 #pragma omp simd
-          for (int64_t u = u0; u < u1; ++u) row[u] += value * taps[last - u];
+          for (int64_t x = 0; x < o_count * k_count; ++x) rows[x] += value * taps[x];
+          continue;
+        }
+        for (int64_t oc = 0; oc < o_count; ++oc) {
+          float* row = rows + oc * w_out;
+          const float* tap = taps + oc * k_count + skew;
+#pragma omp simd
+          for (int64_t u = u0; u < u1; ++u) row[u] += value * tap[u];
         }
       }
     }
@@ -1072,11 +1128,14 @@ Value global_max_value(const StepInputs& in) {
 }
 
 // ref + W[:, columns of the changed positions] * change, over the hull of the batch's windows.
+// The weight's columns of a run of positions are one contiguous block of `by_position`, so the
+// change is transposed to position-major instead (it is far smaller than those columns, which
+// were copied out of the (O, C, L) weight on every call: 9% of a Basset ISM).
 Value sparse_dense_value(const StepInputs& in) {
   const Value& v = in.value(0);
-  const int64_t channels = in.step.input_shape[0], l = in.step.input_shape[1];
+  const int64_t channels = in.step.input_shape[0];
   const auto m_count = static_cast<int64_t>(in.slots.size());
-  int64_t h0 = l, h1 = 0;
+  int64_t h0 = in.step.input_shape[1], h1 = 0;
   for (const int64_t a : v.starts) {
     h0 = std::min(h0, a);
     h1 = std::max(h1, a + v.width);
@@ -1084,13 +1143,13 @@ Value sparse_dense_value(const StepInputs& in) {
   Value out;
   out.full = reference_rows(in.own_reference(), in.slots);  // (M, O)
   const std::vector<int64_t> hull_starts(static_cast<size_t>(m_count), h0);
-  const Tensor rows = rewindow(v, hull_starts, h1 - h0).reshape({m_count, channels * (h1 - h0)});
-  const int64_t o_count = in.step.weight.size(0);
-  const Tensor columns = in.step.weight.reshape({o_count, channels, l})
-                             .slice(2, h0, h1)
-                             .contiguous()
-                             .reshape({o_count, channels * (h1 - h0)});
-  out.full.add_(ops::matmul(rows.contiguous(), columns.transpose(0, 1)));
+  const int64_t o_count = in.step.weight.size(0), hull = h1 - h0;
+  const Tensor rows = rewindow(v, hull_starts, hull)  // (M, C, hull) -> (M, hull * C)
+                          .transpose(1, 2)
+                          .contiguous()
+                          .reshape({m_count, hull * channels});
+  const Tensor columns = in.step.by_position.slice(0, h0, h1).reshape({hull * channels, o_count});
+  out.full.add_(ops::matmul(rows, columns));
   return out;
 }
 

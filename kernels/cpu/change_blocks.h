@@ -1,15 +1,14 @@
 // The register blocks of the change convolutions (kernels/cpu/conv1d_change.h and
 // conv1d_change_screen.h): a block of output columns, the columns each tap reaches in it, and
-// the lane masks of its 16-lane vectors. Internal to those kernels' .cpp files.
+// the grid of its vectors (16 lanes with AVX-512, 8 with AVX2: kernels/cpu/float_vectors.h).
+// Internal to those kernels' .cpp files.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/float_vectors.h"
 
 namespace strand::kernels::cpu::change_blocks {
 
@@ -30,11 +29,12 @@ inline TapColumns tap_columns(const BlockColumns& b, int64_t shift, int64_t w_in
   return {first, lo, std::clamp<int64_t>(w_in - first, lo, b.hi)};
 }
 
-inline constexpr int64_t kLanes = 16;
-inline constexpr int64_t kVectors = 3;  // columns per register block: 48
+// The lanes of a vector (16 where no vectors are built: the portable loops do not use the grid).
+inline constexpr int64_t kLanes = float_vectors::kAvailable ? float_vectors::kLanes : 16;
+inline constexpr int64_t kVectors = 3;  // columns per register block: 48 (AVX-512) or 24 (AVX2)
 inline constexpr int64_t kBlockColumns = kLanes * kVectors;
 
-// Where the first block starts (0 or a column in (-16, 0)): the vector grid that wastes the
+// Where the first block starts (0 or a column in (-kLanes, 0)): the vector grid that wastes the
 // fewest lanes at the ends of the taps' column ranges, for k_count taps where tap k reads input
 // column j - (shift0 - k * dilation) of w_in for output column j of w_out. A tap whose columns
 // start or end inside a vector multiplies the whole vector, and windows clipped at a crop or a
@@ -57,7 +57,7 @@ inline int64_t vector_grid_origin(int64_t k_count, int64_t dilation, int64_t shi
     const TapColumns t = tap_columns({0, 0, w_out}, shift0 - k * dilation, w_in);
     if (t.hi <= t.lo) continue;
     for (const int64_t edge : {t.lo, t.hi}) {
-      const int64_t origin = -((kLanes - edge % kLanes) % kLanes);  // in (-16, 0]
+      const int64_t origin = -((kLanes - edge % kLanes) % kLanes);  // in (-kLanes, 0]
       const int64_t waste = waste_of(origin);
       if (waste < least) {
         least = waste;
@@ -91,13 +91,7 @@ template <typename F>
 }
 
 #if defined(__AVX512F__)
-// Lanes [lo, hi) of a 16-lane vector, each bound clamped to [0, 16].
-inline __mmask16 lanes(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, kLanes);
-  hi = std::clamp<int64_t>(hi, lo, kLanes);
-  const uint32_t upto_hi = (uint32_t{1} << hi) - 1U, below_lo = (uint32_t{1} << lo) - 1U;
-  return static_cast<__mmask16>(upto_hi & ~below_lo);
-}
+using float_vectors::lanes;  // 16-lane masks (the bfloat16 screen's)
 #endif
 
 }  // namespace strand::kernels::cpu::change_blocks

@@ -7,9 +7,7 @@
 #include <limits>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/float_vectors.h"
 
 namespace strand::kernels::cpu {
 
@@ -51,26 +49,29 @@ using change_blocks::kLanes;
 using change_blocks::kVectors;
 using change_blocks::tap_columns;
 using change_blocks::TapColumns;
-#if defined(__AVX512F__)
-using change_blocks::lanes;
-#endif
 
-#if defined(__AVX512F__)
-constexpr __mmask16 kAll = 0xFFFF;
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+namespace fv = float_vectors;
+using fv::lanes;
+using fv::Mask;
+using fv::Vector;
+
 // Columns at an end of a tap's range that go to accumulate_columns rather than a vector whose
-// other lanes are masked off (4, 8 and 12 measured the same on BPNet ISM).
-constexpr int64_t kFewColumns = 4;
+// other lanes are masked off (4, 8 and 12 measured the same on BPNet ISM with AVX-512). Without
+// free masked loads every partial vector goes there, so that the inner loop loads whole vectors.
+constexpr int64_t kFewColumns = fv::kMaskedLoadsAreFree ? 4 : kLanes - 1;
 
-using Accumulators = __m512[kChangeConvRows][kVectors];
+using Accumulators = Vector[kChangeConvRows][kVectors];
 
-// acc[.][kFirst, kEnd) += one tap's weights (C, 8) times the input rows at `row` (stride w_in),
-// each vector's lanes masked by `masks`. The vectors a tap does not reach are not multiplied.
+// acc[.][kFirst, kEnd) += one tap's weights (C, rows) times the input rows at `row` (stride
+// w_in), each vector's lanes masked by `masks` (all set without free masked loads: see
+// kFewColumns). The vectors a tap does not reach are not multiplied.
 // With kPrefetch (the first block of rows of a column block), the same columns of the next
 // column block are fetched meanwhile: the rows lie w_in apart, too many streams for the
 // hardware's prefetchers, and every other block of rows finds them in cache.
 template <int kFirst, int kEnd, bool kPrefetch>
 inline void accumulate_tap(Accumulators& acc, const float* w, const float* row, int64_t c_count,
-                           int64_t w_in, const __mmask16* masks) {
+                           int64_t w_in, const Mask* masks) {
   for (int64_t c = 0; c < c_count; ++c, row += w_in, w += kChangeConvRows) {
     if constexpr (kPrefetch) {
 #pragma GCC unroll 3
@@ -78,14 +79,20 @@ inline void accumulate_tap(Accumulators& acc, const float* w, const float* row, 
         _mm_prefetch(reinterpret_cast<const char*>(row + kBlockColumns + v * kLanes), _MM_HINT_T0);
       }
     }
-    __m512 b[kVectors];
+    Vector b[kVectors];
 #pragma GCC unroll 3
-    for (int v = kFirst; v < kEnd; ++v) b[v] = _mm512_maskz_loadu_ps(masks[v], row + v * kLanes);
+    for (int v = kFirst; v < kEnd; ++v) {
+      if constexpr (fv::kMaskedLoadsAreFree) {
+        b[v] = fv::load(masks[v], row + v * kLanes);
+      } else {
+        b[v] = fv::load(row + v * kLanes);
+      }
+    }
 #pragma GCC unroll 8
     for (int64_t r = 0; r < kChangeConvRows; ++r) {
-      const __m512 weight = _mm512_set1_ps(w[r]);
+      const Vector weight = fv::broadcast(w[r]);
 #pragma GCC unroll 3
-      for (int v = kFirst; v < kEnd; ++v) acc[r][v] = _mm512_fmadd_ps(weight, b[v], acc[r][v]);
+      for (int v = kFirst; v < kEnd; ++v) acc[r][v] = fv::fmadd(weight, b[v], acc[r][v]);
     }
   }
 }
@@ -93,7 +100,7 @@ inline void accumulate_tap(Accumulators& acc, const float* w, const float* row, 
 // accumulate_tap over vectors [first, end) of the block.
 template <bool kPrefetch>
 void accumulate_reached(int64_t first, int64_t end, Accumulators& acc, const float* w,
-                        const float* row, int64_t c_count, int64_t w_in, const __mmask16* masks) {
+                        const float* row, int64_t c_count, int64_t w_in, const Mask* masks) {
   change_blocks::with_vector_range(first, end, [&](auto from, auto to) {
     accumulate_tap<decltype(from)::value, decltype(to)::value, kPrefetch>(acc, w, row, c_count,
                                                                           w_in, masks);
@@ -115,34 +122,31 @@ void accumulate_columns(const ChangeConvTaps& taps, int64_t k, const float* row,
   const float* weights = taps.by_column.data() + k * c_count * o_pad;  // (C, padded_out)
   for (int64_t j = lo; j < hi; ++j) {
     const float* x = row + j;  // x[c * w_in]: input channel c at this column
-    for (int64_t o = 0; o < o_pad; o += 4 * kLanes) {
+    for (int64_t o = 0; o < o_pad; o += 4 * kLanes) {  // padded_out is a multiple of 64
       // Two sets of four accumulators (even and odd channels), so that eight chains of
       // multiply-adds run at once.
-      __m512 sums[8];
+      Vector sums[8];
 #pragma GCC unroll 8
-      for (auto& sum : sums) sum = _mm512_setzero_ps();
+      for (auto& sum : sums) sum = fv::zero();
       const float* w = weights + o;
       int64_t c = 0;
       for (; c + 2 <= c_count; c += 2, w += 2 * o_pad) {
-        const __m512 even = _mm512_set1_ps(x[c * w_in]), odd = _mm512_set1_ps(x[(c + 1) * w_in]);
+        const Vector even = fv::broadcast(x[c * w_in]), odd = fv::broadcast(x[(c + 1) * w_in]);
 #pragma GCC unroll 4
         for (int64_t v = 0; v < 4; ++v) {
-          sums[v] = _mm512_fmadd_ps(even, _mm512_loadu_ps(w + v * kLanes), sums[v]);
-          sums[4 + v] = _mm512_fmadd_ps(odd, _mm512_loadu_ps(w + o_pad + v * kLanes), sums[4 + v]);
+          sums[v] = fv::fmadd(even, fv::load(w + v * kLanes), sums[v]);
+          sums[4 + v] = fv::fmadd(odd, fv::load(w + o_pad + v * kLanes), sums[4 + v]);
         }
       }
       if (c < c_count) {
-        const __m512 last = _mm512_set1_ps(x[c * w_in]);
+        const Vector last = fv::broadcast(x[c * w_in]);
 #pragma GCC unroll 4
-        for (int64_t v = 0; v < 4; ++v) {
-          sums[v] = _mm512_fmadd_ps(last, _mm512_loadu_ps(w + v * kLanes), sums[v]);
-        }
+        for (int64_t v = 0; v < 4; ++v)
+          sums[v] = fv::fmadd(last, fv::load(w + v * kLanes), sums[v]);
       }
       alignas(64) float column[4 * kLanes];
 #pragma GCC unroll 4
-      for (int64_t v = 0; v < 4; ++v) {
-        _mm512_store_ps(column + v * kLanes, _mm512_add_ps(sums[v], sums[4 + v]));
-      }
+      for (int64_t v = 0; v < 4; ++v) fv::store(column + v * kLanes, fv::add(sums[v], sums[4 + v]));
       float* to = ends.sums + o * kBlockColumns + j;
       if ((ends.written >> j & 1U) != 0) {
         for (int64_t r = 0; r < 4 * kLanes; ++r) to[r * kBlockColumns] += column[r];
@@ -160,7 +164,7 @@ struct TapPlan {
   int64_t tap;
   const float* row;
   int64_t first, end;
-  __mmask16 masks[kVectors];
+  Mask masks[kVectors];
 };
 
 // The taps' plans for block b (those with vector work), written to `plans`; returns how many,
@@ -193,40 +197,43 @@ int64_t plan_block(const ChangeConvTaps& taps, const ChangeConvWindow& window,
   return count;
 }
 
-// The epilogue of rows [o0, o0 + 8) and a block's columns: keep the valid lanes,
+// The epilogue of rows [o0, o0 + kChangeConvRows) and a block's columns: keep the valid lanes,
 // apply the ReLU and the residual input, write.
 void write_block(const Accumulators& acc, const EndColumns& ends, const ChangeConvTaps& taps,
                  const ChangeConvWindow& window, const ChangeConvEpilogue& epilogue, int64_t o0,
                  const BlockColumns& b) {
   const int64_t rows = std::min(kChangeConvRows, taps.out_channels - o0);
-  const __m512 zero = _mm512_setzero_ps();
+  const Vector zero = fv::zero();
 #pragma GCC unroll 3
   for (int64_t v = 0; v < kVectors; ++v) {
-    const __mmask16 keep = lanes(b.lo - v * kLanes, b.hi - v * kLanes);
-    if (keep == 0) continue;
+    const Mask keep = lanes(b.lo - v * kLanes, b.hi - v * kLanes);
+    if (fv::none(keep)) continue;
+    // Whole vectors are stored unmasked where masked stores cost more (AVX2's vmaskmovps).
+    const bool whole = !fv::kMaskedLoadsAreFree && fv::full(keep);
     const int64_t j = b.j0 + v * kLanes, i = j - epilogue.input_shift;  // i: the input's column
-    const __mmask16 inside = epilogue.add_input ? keep & lanes(-i, window.w_in - i) : 0;
-    const auto written = static_cast<__mmask16>(ends.written >> (v * kLanes));
+    const Mask inside =
+        epilogue.add_input ? fv::both(keep, lanes(-i, window.w_in - i)) : lanes(0, 0);
+    const Mask written = fv::from_bits(ends.written >> (v * kLanes));
 #pragma GCC unroll 8
     for (int64_t r = 0; r < kChangeConvRows; ++r) {
       if (r >= rows) break;
       const int64_t o = o0 + r;
-      __m512 x = acc[r][v];
-      if (written != 0) {
-        x = _mm512_add_ps(
-            x, _mm512_maskz_loadu_ps(written, ends.sums + o * kBlockColumns + v * kLanes));
+      Vector x = acc[r][v];
+      if (!fv::none(written)) {
+        x = fv::add(x, fv::load(written, ends.sums + o * kBlockColumns + v * kLanes));
       }
       if (epilogue.relu_reference != nullptr) {
-        const __m512 ref = _mm512_maskz_loadu_ps(
-            keep, epilogue.relu_reference + o * epilogue.reference_stride + j);
-        // The maskz form: GCC 12 warns about the plain one's undefined pass-through operand.
-        x = _mm512_sub_ps(_mm512_maskz_max_ps(kAll, _mm512_add_ps(ref, x), zero),
-                          _mm512_maskz_max_ps(kAll, ref, zero));
+        const Vector ref =
+            fv::load(keep, epilogue.relu_reference + o * epilogue.reference_stride + j);
+        x = fv::sub(fv::max(fv::add(ref, x), zero), fv::max(ref, zero));
       }
       // Masked-off lanes are never read (the address may lie outside d).
-      if (inside != 0)
-        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(inside, window.d + o * window.w_in + i));
-      _mm512_mask_storeu_ps(window.out + o * window.w_out + j, keep, x);
+      if (!fv::none(inside)) x = fv::add(x, fv::load(inside, window.d + o * window.w_in + i));
+      if (whole) {
+        fv::store(window.out + o * window.w_out + j, x);
+      } else {
+        fv::store(window.out + o * window.w_out + j, keep, x);
+      }
     }
   }
 }
@@ -253,20 +260,21 @@ void prefetch_epilogue(const ChangeConvWindow& window, const ChangeConvEpilogue&
   }
 }
 
-// Output rows [o0, o0 + 8) and the columns of block b (at most 48): eight rows by three
-// vectors of multiply-adds in registers over every planned tap and input channel, then written
-// once. `a` is the block's packed taps (K, C, 8); `ends` the end columns' sums.
+// Output rows [o0, o0 + kChangeConvRows) and the columns of block b (at most kBlockColumns):
+// the rows by three vectors of multiply-adds in registers over every planned tap and input
+// channel, then written once. `a` is the block's packed taps (K, C, kChangeConvRows); `ends` the
+// end columns' sums.
 void change_block(const ChangeConvTaps& taps, const float* a, const ChangeConvWindow& window,
                   const ChangeConvEpilogue& epilogue, int64_t o0, const BlockColumns& b,
                   const TapPlan* plans, int64_t plan_count, const EndColumns& ends) {
   const int64_t c_count = taps.in_channels, w_in = window.w_in;
   // Every index into acc is a constant once the loops are unrolled, so that it lives in 24
-  // registers rather than on the stack.
+  // (AVX-512) or 12 (AVX2) registers rather than on the stack.
   Accumulators acc;
 #pragma GCC unroll 8
   for (int64_t r = 0; r < kChangeConvRows; ++r) {
 #pragma GCC unroll 3
-    for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
+    for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = fv::zero();
   }
   prefetch_epilogue(window, epilogue, o0, b.j0);
   for (int64_t p = 0; p < plan_count; ++p) {
@@ -288,7 +296,7 @@ void conv1d_change(const ChangeConvTaps& taps, const ChangeConvWindow& window,
                    const ChangeConvEpilogue& epilogue) {
   const int64_t o_count = taps.out_channels, c_count = taps.in_channels;
   const int64_t block_floats = taps.taps * c_count * kChangeConvRows;
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
   // Per thread, kept between calls: the taps' plans and the end columns' sums of a block.
   thread_local std::vector<TapPlan> plans;
   thread_local std::vector<float> extra;

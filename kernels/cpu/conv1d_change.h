@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/float_vectors.h"
+
 namespace strand::kernels::cpu {
 
 /// The taps of a Conv1D weight (O, C, K) laid out for conv1d_change: blocks of
@@ -31,16 +33,18 @@ struct ChangeConvTaps {
   int64_t out_channels = 0, in_channels = 0, taps = 0, padded_out = 0;
 };
 
-/// Output channels per register block.
-inline constexpr int64_t kChangeConvRows = 8;
-
-/// Whether conv1d_change keeps its blocks in registers (AVX-512); the portable loops are for
-/// correctness only, and callers without it do better with one library GEMM per tap.
+/// Output channels per register block: 8 rows of 3 vectors with AVX-512's 32 registers, 4 with
+/// AVX2's 16 (12 accumulators, 3 columns of the change, 1 weight).
 #if defined(__AVX512F__)
-inline constexpr bool kChangeConvInRegisters = true;
+inline constexpr int64_t kChangeConvRows = 8;
 #else
-inline constexpr bool kChangeConvInRegisters = false;
+inline constexpr int64_t kChangeConvRows = 4;
 #endif
+
+/// Whether conv1d_change keeps its blocks in registers (AVX-512, or AVX2 with FMA); the portable
+/// loops are for correctness only, and callers without it do better with one library GEMM per
+/// tap.
+inline constexpr bool kChangeConvInRegisters = float_vectors::kAvailable;
 
 /// Packs a contiguous float weight (O, C, K).
 ChangeConvTaps pack_change_conv_taps(const float* weight, int64_t out_channels, int64_t in_channels,

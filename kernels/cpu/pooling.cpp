@@ -1,5 +1,6 @@
 // 1-D pooling CPU kernels: the readable oracles, and the fast versions (forward passes
-// vectorised across output positions with AVX-512 gathers) (contracts: kernels/cpu/pooling.h).
+// vectorised across output positions with AVX-512 or AVX2 gathers) (contracts:
+// kernels/cpu/pooling.h).
 #include "kernels/cpu/pooling.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include "kernels/cpu/strided_loop.h"
 #include "kernels/pooling_math.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -99,19 +100,101 @@ void avg_full_windows_avx512(const Pool1DGeometry& g, int64_t full, const float*
   }
 }
 
+#elif defined(__AVX2__)
+// As the AVX-512 kernels above, 8 outputs at a time, the lane masks as vectors of all-ones lanes.
+struct WindowLanes {
+  int64_t count;  // valid lanes [0, count)
+  __m256i valid;
+  __m256i start;  // the first position of each lane's window
+};
+inline WindowLanes window_lanes(const Pool1DGeometry& g, int64_t t0, int64_t full) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int64_t count = std::min<int64_t>(full - t0, 8);
+  const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(count)), lane);
+  const __m256i t = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int32_t>(t0)), lane);
+  return {count, valid, _mm256_mullo_epi32(t, _mm256_set1_epi32(static_cast<int32_t>(g.stride)))};
+}
+
+// Lanes outside `valid` are not read (their positions may lie past the row).
+inline __m256 gather_lanes(const float* row, __m256i p, __m256i valid) {
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), row, p, _mm256_castsi256_ps(valid), 4);
+}
+
+void max_full_windows_avx2(const Pool1DGeometry& g, int64_t full, const float* row, float* out,
+                           int64_t* argmax) {
+  for (int64_t t0 = 0; t0 < full; t0 += 8) {
+    const WindowLanes lanes = window_lanes(g, t0, full);
+    __m256 best = gather_lanes(row, lanes.start, lanes.valid);
+    __m256i best_p = lanes.start;
+    for (int64_t j = 1; j < g.kernel; ++j) {
+      const __m256i p = _mm256_add_epi32(lanes.start, _mm256_set1_epi32(static_cast<int32_t>(j)));
+      const __m256 v = gather_lanes(row, p, lanes.valid);
+      // The oracle's rule: a later value wins when larger or NaN, unless the best is NaN.
+      const __m256 v_nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+      const __m256 best_nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
+      const __m256 take =
+          _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_andnot_ps(best_nan, v_nan));
+      best = _mm256_blendv_ps(best, v, take);
+      best_p = _mm256_castps_si256(
+          _mm256_blendv_ps(_mm256_castsi256_ps(best_p), _mm256_castsi256_ps(p), take));
+    }
+    const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(best_p));
+    const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(best_p, 1));
+    if (lanes.count == 8) {
+      _mm256_storeu_ps(out + t0, best);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(argmax + t0), low);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(argmax + t0 + 4), high);
+    } else {  // the row's last outputs
+      alignas(32) float values[8];
+      alignas(32) int64_t positions[8];
+      _mm256_store_ps(values, best);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(positions), low);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(positions + 4), high);
+      std::copy_n(values, lanes.count, out + t0);
+      std::copy_n(positions, lanes.count, argmax + t0);
+    }
+  }
+}
+
+void avg_full_windows_avx2(const Pool1DGeometry& g, int64_t full, const float* row, float* out) {
+  const __m256 count = _mm256_set1_ps(static_cast<float>(g.kernel));
+  for (int64_t t0 = 0; t0 < full; t0 += 8) {
+    const WindowLanes lanes = window_lanes(g, t0, full);
+    __m256 total = _mm256_setzero_ps();  // summed in the oracle's order, from zero
+    for (int64_t j = 0; j < g.kernel; ++j) {
+      const __m256i p = _mm256_add_epi32(lanes.start, _mm256_set1_epi32(static_cast<int32_t>(j)));
+      total = _mm256_add_ps(total, gather_lanes(row, p, lanes.valid));
+    }
+    const __m256 mean = _mm256_div_ps(total, count);
+    if (lanes.count == 8) {
+      _mm256_storeu_ps(out + t0, mean);
+    } else {
+      alignas(32) float values[8];
+      _mm256_store_ps(values, mean);
+      std::copy_n(values, lanes.count, out + t0);
+    }
+  }
+}
+#endif
+
+#if defined(__AVX512F__) || defined(__AVX2__)
 // The gathers address a row with int32 positions.
 bool fits_int32_lanes(const Pool1DGeometry& g) {
   return g.length <= std::numeric_limits<int32_t>::max();
 }
 #endif
 
-// The full windows of one row; float rows vectorised where AVX-512 is available.
+// The full windows of one row; float rows vectorised where AVX-512 or AVX2 is available.
 template <typename T>
 void max_full_windows(const Pool1DGeometry& g, int64_t full, const T* row, T* out,
                       int64_t* argmax) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
     if (fits_int32_lanes(g)) return max_full_windows_avx512(g, full, row, out, argmax);
+  }
+#elif defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (fits_int32_lanes(g)) return max_full_windows_avx2(g, full, row, out, argmax);
   }
 #endif
   for (int64_t t = 0; t < full; ++t) max_window(g, row, t, out, argmax);
@@ -122,6 +205,10 @@ void avg_full_windows(const Pool1DGeometry& g, int64_t full, const T* row, T* ou
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
     if (fits_int32_lanes(g)) return avg_full_windows_avx512(g, full, row, out);
+  }
+#elif defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (fits_int32_lanes(g)) return avg_full_windows_avx2(g, full, row, out);
   }
 #endif
   for (int64_t t = 0; t < full; ++t) avg_window(g, row, t, out);

@@ -1,10 +1,10 @@
 // 1-D pooling CPU kernels: max (with the first argmax of each window; a NaN wins, as in PyTorch)
 // and average, forward and backward. All tensors contiguous:
 //   x, grad_x: (rows, L); out, argmax, grad_out: (rows, L_out). argmax holds positions in the row.
-// The fast forward passes vectorise across output positions (16 windows at a time, AVX-512
-// gathers, float32); the backward passes are the oracles' loops split across threads (a fill and
-// a scatter, bound by memory). The *_reference versions are the readable loops, one window at a
-// time, and the oracles of tests/kernels.
+// The fast forward passes vectorise across output positions (16 windows at a time with AVX-512
+// gathers, 8 with AVX2's, float32); the backward passes are the oracles' loops split across threads
+// (a fill and a scatter, bound by memory). The *_reference versions are the readable loops, one
+// window at a time, and the oracles of tests/kernels.
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,8 @@ using testing::random_values;
 }  // namespace
 
 TEST_CASE("ReluReadout equals the block's convolved change read out, switching units included") {
-  if (!explain::ReluReadout::kAvailable) STRAND_SKIP("this build has no AVX-512 BF16");
+  if (!explain::ReluReadout::kAvailable)
+    STRAND_SKIP("this build has neither AVX-512 BF16 nor AVX2");
   const int64_t channels = 40, taps = 3, dilation = 4, length = 160, readouts = 2;
   const int64_t crop_lo = 30, crop_hi = 130;
   Conv1DParams params;

@@ -1,12 +1,14 @@
 // kernels/cpu/conv1d_change_screen.h against a float64 oracle: every unit whose ReLU the change
 // switches is left undecided (whatever else is), units far from zero are decided, and the input
-// packing rounds to bfloat16 and sums the columns' magnitudes.
+// packing rounds to bfloat16 (AVX-512 BF16) or to 16-bit integers of one step (AVX2) and sums
+// the columns' magnitudes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -47,7 +49,7 @@ void oracle(const ScreenCase& c, const std::vector<float>& weight, const std::ve
 }  // namespace
 
 TEST_CASE("screen_relu_crossings leaves every switching unit undecided") {
-  if (!cpu::kChangeScreenAvailable) STRAND_SKIP("this build has no AVX-512 BF16");
+  if (!cpu::kChangeScreenAvailable) STRAND_SKIP("this build has neither AVX-512 BF16 nor AVX2");
   const std::vector<ScreenCase> cases = {
       {64, 64, 3, 256, 529, 256, 1041},  // a BPNet block's whole window
       {64, 64, 3, 8, 33, 5, 40},         // clipped: taps leave the output on the right
@@ -64,6 +66,12 @@ TEST_CASE("screen_relu_crossings leaves every switching unit undecided") {
     const auto weight = random_values<float>(c.out_channels * c.in_channels * c.taps, 31);
     auto d = random_values<float>(c.in_channels * c.w_in, 32);
     for (size_t i = 0; i < d.size(); i += 7) d[i] = 0.0F;  // zeros, as a change has
+    // Columns far smaller than the largest, as a change fading away from its allele has: the
+    // integer screen's step is the largest column's.
+    for (int64_t ch = 0; ch < c.in_channels; ++ch) {
+      for (int64_t i = c.w_in / 2; i < c.w_in; ++i)
+        d[static_cast<size_t>(ch * c.w_in + i)] *= 1e-3F;
+    }
     std::vector<double> change, magnitude;
     oracle(c, weight, d, change, magnitude);
     // References: a third sit where the change pushes them across zero or just short of it, a
@@ -85,8 +93,9 @@ TEST_CASE("screen_relu_crossings leaves every switching unit undecided") {
         cpu::pack_change_screen_taps(weight.data(), c.out_channels, c.in_channels, c.taps);
     std::vector<uint32_t> pairs(static_cast<size_t>((c.in_channels + 1) / 2 * c.w_in));
     std::vector<float> norms(static_cast<size_t>(c.w_in));
-    cpu::pack_change_screen_input(d.data(), c.in_channels, c.w_in, pairs.data(), norms.data());
     cpu::ChangeScreenWindow window;
+    window.input_step =
+        cpu::pack_change_screen_input(taps, d.data(), c.w_in, pairs.data(), norms.data());
     window.dilation = c.dilation;
     window.pairs = pairs.data();
     window.norms = norms.data();
@@ -114,35 +123,82 @@ TEST_CASE("screen_relu_crossings leaves every switching unit undecided") {
   }
 }
 
-TEST_CASE("pack_change_screen_input rounds to bfloat16 pairs and sums magnitudes") {
+TEST_CASE("pack_change_screen_input rounds to the screen's pairs and sums magnitudes") {
+  if (!cpu::kChangeScreenAvailable) STRAND_SKIP("this build has neither AVX-512 BF16 nor AVX2");
   const int64_t channels = 5, w_in = 37;
+  const auto weight = random_values<float>(3 * channels * 2, 40);
+  const cpu::ChangeScreenTaps taps = cpu::pack_change_screen_taps(weight.data(), 3, channels, 2);
   auto d = random_values<float>(channels * w_in, 41);
-  d[3] = 1.0F + 1.0F / 256.0F;  // a tie: rounds to the even 1.0
-  d[4] = 1.0F + 3.0F / 256.0F;  // a tie: rounds up to the even 1 + 4/256
+  d[3] = 1.0F + 1.0F / 256.0F;  // bfloat16: a tie, rounds to the even 1.0
+  d[4] = 1.0F + 3.0F / 256.0F;  // bfloat16: a tie, rounds up to the even 1 + 4/256
   std::vector<uint32_t> pairs(static_cast<size_t>((channels + 1) / 2 * w_in));
   std::vector<float> norms(static_cast<size_t>(w_in));
-  cpu::pack_change_screen_input(d.data(), channels, w_in, pairs.data(), norms.data());
-  const auto decode = [](uint32_t half) {
+  const float step =
+      cpu::pack_change_screen_input(taps, d.data(), w_in, pairs.data(), norms.data());
+  const auto decode = [&](uint32_t half) {
+    if (cpu::kChangeScreenInIntegers) {
+      return static_cast<float>(static_cast<int16_t>(static_cast<uint16_t>(half))) * step;
+    }
     const uint32_t bits = half << 16;
     float value = 0.0F;
     std::memcpy(&value, &bits, sizeof value);
     return value;
   };
+  float largest = 0.0F;
+  for (const float x : d) largest = std::max(largest, std::abs(x));
+  if (cpu::kChangeScreenInIntegers) {
+    CHECK(step == largest / static_cast<float>(taps.largest_input));
+  } else {
+    CHECK(step == 1.0F);
+  }
   for (int64_t c = 0; c < channels + 1; ++c) {
     for (int64_t j = 0; j < w_in; ++j) {
       const uint32_t word = pairs[static_cast<size_t>((c / 2) * w_in + j)];
       const float value = decode(c % 2 == 0 ? word & 0xFFFFU : word >> 16);
       const float exact = c < channels ? d[static_cast<size_t>(c * w_in + j)] : 0.0F;
-      CHECK(std::abs(value - exact) <= std::abs(exact) / 256.0F);
+      if (cpu::kChangeScreenInIntegers) {
+        CHECK(std::abs(value - exact) <= 0.5001F * step);
+      } else {
+        CHECK(std::abs(value - exact) <= std::abs(exact) / 256.0F);
+      }
     }
   }
-  CHECK(decode(pairs[3] & 0xFFFFU) == 1.0F);
-  CHECK(decode(pairs[4] & 0xFFFFU) == 1.0F + 4.0F / 256.0F);
+  if (!cpu::kChangeScreenInIntegers) {
+    CHECK(decode(pairs[3] & 0xFFFFU) == 1.0F);
+    CHECK(decode(pairs[4] & 0xFFFFU) == 1.0F + 4.0F / 256.0F);
+  }
   for (int64_t j = 0; j < w_in; ++j) {
     double sum = 0.0;
     for (int64_t c = 0; c < channels; ++c) sum += std::abs(d[static_cast<size_t>(c * w_in + j)]);
     CHECK(norms[static_cast<size_t>(j)] == doctest::Approx(sum).epsilon(1e-6));
   }
+}
+
+TEST_CASE("screen_relu_crossings leaves every unit undecided where a change is not finite") {
+  if (!cpu::kChangeScreenInIntegers) STRAND_SKIP("the bfloat16 screen does not scale its input");
+  const int64_t channels = 4, w_in = 9;
+  const auto weight = random_values<float>(channels * channels * 3, 42);
+  const cpu::ChangeScreenTaps taps =
+      cpu::pack_change_screen_taps(weight.data(), channels, channels, 3);
+  auto d = random_values<float>(channels * w_in, 43);
+  d[5] = std::numeric_limits<float>::infinity();
+  std::vector<uint32_t> pairs(static_cast<size_t>((channels + 1) / 2 * w_in));
+  std::vector<float> norms(static_cast<size_t>(w_in));
+  std::vector<float> reference(static_cast<size_t>(channels * w_in), 100.0F);
+  cpu::ChangeScreenWindow window;
+  window.input_step =
+      cpu::pack_change_screen_input(taps, d.data(), w_in, pairs.data(), norms.data());
+  CHECK(std::isnan(window.input_step));
+  window.pairs = pairs.data();
+  window.norms = norms.data();
+  window.w_in = w_in;
+  window.shift0 = 1;
+  window.reference = reference.data();
+  window.reference_stride = w_in;
+  window.w_out = w_in;
+  std::vector<int32_t> undecided;
+  cpu::screen_relu_crossings(taps, window, undecided);
+  CHECK(undecided.size() == static_cast<size_t>(channels * w_in));
 }
 
 }  // namespace strand

@@ -63,6 +63,9 @@ TEST_CASE("conv1d_change matches its float64 oracle for every window and epilogu
       {8, 40, 11, 1, 100, 10, 97},       // a long dilation-1 kernel, C != O
       {9, 9, 1, 1, 1, 0, 1},             // one column
       {17, 17, 2, 7, 60, 14, 97},        // an even kernel, odd dilation
+      {5, 33, 3, 1, 7, 1, 9},            // every tap's columns inside one vector
+      {6, 32, 3, 3, 9, 4, 23},           // taps ending 1 to 7 columns into a vector
+      {64, 64, 3, 2, 17, 2, 21},         // a residual block's narrowest window (16m + 1)
   };
   for (const ChangeCase& c : cases) {
     CAPTURE(c.out_channels);
@@ -105,6 +108,16 @@ TEST_CASE("conv1d_change matches its float64 oracle for every window and epilogu
       CHECK(worst < 2e-5);
     }
   }
+}
+
+TEST_CASE("conv1d_change keeps its blocks in registers where AVX-512 or AVX2 with FMA is built") {
+  // The explanation paths choose the kernel by this flag: an x86-64-v3 build must run (and the
+  // cases above test) the AVX2 kernel, not the portable loops.
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+  CHECK(cpu::kChangeConvInRegisters);
+#else
+  CHECK_FALSE(cpu::kChangeConvInRegisters);
+#endif
 }
 
 TEST_CASE("conv1d_change writes only its output window") {
