@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <vector>
 
 #include "core/error.h"
@@ -36,9 +40,24 @@ std::atomic<bool>& pretend_lacking() {
   return lacking;
 }
 
+// CPUID and XGETBV read directly: clang 14's __builtin_cpu_supports knows neither "avx512bf16"
+// nor "amx-bf16". AVX-512 BF16 (leaf 7.1 EAX bit 5) needs the OS to save the ZMM state (XCR0
+// bits 1, 2, 5-7); AMX-BF16 (leaf 7.0 EDX bit 22) the tile state (XCR0 bits 17-18).
 bool cpu_has_bf16() {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid(1, a, b, c, d);
+  if (((c >> 27) & 1U) == 0) return false;  // no OSXSAVE: XGETBV is not available
+  __cpuid_count(7, 0, a, b, c, d);
+  const bool amx_bf16 = ((d >> 22) & 1U) != 0;
+  __cpuid_count(7, 1, a, b, c, d);
+  const bool avx512_bf16 = ((a >> 5) & 1U) != 0;
+  unsigned xcr0_low = 0, xcr0_high = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+  const bool zmm_state = (xcr0_low & 0xE6U) == 0xE6U;
+  const bool tile_state = (xcr0_low & (3U << 17)) == (3U << 17);
+  return (avx512_bf16 && zmm_state) || (amx_bf16 && tile_state);
 #else
   return false;  // aarch64's BF16 extension has no oneDNN GEMM here
 #endif
