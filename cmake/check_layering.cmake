@@ -22,15 +22,21 @@ set(allowed_layers core kernels tensor autograd ops layers)
 set(allowed_optim core kernels tensor autograd ops optim)
 set(allowed_dist core kernels tensor autograd ops optim dist)
 set(allowed_train core kernels io tensor autograd ops data layers optim dist train)
-set(allowed_variants core kernels io tensor autograd ops data layers optim dist train explain variants)
-set(allowed_explain core kernels io tensor autograd ops data layers optim dist train explain)
-set(allowed_app core kernels io tensor autograd ops data layers optim dist train explain variants app)
-set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants app
-    cli)
-set(allowed_python core kernels io tensor autograd ops data layers optim dist train explain variants
-    app python)
-set(layers core kernels io tensor autograd ops data layers optim dist train explain variants app cli
-    python)
+# The one engine for alternate sequences (ISM's mutants, variants' alt alleles): a model's layers
+# and ops only, no training or explanation.
+set(allowed_alternates core kernels io tensor autograd ops data layers alternates)
+set(allowed_variants core kernels io tensor autograd ops data layers optim dist train alternates
+    explain variants)
+set(allowed_explain core kernels io tensor autograd ops data layers optim dist train alternates
+    explain)
+set(allowed_app core kernels io tensor autograd ops data layers optim dist train alternates explain
+    variants app)
+set(allowed_cli core kernels io tensor autograd ops data layers optim dist train alternates explain
+    variants app cli)
+set(allowed_python core kernels io tensor autograd ops data layers optim dist train alternates
+    explain variants app python)
+set(layers core kernels io tensor autograd ops data layers optim dist train alternates explain
+    variants app cli python)
 
 # An include line, however spaced; group 1 is the path between its quotes or brackets.
 set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")

@@ -9,11 +9,11 @@
 #include <cmath>
 #include <vector>
 
+#include "alternates/parallel_units.h"
 #include "autograd/attribution.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
-#include "explain/parallel_units.h"
 #include "ops/conv1d.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
@@ -199,16 +199,16 @@ DeepLiftShapResult deep_lift_shap(Model& model, const Tensor& codes_in,
   result.hypothetical = Tensor::zeros({n, 4, length}, DType::kFloat32);
   PairSums sums(n);
   float* hypothetical = result.hypothetical.data<float>();
-  // Units of work (explain/parallel_units.h): groups of sequences with all their references,
+  // Units of work (alternates/parallel_units.h): groups of sequences with all their references,
   // about one batch of pairs each, so that every sequence's sums are made in one thread, in
   // order (the results do not depend on the thread count).
   // At least one unit per thread when there are enough sequences.
-  const DeviceUnits device_units(!device.is_cpu());
+  const alternates::DeviceUnits device_units(!device.is_cpu());
   const int64_t threads = std::max(1, omp_get_max_threads());
   const int64_t group = std::clamp<int64_t>(options.batch_size / r, 1,
                                             std::max<int64_t>(1, (n + threads - 1) / threads));
   model.output_activation(options.target.output);  // a Graph's plan, made before the threads
-  for_each_unit((n + group - 1) / group, [&](int64_t unit) {
+  alternates::for_each_unit((n + group - 1) / group, [&](int64_t unit) {
     GradModeOn unit_grad_on;  // grad mode is per thread
     const int64_t pairs_begin = unit * group * r;
     const int64_t pairs_end = std::min(n, (unit + 1) * group) * r;

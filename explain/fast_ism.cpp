@@ -1,13 +1,13 @@
 // The fast ISM path (explain/fast_ism.h): a reference pass per group of sequences, then their
-// mutants in batches through WindowedForward.
+// mutants in batches through the alternates engine (alternates/alternate_forward.h).
 #include "explain/fast_ism.h"
 
 #include <algorithm>
 
+#include "alternates/parallel_units.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
-#include "explain/parallel_units.h"
 
 namespace strand::explain {
 
@@ -19,7 +19,8 @@ int64_t FastIsmPlan::readouts() const { return forward_->readouts(); }
 
 std::unique_ptr<FastIsmPlan> FastIsmPlan::make(Model& model, int64_t length, const Target& target,
                                                std::string* why) {
-  auto forward = WindowedForward::make(model, length, {target.output}, why);
+  auto forward = alternates::AlternateForward::make(model, length, {target.output},
+                                                    alternates::Placement::kScattered, why);
   if (!forward) return nullptr;
   auto plan = std::unique_ptr<FastIsmPlan>(new FastIsmPlan());
   plan->forward_ = std::move(forward);
@@ -54,13 +55,13 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
   // as keep its windows in cache.
   const int64_t group_size =
       std::clamp<int64_t>(options.batch_size / std::max<int64_t>(1, 3 * positions), 1, 64);
-  const auto per_pass =
-      static_cast<size_t>(std::min(options.batch_size, forward_->alternates_per_call()));
+  const auto per_pass = static_cast<size_t>(
+      std::min(options.batch_size, forward_->alternates_per_call(options.batch_size)));
   try {
     for (int64_t first = 0; first < n; first += group_size) {
       const int64_t g_count = std::min(group_size, n - first);
-      const WindowedReference ref = [&] {
-        const SerialOps serial(g_count < omp_get_max_threads());
+      const alternates::References ref = [&] {
+        const alternates::SerialOps serial(g_count < omp_get_max_threads());
         return forward_->reference(codes.slice(0, first, first + g_count));
       }();
       const Tensor f_ref = target_of(forward_->reference_output(ref, 0));
@@ -81,9 +82,9 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
           }
         }
       }
-      // Each pass is a unit of work of its own (explain/parallel_units.h).
+      // Each pass is a unit of work of its own (alternates/parallel_units.h).
       const auto passes = static_cast<int64_t>((mutants.size() + per_pass - 1) / per_pass);
-      for_each_unit(passes, [&](int64_t unit) {
+      alternates::for_each_unit(passes, [&](int64_t unit) {
         NoGradGuard unit_no_grad;  // grad mode is per thread
         const size_t b0 = static_cast<size_t>(unit) * per_pass;
         const size_t b1 = std::min(mutants.size(), b0 + per_pass);
@@ -95,7 +96,7 @@ IsmResult FastIsmPlan::run(Model& model, const Tensor& codes_in, const IsmOption
           starts.push_back(mutants[b].position);
           letters.data<uint8_t>()[b - b0] = mutants[b].letter;
         }
-        const Tensor f = target_of(forward_->alternates(ref, slots, starts, letters)[0]);
+        const Tensor f = target_of(forward_->alternates(ref, {slots, starts, letters})[0]);
         for (size_t b = b0; b < b1; ++b) {
           const Mutant& mutant = mutants[b];
           effects[((first + mutant.slot) * 4 + mutant.letter) * positions + mutant.position -

@@ -1,9 +1,9 @@
 // The fast, exact ISM path: each mutant is an alternate of its sequence that differs in one
-// position, run through WindowedForward (explain/windowed_forward.h), which carries only the
-// columns of each layer that the substitution changes and reads every other column from the
-// sequence's reference pass. Sequential and Graph models qualify (layer lists and graphs with
-// residual adds and several outputs); a model of another class, or one reading inputs beyond
-// the sequence, does not, and ism() runs the brute-force path for it.
+// position, run through the alternates engine (alternates/alternate_forward.h, its windowed
+// strategy), which carries only the columns of each layer that the substitution changes and
+// reads every other column from the sequence's reference pass. Sequential and Graph models qualify
+// (layer lists and graphs with residual adds and several outputs); a model of another class, or one
+// reading inputs beyond the sequence, does not, and ism() runs the brute-force path for it.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "alternates/alternate_forward.h"
 #include "explain/ism.h"
 #include "explain/target.h"
-#include "explain/windowed_forward.h"
 #include "layers/model.h"
 #include "tensor/tensor.h"
 
@@ -35,12 +35,12 @@ class FastIsmPlan {
   /// The number of steps whose output is a window of columns (for tests: 0 means no saving).
   int64_t windowed_steps() const;
 
-  /// The number of outputs read through explain/relu_readout.h (for tests).
+  /// The number of outputs read through alternates/relu_readout.h (for tests).
   int64_t readouts() const;
 
  private:
   FastIsmPlan();
-  std::unique_ptr<WindowedForward> forward_;
+  std::unique_ptr<alternates::AlternateForward> forward_;
   Activation activation_ = Activation::kIdentity;
   Target target_;
   int64_t length_ = 0;

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "alternates/parallel_units.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "explain/deep_lift_shap.h"
-#include "explain/parallel_units.h"
 #include "ops/conv1d.h"
 #include "ops/shape.h"
 #include "train/evaluation.h"
@@ -24,11 +24,11 @@ Tensor gradient(Model& model, const Tensor& codes_in, const GradientOptions& opt
   ExplainScope scope(model);
   model.output_activation(options.target.output);  // a Graph's plan, made before the threads
   const Device device = train::model_device(model);
-  const DeviceUnits device_units(!device.is_cpu());
+  const alternates::DeviceUnits device_units(!device.is_cpu());
   const int64_t batches = (n + options.batch_size - 1) / options.batch_size;
   std::vector<Tensor> parts(static_cast<size_t>(batches));
-  // Each batch is a unit of work (explain/parallel_units.h).
-  for_each_unit(batches, [&](int64_t unit) {
+  // Each batch is a unit of work (alternates/parallel_units.h).
+  alternates::for_each_unit(batches, [&](int64_t unit) {
     const bool grad_was_enabled = grad_enabled();  // grad mode is per thread
     set_grad_enabled(true);
     try {

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "alternates/parallel_units.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
 #include "explain/fast_ism.h"
-#include "explain/parallel_units.h"
 #include "tensor/cuda_runtime.h"
 #include "tensor/primitive_ops.h"
 #include "train/evaluation.h"
@@ -140,7 +140,7 @@ IsmResult ism_brute_force(Model& model, const Tensor& codes_in, const IsmOptions
   const float* reference = result.prediction.data<float>();
   float* effects = result.effects.data<float>();
   // Every mutant, (sequence, position, letter) in order; on the CPU each batch a unit of work
-  // (explain/parallel_units.h) through the whole model.
+  // (alternates/parallel_units.h) through the whole model.
   const std::vector<Mutant> mutants = mutants_of(codes, start, end);
   const int64_t batch = options.batch_size;
   const auto total = static_cast<int64_t>(mutants.size());
@@ -151,7 +151,7 @@ IsmResult ism_brute_force(Model& model, const Tensor& codes_in, const IsmOptions
     if (!train::model_device(model).is_cpu()) {
       device_passes(model, codes, mutants, options, start, positions, reference, effects);
     } else {
-      for_each_unit((total + batch - 1) / batch, [&](int64_t unit) {
+      alternates::for_each_unit((total + batch - 1) / batch, [&](int64_t unit) {
         NoGradGuard no_grad;  // grad mode is per thread
         const int64_t first = unit * batch;
         const int64_t count = std::min(batch, total - first);

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
+#include "alternates/parallel_units.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
-#include "explain/parallel_units.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
@@ -88,12 +88,12 @@ Tensor predict_target(Model& model, const Tensor& codes, const Target& target, i
   model.eval();
   // A Graph makes its plan on first use: here, before the threads share it.
   model.output_activation(target.output);
-  const DeviceUnits device_units(!train::model_device(model).is_cpu());
+  const alternates::DeviceUnits device_units(!train::model_device(model).is_cpu());
   const int64_t n = codes.size(0);
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::vector<Tensor> parts(static_cast<size_t>(batches));
   try {
-    for_each_unit(batches, [&](int64_t unit) {
+    alternates::for_each_unit(batches, [&](int64_t unit) {
       NoGradGuard no_grad;  // grad mode is per thread
       const int64_t start = unit * batch_size;
       const int64_t end = std::min(n, start + batch_size);

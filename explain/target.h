@@ -57,7 +57,7 @@ Var select_target(const Var& task_values, const Target& target);
 /// The target's value for each sequence of `codes` ((N, L) uint8), in batches of `batch_size`
 /// through the model in evaluation mode without gradients (its mode restored after): (N) float.
 /// With target.task -1 and `each_task`, every task's value instead: (N, T). The batches run on
-/// the OpenMP threads side by side (explain/parallel_units.h).
+/// the OpenMP threads side by side (alternates/parallel_units.h).
 Tensor predict_target(Model& model, const Tensor& codes, const Target& target,
                       int64_t batch_size = 256, bool each_task = false);
 

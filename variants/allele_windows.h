@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "alternates/alternate_batch.h"
+
 namespace strand::variants {
 
 /// The genome bases a variant's windows are cut from.
@@ -39,10 +41,7 @@ void build_allele_windows(const uint8_t* source, int64_t length, std::string_vie
 
 /// The bases [begin, end) of `length`-base windows where the alt window may differ from the
 /// ref window: the allele for a SNV or MNV, from the centre to the end for an indel.
-struct ChangedRange {
-  int64_t begin = 0;
-  int64_t end = 0;
-};
+using ChangedRange = alternates::ColumnRange;
 ChangedRange changed_range(int64_t length, std::string_view ref, std::string_view alt);
 
 }  // namespace strand::variants

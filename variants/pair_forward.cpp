@@ -7,9 +7,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "alternates/parallel_units.h"
 #include "core/error.h"
 #include "data/encoding.h"
-#include "explain/parallel_units.h"
 #include "layers/sequential.h"
 #include "train/code_inference.h"
 #include "train/reverse_complement_average.h"
@@ -45,20 +45,6 @@ Tensor gather_rows(const Tensor& source, const std::vector<int64_t>& order) {
   return out;
 }
 
-// `first` and `second` ((B1, ...) and (B2, ...)) stacked along the rows.
-Tensor stack_rows(const Tensor& first, const Tensor& second) {
-  if (!first.defined() || first.size(0) == 0) return second;
-  if (!second.defined() || second.size(0) == 0) return first;
-  Shape shape = first.shape();
-  shape[0] += second.size(0);
-  Tensor out = Tensor::empty(shape, first.dtype());
-  const size_t a = static_cast<size_t>(first.numel()) * dtype_size(first.dtype());
-  std::memcpy(out.raw_data(), first.contiguous().raw_data(), a);
-  std::memcpy(static_cast<uint8_t*>(out.raw_data()) + a, second.contiguous().raw_data(),
-              static_cast<size_t>(second.numel()) * dtype_size(second.dtype()));
-  return out;
-}
-
 // The distinct rows of (B, L) codes: `rows` the first row of each, `of_row` (B) which of them
 // each row equals. A multi-allelic record's ALTs share their ref window.
 struct DistinctRows {
@@ -80,18 +66,6 @@ DistinctRows distinct_rows(const Tensor& codes) {
     distinct.of_row.push_back(it->second);
   }
   return distinct;
-}
-
-// The smallest range holding every non-empty range of `ranges`.
-ChangedRange union_of(std::span<const ChangedRange> ranges) {
-  ChangedRange all{0, 0};
-  bool any = false;
-  for (const ChangedRange& r : ranges) {
-    if (r.begin >= r.end) continue;
-    all = any ? ChangedRange{std::min(all.begin, r.begin), std::max(all.end, r.end)} : r;
-    any = true;
-  }
-  return all;
 }
 
 // A change of a few positions (SNVs, MNVs), as opposed to an indel's, from the centre to the end.
@@ -119,17 +93,17 @@ PairForward::PairForward(Model& model, std::vector<PairOutput> outputs, int64_t 
       outputs_(std::move(outputs)),
       control_tracks_(control_tracks),
       rc_average_(rc_average) {
-  // The incremental path serves a Sequential's one (B, T) output.
-  if (incremental && control_tracks_ == 0 && outputs_.size() == 1 && outputs_[0].index == 0 &&
-      !outputs_[0].profile) {
-    incremental_ = IncrementalForward::plan(model, length);
-  }
-  // Graphs (BPNet's profile and counts heads) through WindowedForward; a Sequential that
-  // IncrementalForward declines is one it found cheaper whole.
-  if (incremental && control_tracks_ == 0 && dynamic_cast<Sequential*>(&model) == nullptr) {
+  // The alternates engine (alternates/alternate_forward.h) takes a Sequential's one (B, T)
+  // output through its fused strategy, or declines it (cheaper whole), and a graph's outputs
+  // through its windowed one.
+  const bool sequential_profile =
+      dynamic_cast<Sequential*>(&model) != nullptr &&
+      std::any_of(outputs_.begin(), outputs_.end(), [](const PairOutput& o) { return o.profile; });
+  if (incremental && control_tracks_ == 0 && !sequential_profile) {
     std::vector<size_t> indices;
     for (const PairOutput& output : outputs_) indices.push_back(output.index);
-    windowed_ = explain::WindowedForward::make(model, length, indices, nullptr);
+    engine_ = alternates::AlternateForward::make(model, length, indices,
+                                                 alternates::Placement::kShared, nullptr);
   }
 }
 
@@ -160,106 +134,38 @@ void PairForward::average_with_reverse(std::vector<Tensor>& forward_values,
   }
 }
 
-PairPredictions PairForward::run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
-                                             std::span<const ChangedRange> changed) {
-  const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
-  const DistinctRows distinct = distinct_rows(ref_codes);
-  const Tensor ref = gather_rows(ref_codes, distinct.rows);
-  // Narrow changes (SNVs, MNVs) first, then wide ones (indels: from the centre to the end),
-  // each group's alt windows computed for the union of its ranges.
-  std::vector<int64_t> order(static_cast<size_t>(batch));
-  std::iota(order.begin(), order.end(), 0);
-  const auto narrow = [&](int64_t i) {
-    return narrow_change(changed[static_cast<size_t>(i)], length);
-  };
-  std::stable_partition(order.begin(), order.end(), narrow);
-  const auto narrow_count = static_cast<size_t>(std::count_if(order.begin(), order.end(), narrow));
-  std::vector<ChangedRange> sorted;
-  std::vector<int64_t> alt_ref;  // per alt row (in `order`): its row of `ref`
-  for (const int64_t i : order) {
-    sorted.push_back(changed[static_cast<size_t>(i)]);
-    alt_ref.push_back(distinct.of_row[static_cast<size_t>(i)]);
-  }
-  const std::span<const ChangedRange> all(sorted);
-  const std::span<const int64_t> refs(alt_ref);
-  const ChangedRange first_range = union_of(all.subspan(0, narrow_count));
-  const ChangedRange second_range = union_of(all.subspan(narrow_count));
-  const Tensor alt = gather_rows(alt_codes, order);
-  const auto n = static_cast<int64_t>(narrow_count);
-  const auto predict = [&](const Tensor& r, const Tensor& a, ChangedRange first,
-                           ChangedRange second) {
-    ReferenceActivations kept;
-    Tensor ref_out = incremental_->forward_reference(r, true, kept);
-    Tensor alt_first, alt_second;
-    if (n > 0) {
-      alt_first = incremental_->forward_alternate(a.slice(0, 0, n), kept,
-                                                  refs.subspan(0, narrow_count), first, true);
-    }
-    if (n < batch) {
-      alt_second = incremental_->forward_alternate(a.slice(0, n, batch), kept,
-                                                   refs.subspan(narrow_count), second, true);
-    }
-    return std::pair<Tensor, Tensor>(ref_out, stack_rows(alt_first, alt_second));
-  };
-  auto [ref_out, alt_out] = predict(ref, alt, first_range, second_range);
-  if (rc_average_) {
-    const auto [ref_rc, alt_rc] =
-        predict(reverse_complement_rows(ref), reverse_complement_rows(alt),
-                mirrored(first_range, length), mirrored(second_range, length));
-    // The incremental path serves one (B, T) output (outputs_[0]).
-    std::vector<Tensor> ref_values = {ref_out}, alt_values = {alt_out};
-    average_with_reverse(ref_values, {ref_rc});
-    average_with_reverse(alt_values, {alt_rc});
-    ref_out = ref_values[0];
-    alt_out = alt_values[0];
-  }
-  // Back to the input's order.
-  std::vector<int64_t> inverse(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    inverse[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
-  }
-  PairPredictions predictions;
-  predictions.ref.push_back(gather_rows(ref_out, distinct.of_row));
-  predictions.alt.push_back(gather_rows(alt_out, inverse));
-  return predictions;
-}
-
-std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowed(
+std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_alternates(
     const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
     std::span<const ChangedRange> changed, bool mirror) {
   const int64_t batch = alt.size(0), length = alt.size(1), refs = ref.size(0);
   // Each alt window's changed columns on this strand. Narrow changes (SNVs, MNVs) go through the
-  // windows, all of one width; wide ones (indels) run whole.
+  // engine, all of one width; wide ones (indels) too where its strategy computes them cheaper
+  // than a whole pass, else they run whole.
   std::vector<ChangedRange> ranges;
   std::vector<int64_t> narrow, wide;
-  int64_t width = 1;
+  int64_t narrow_width = 1, wide_width = 1;
   for (int64_t i = 0; i < batch; ++i) {
     const ChangedRange c = changed[static_cast<size_t>(i)];
     ranges.push_back(mirror ? mirrored(c, length) : c);
-    if (!narrow_change(c, length)) {
-      wide.push_back(i);
-      continue;
-    }
-    narrow.push_back(i);
+    const bool is_narrow = narrow_change(c, length);
+    (is_narrow ? narrow : wide).push_back(i);
+    int64_t& width = is_narrow ? narrow_width : wide_width;
     width = std::max(width, c.end - c.begin);
   }
+  const bool wide_through_engine = engine_->computes_wide_changes();
   // The ref windows in groups whose kept activations fit in about 64 MiB (BPNet keeps ~10 MB a
-  // window), each group's narrow alt windows in chunks, a unit of work each
-  // (explain/parallel_units.h).
+  // window), each group's alt windows in chunks, a unit of work each
+  // (alternates/parallel_units.h).
   constexpr int64_t kReferenceBudget = int64_t{64} << 20;
-  const int64_t group = std::clamp<int64_t>(kReferenceBudget / windowed_->reference_bytes_per_row(),
-                                            1, std::max<int64_t>(refs, 1));
-  const int64_t per_call = windowed_->alternates_per_call();
-  const uint8_t* alt_codes = alt.data<uint8_t>();
+  const int64_t group = engine_->references_per_pass(refs, kReferenceBudget);
   std::vector<Tensor> ref_values(outputs_.size()), alt_values(outputs_.size());
   for (int64_t g0 = 0; g0 < refs; g0 += group) {
     const int64_t g1 = std::min(refs, g0 + group);
-    const explain::WindowedReference reference =
-        windowed_->reference(ref.slice(0, g0, g1).contiguous());
+    const alternates::References reference = engine_->reference(ref.slice(0, g0, g1).contiguous());
     std::vector<int64_t> group_rows(static_cast<size_t>(g1 - g0));
     std::iota(group_rows.begin(), group_rows.end(), g0);
     for (size_t k = 0; k < outputs_.size(); ++k) {
-      const Tensor& value = windowed_->reference_output(reference, k);
+      const Tensor& value = engine_->reference_output(reference, k);
       if (g0 == 0) {
         Shape shape = value.shape();
         shape[0] = refs;
@@ -269,33 +175,21 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
       }
       scatter_rows(value, ref_values[k], group_rows);
     }
-    std::vector<int64_t> rows_here;  // narrow alt rows of this group's refs
-    for (const int64_t i : narrow) {
-      const int64_t r = of_ref[static_cast<size_t>(i)];
-      if (r >= g0 && r < g1) rows_here.push_back(i);
-    }
-    const auto count_here = static_cast<int64_t>(rows_here.size());
-    explain::for_each_unit((count_here + per_call - 1) / per_call, [&](int64_t unit) {
-      const int64_t first = unit * per_call, count = std::min(per_call, count_here - first);
-      const std::span<const int64_t> rows(rows_here.data() + first, static_cast<size_t>(count));
-      std::vector<int64_t> slots, starts;
-      Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
-      for (int64_t j = 0; j < count; ++j) {
-        const int64_t i = rows[static_cast<size_t>(j)];
-        const ChangedRange r = ranges[static_cast<size_t>(i)];
-        // An empty range (an alt equal to its ref) reads the centre; its change is 0.
-        const int64_t start =
-            std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
-        slots.push_back(of_ref[static_cast<size_t>(i)] - g0);
-        starts.push_back(start);
-        std::memcpy(letters.data<uint8_t>() + j * width, alt_codes + i * length + start,
-                    static_cast<size_t>(width));
+    // The alt rows of this group's refs.
+    const auto rows_here = [&](const std::vector<int64_t>& rows) {
+      std::vector<int64_t> here;
+      for (const int64_t i : rows) {
+        const int64_t r = of_ref[static_cast<size_t>(i)];
+        if (r >= g0 && r < g1) here.push_back(i);
       }
-      const std::vector<Tensor> values = windowed_->alternates(reference, slots, starts, letters);
-      for (size_t k = 0; k < outputs_.size(); ++k) scatter_rows(values[k], alt_values[k], rows);
-    });
+      return here;
+    };
+    engine_rows(reference, g0, alt, of_ref, ranges, rows_here(narrow), narrow_width, alt_values);
+    if (wide_through_engine) {
+      engine_rows(reference, g0, alt, of_ref, ranges, rows_here(wide), wide_width, alt_values);
+    }
   }
-  if (!wide.empty()) {
+  if (!wide.empty() && !wide_through_engine) {
     std::vector<train::OutputRequest> requests;
     for (const PairOutput& output : outputs_) requests.push_back({output.index, false});
     const std::vector<Tensor> values =
@@ -312,8 +206,41 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> PairForward::predict_windowe
   return {ref_values, alt_values};
 }
 
-PairPredictions PairForward::run_windowed(const Tensor& ref_codes, const Tensor& alt_codes,
-                                          std::span<const ChangedRange> changed) {
+void PairForward::engine_rows(const alternates::References& references, int64_t first_ref,
+                              const Tensor& alt, std::span<const int64_t> of_ref,
+                              const std::vector<ChangedRange>& ranges,
+                              const std::vector<int64_t>& rows_here, int64_t width,
+                              std::vector<Tensor>& values) const {
+  const int64_t length = alt.size(1);
+  const auto count_here = static_cast<int64_t>(rows_here.size());
+  const int64_t per_call = engine_->alternates_per_call(count_here);
+  const uint8_t* alt_codes = alt.data<uint8_t>();
+  alternates::for_each_unit((count_here + per_call - 1) / per_call, [&](int64_t unit) {
+    const int64_t first = unit * per_call, count = std::min(per_call, count_here - first);
+    const std::span<const int64_t> rows(rows_here.data() + first, static_cast<size_t>(count));
+    std::vector<int64_t> slots, starts;
+    std::vector<ChangedRange> changed;
+    Tensor letters = Tensor::empty({count, width}, DType::kUInt8);
+    for (int64_t j = 0; j < count; ++j) {
+      const int64_t i = rows[static_cast<size_t>(j)];
+      const ChangedRange r = ranges[static_cast<size_t>(i)];
+      // An empty range (an alt equal to its ref) reads the centre; its change is 0.
+      const int64_t start =
+          std::clamp<int64_t>(r.begin < r.end ? r.begin : length / 2, 0, length - width);
+      slots.push_back(of_ref[static_cast<size_t>(i)] - first_ref);
+      starts.push_back(start);
+      changed.push_back(r);
+      std::memcpy(letters.data<uint8_t>() + j * width, alt_codes + i * length + start,
+                  static_cast<size_t>(width));
+    }
+    const std::vector<Tensor> unit_values =
+        engine_->alternates(references, {slots, starts, letters, changed});
+    for (size_t k = 0; k < outputs_.size(); ++k) scatter_rows(unit_values[k], values[k], rows);
+  });
+}
+
+PairPredictions PairForward::run_alternates(const Tensor& ref_codes, const Tensor& alt_codes,
+                                            std::span<const ChangedRange> changed) {
   const DistinctRows distinct = distinct_rows(ref_codes);
   const Tensor ref = gather_rows(ref_codes, distinct.rows);
   const Tensor alt = alt_codes.contiguous();
@@ -321,11 +248,11 @@ PairPredictions PairForward::run_windowed(const Tensor& ref_codes, const Tensor&
   model_->eval();
   std::pair<std::vector<Tensor>, std::vector<Tensor>> values;
   try {
-    values = predict_windowed(ref, alt, distinct.of_row, changed, false);
+    values = predict_alternates(ref, alt, distinct.of_row, changed, false);
     if (rc_average_) {
       const auto reverse =
-          predict_windowed(reverse_complement_rows(ref), reverse_complement_rows(alt),
-                           distinct.of_row, changed, true);
+          predict_alternates(reverse_complement_rows(ref), reverse_complement_rows(alt),
+                             distinct.of_row, changed, true);
       average_with_reverse(values.first, reverse.first);
       average_with_reverse(values.second, reverse.second);
     }
@@ -347,12 +274,9 @@ PairPredictions PairForward::run(const Tensor& ref_codes, const Tensor& alt_code
   STRAND_CHECK(ref_codes.shape() == alt_codes.shape(),
                "PairForward: ref windows {} and alt windows {} differ in shape",
                ref_codes.describe(), alt_codes.describe());
-  if (incremental_ && static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
-    return run_incremental(ref_codes, alt_codes, changed);
-  }
-  if (windowed_ && ref_codes.size(0) > 0 &&
+  if (engine_ && ref_codes.size(0) > 0 &&
       static_cast<int64_t>(changed.size()) == ref_codes.size(0)) {
-    return run_windowed(ref_codes, alt_codes, changed);
+    return run_alternates(ref_codes, alt_codes, changed);
   }
   const int64_t batch = ref_codes.size(0), length = ref_codes.size(1);
   const DistinctRows distinct = distinct_rows(ref_codes);

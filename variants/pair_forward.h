@@ -8,11 +8,10 @@
 #include <span>
 #include <vector>
 
-#include "explain/windowed_forward.h"
+#include "alternates/alternate_forward.h"
 #include "layers/model.h"
 #include "tensor/tensor.h"
 #include "variants/allele_windows.h"
-#include "variants/incremental_forward.h"
 
 namespace strand::variants {
 
@@ -38,11 +37,11 @@ class PairForward {
   /// train::average_with_reverse_complement (the rule of `strand predict --rc-average`): (B, T)
   /// outputs average their predictions, profiles their logits with the reverse complement's
   /// positions reversed (as chrombpnet's scorer averages them), tracks paired by
-  /// reverse_tracks. With `incremental`, alt windows that differ from their
-  /// ref window in a few positions (SNVs, MNVs) are computed from the ref windows' activations
-  /// (`length`-base windows): a Sequential with one (B, T) output through IncrementalForward
-  /// where it plans one, a Graph through explain::WindowedForward (BPNet's profile and counts
-  /// heads); indels' alt windows run whole.
+  /// reverse_tracks. With `incremental`, alt windows are computed from the ref windows'
+  /// activations (`length`-base windows) by the alternates engine (alternates/alternate_forward.h)
+  /// where it takes the model: a Sequential with one (B, T) output through its fused strategy
+  /// (SNVs, MNVs and indels), a Graph through its windowed one (BPNet's profile and counts heads;
+  /// indels' alt windows run whole).
   PairForward(Model& model, std::vector<PairOutput> outputs, int64_t control_tracks,
               bool rc_average, int64_t length = 0, bool incremental = false);
 
@@ -52,7 +51,7 @@ class PairForward {
                       std::span<const ChangedRange> changed = {});
 
   /// Whether alt windows are computed incrementally.
-  bool incremental() const { return incremental_.has_value() || windowed_ != nullptr; }
+  bool incremental() const { return engine_ != nullptr; }
 
  private:
   std::vector<Tensor> forward(const Tensor& codes);
@@ -60,23 +59,26 @@ class PairForward {
   // forward_values averaged with reverse_values, the reverse complement's, in place.
   void average_with_reverse(std::vector<Tensor>& forward_values,
                             const std::vector<Tensor>& reverse_values) const;
-  PairPredictions run_incremental(const Tensor& ref_codes, const Tensor& alt_codes,
-                                  std::span<const ChangedRange> changed);
-  PairPredictions run_windowed(const Tensor& ref_codes, const Tensor& alt_codes,
-                               std::span<const ChangedRange> changed);
+  PairPredictions run_alternates(const Tensor& ref_codes, const Tensor& alt_codes,
+                                 std::span<const ChangedRange> changed);
   // The outputs' values for the distinct ref windows `ref` and every alt window `alt` (alt row
   // i of ref row of_ref[i], changed within changed[i], or in mirrored columns for reverse
   // complements): {ref values, alt values}, each activated as forward() returns them.
-  std::pair<std::vector<Tensor>, std::vector<Tensor>> predict_windowed(
+  std::pair<std::vector<Tensor>, std::vector<Tensor>> predict_alternates(
       const Tensor& ref, const Tensor& alt, std::span<const int64_t> of_ref,
       std::span<const ChangedRange> changed, bool mirror);
+  // Alt rows `rows` of `alt` through the engine, from references `references` (ref rows
+  // [first_ref, ...)), in units of work; their values go to rows of `values`.
+  void engine_rows(const alternates::References& references, int64_t first_ref, const Tensor& alt,
+                   std::span<const int64_t> of_ref, const std::vector<ChangedRange>& ranges,
+                   const std::vector<int64_t>& rows, int64_t width,
+                   std::vector<Tensor>& values) const;
 
   Model* model_;
   std::vector<PairOutput> outputs_;
   int64_t control_tracks_;
   bool rc_average_;
-  std::optional<IncrementalForward> incremental_;
-  std::unique_ptr<explain::WindowedForward> windowed_;
+  std::unique_ptr<alternates::AlternateForward> engine_;
 };
 
 /// The reverse complement of each row of (B, L) base codes, as a new tensor.

@@ -105,7 +105,7 @@ struct VariantScoringOptions {
   int loader_threads = 1;             ///< data::DataLoader workers cutting the windows
   /// Compute the alt windows of a Sequential model (convolutions and pooling, then layers
   /// that mix positions, as Basset) from its ref windows' activations, recomputing only the
-  /// positions an allele reaches (variants/incremental_forward.h): the same scores up to float
+  /// positions an allele reaches (alternates/alternate_forward.h): the same scores up to float
   /// rounding. Off: two full passes per pair.
   bool incremental = true;
   RefMismatchPolicy ref_mismatch = RefMismatchPolicy::kError;

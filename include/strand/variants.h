@@ -3,11 +3,11 @@
 //   #include <strand/variants.h>
 #pragma once
 
+#include "strand/alternates.h"
 #include "strand/train.h"
 #include "variants/allele_window_source.h"
 #include "variants/allele_windows.h"
 #include "variants/contig_names.h"
-#include "variants/incremental_forward.h"
 #include "variants/pair_forward.h"
 #include "variants/score_files.h"
 #include "variants/variant_attributions.h"

@@ -3,10 +3,10 @@
 // largest effect; the N policy; and the position range.
 #include <doctest/doctest.h>
 
+#include "alternates/relu_readout.h"
 #include "cuda/cuda_test_support.h"
 #include "explain/fast_ism.h"
 #include "explain/ism.h"
-#include "explain/relu_readout.h"
 #include "explain_models.h"
 #include "layers/activations.h"
 #include "layers/batch_norm.h"
@@ -91,12 +91,12 @@ TEST_CASE("ISM: fast path equals brute force on the BPNet preset (dilated residu
       .length = 2114, .tasks = 1, .profile_tracks = 2, .profile_length = 1000};
   auto model = testing::preset_model("bpnet", dimensions, 5, 0.2);
   const Tensor codes = testing::sequences(1, 2114, 6);
-  // The counts head reads the last residual block through explain/relu_readout.h where this
+  // The counts head reads the last residual block through alternates/relu_readout.h where this
   // build can screen its units; the profile reads the block's convolved change.
   std::string why;
   const auto counts_plan = explain::FastIsmPlan::make(*model, 2114, {.output = 1}, &why);
   REQUIRE_MESSAGE(counts_plan != nullptr, why);
-  CHECK(counts_plan->readouts() == (explain::ReluReadout::kAvailable ? 1 : 0));
+  CHECK(counts_plan->readouts() == (alternates::ReluReadout::kAvailable ? 1 : 0));
   const auto profile_plan = explain::FastIsmPlan::make(*model, 2114, {.output = 0}, &why);
   REQUIRE_MESSAGE(profile_plan != nullptr, why);
   CHECK(profile_plan->readouts() == 0);

@@ -1,4 +1,4 @@
-// explain/relu_readout.h against a float64 oracle: a readout of a residual block's crop sums,
+// alternates/relu_readout.h against a float64 oracle: a readout of a residual block's crop sums,
 // x + ReLU(conv(x)), changed by dx over a window, with a third of the units placed where the
 // change switches their ReLU or just fails to.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "explain/relu_readout.h"
+#include "alternates/relu_readout.h"
 #include "test_helpers.h"
 
 namespace strand {
@@ -19,7 +19,7 @@ using testing::random_values;
 }  // namespace
 
 TEST_CASE("ReluReadout equals the block's convolved change read out, switching units included") {
-  if (!explain::ReluReadout::kAvailable)
+  if (!alternates::ReluReadout::kAvailable)
     STRAND_SKIP("this build has neither AVX-512 BF16 nor AVX2");
   const int64_t channels = 40, taps = 3, dilation = 4, length = 160, readouts = 2;
   const int64_t crop_lo = 30, crop_hi = 130;
@@ -72,7 +72,7 @@ TEST_CASE("ReluReadout equals the block's convolved change read out, switching u
         scale += std::abs(readout[static_cast<size_t>(t * channels + o)] * sum);
       }
     }
-    const explain::ReluReadout fold(
+    const alternates::ReluReadout fold(
         Tensor::from_vector(weight, {channels, channels, taps}), params, length, length,
         Tensor::from_vector(readout, {readouts, channels}), crop_lo, crop_hi);
     const Tensor pre_tensor = Tensor::from_vector(pre, {1, channels, length});

@@ -1,4 +1,4 @@
-// Incremental alternate windows (variants/incremental_forward.h).
+// Fused alternates of a Sequential (alternates/fused_sequential.h).
 //
 // The prefix's layers, in order, each map a range of changed input positions [a, b) to the
 // output positions whose inputs meet it: for a convolution or pooling layer with kernel k,
@@ -6,13 +6,15 @@
 // t ranges over [ceil((a + p - (k-1)d) / s), floor((b - 1 + p) / s)]. Those outputs are
 // computed from a slice of the layer's input: the reference's, with the alternate values
 // written over the changed part (and the padding's zeros, or N codes for the first layer,
-// beyond the ends). Position-wise layers (BatchNorm1D in evaluation, ReLU, Sigmoid, Dropout
+// beyond the ends; the first layer reads the reference's codes with the alternate's letters
+// written over them). Position-wise layers (BatchNorm1D in evaluation, ReLU, Sigmoid, Dropout
 // in evaluation) run on the changed part alone.
-#include "variants/incremental_forward.h"
+#include "alternates/fused_sequential.h"
 
 #include <algorithm>
 #include <cstring>
 
+#include "alternates/change_windows.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "data/encoding.h"
@@ -25,23 +27,22 @@
 #include "layers/pooling.h"
 #include "ops/conv1d.h"
 #include "ops/pooling.h"
-#include "train/evaluation.h"
 
-namespace strand::variants {
+namespace strand::alternates {
 namespace {
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+using detail::ceil_div;
+using detail::floor_div;
 
 // The changed output range of a spatial step for a changed input range (empty: begin >= end).
-ChangedRange output_range(int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_left,
-                          int64_t out_length, ChangedRange in) {
+ColumnRange output_range(int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_left,
+                         int64_t out_length, ColumnRange in) {
   if (in.begin >= in.end) return {0, 0};
   const int64_t first = ceil_div(in.begin + pad_left - (kernel - 1) * dilation, stride);
   const int64_t last = floor_div(in.end - 1 + pad_left, stride);
   const int64_t begin = std::max<int64_t>(first, 0);
   const int64_t end = std::min<int64_t>(last + 1, out_length);
-  return begin < end ? ChangedRange{begin, end} : ChangedRange{0, 0};
+  return begin < end ? ColumnRange{begin, end} : ColumnRange{0, 0};
 }
 
 // Rows `rows` and positions [begin, end) of (B, C, L) float `source`, as a new
@@ -67,7 +68,7 @@ Tensor slice_positions(const Tensor& source, std::span<const int64_t> rows, int6
 
 // Writes (rows, C, range width) `patch` over positions [range) of (rows, C, L) `target`, which
 // starts at position `offset` of the layer's input (target position = position - offset).
-void write_positions(Tensor& target, int64_t offset, const Tensor& patch, ChangedRange range) {
+void write_positions(Tensor& target, int64_t offset, const Tensor& patch, ColumnRange range) {
   const int64_t rows = target.size(0), channels = target.size(1), length = target.size(2);
   const int64_t width = range.end - range.begin;
   const int64_t from = std::max<int64_t>(range.begin, offset);
@@ -84,19 +85,47 @@ void write_positions(Tensor& target, int64_t offset, const Tensor& patch, Change
   }
 }
 
-// Positions [begin, end) of (B, L) codes, N beyond the ends.
-Tensor slice_codes(const Tensor& codes, int64_t begin, int64_t end) {
-  const int64_t rows = codes.size(0), length = codes.size(1), width = end - begin;
+// Positions [begin, end) of the batch's alternates ((M, end - begin) codes, N beyond the ends):
+// reference row slots[m] of `codes` ((G, L)) with letters[m] written over [starts[m], starts[m] +
+// W).
+Tensor alternate_codes(const Tensor& codes, const AlternateBatch& batch, int64_t begin,
+                       int64_t end) {
+  const auto rows = static_cast<int64_t>(batch.slots.size());
+  const int64_t length = codes.size(1), width = end - begin, w = batch.letters.size(1);
   Tensor out = Tensor::empty({rows, width}, DType::kUInt8);
   const uint8_t* in = codes.data<uint8_t>();
+  const uint8_t* letters = batch.letters.data<uint8_t>();
   uint8_t* o = out.data<uint8_t>();
   std::memset(o, data::kCodeN, static_cast<size_t>(rows * width));
   const int64_t from = std::max<int64_t>(begin, 0), to = std::min<int64_t>(end, length);
   for (int64_t r = 0; from < to && r < rows; ++r) {
-    std::memcpy(o + r * width + (from - begin), in + r * length + from,
+    const auto m = static_cast<size_t>(r);
+    std::memcpy(o + r * width + (from - begin), in + batch.slots[m] * length + from,
                 static_cast<size_t>(to - from));
+    const int64_t lo = std::max(from, batch.starts[m]), hi = std::min(to, batch.starts[m] + w);
+    if (hi > lo) {
+      std::memcpy(o + r * width + (lo - begin), letters + r * w + (lo - batch.starts[m]),
+                  static_cast<size_t>(hi - lo));
+    }
   }
   return out;
+}
+
+// The columns the batch's alternates may differ in: the union of their changed ranges (or of
+// their windows), clipped to [0, length).
+ColumnRange changed_columns(const AlternateBatch& batch, int64_t length) {
+  ColumnRange all{0, 0};
+  bool any = false;
+  for (size_t m = 0; m < batch.slots.size(); ++m) {
+    const ColumnRange r =
+        batch.changed.empty()
+            ? ColumnRange{batch.starts[m], batch.starts[m] + batch.letters.size(1)}
+            : batch.changed[m];
+    if (r.begin >= r.end) continue;
+    all = any ? ColumnRange{std::min(all.begin, r.begin), std::max(all.end, r.end)} : r;
+    any = true;
+  }
+  return {std::max<int64_t>(all.begin, 0), std::min<int64_t>(all.end, length)};
 }
 
 // Whether a layer is position-wise: its output at a position depends on its input there only
@@ -123,14 +152,15 @@ Var run_layers(const Sequential& model, size_t begin, size_t end, Var x) {
 
 }  // namespace
 
-IncrementalForward::IncrementalForward(Sequential& model, std::vector<Step> steps, size_t split,
-                                       size_t end, int64_t length)
+FusedSequential::FusedSequential(Sequential& model, std::vector<Step> steps, size_t split,
+                                 size_t end, int64_t length)
     : model_(&model), steps_(std::move(steps)), split_(split), end_(end), length_(length) {}
 
-std::optional<IncrementalForward> IncrementalForward::plan(Model& model, int64_t length) {
+std::optional<FusedSequential> FusedSequential::plan(Model& model, int64_t length) {
   auto* sequential = dynamic_cast<Sequential*>(&model);
   if (sequential == nullptr || sequential->size() < 2) return std::nullopt;
-  if (train::model_device(model) != Device::cpu()) return std::nullopt;
+  const std::vector<Var> parameters = model.parameters();
+  if (!parameters.empty() && parameters.front().device() != Device::cpu()) return std::nullopt;
   if (dynamic_cast<const Conv1D*>(sequential->layer(0).get()) == nullptr) return std::nullopt;
   std::vector<Step> steps;
   Shape shape = {length};
@@ -190,17 +220,15 @@ std::optional<IncrementalForward> IncrementalForward::plan(Model& model, int64_t
   const bool final = sequential->output_activation(0) != Activation::kIdentity;
   const size_t end = final ? sequential->size() - 1 : sequential->size();
   if (split >= end) return std::nullopt;
-  return IncrementalForward(*sequential, std::move(steps), split, end, length);
+  return FusedSequential(*sequential, std::move(steps), split, end, length);
 }
 
-Tensor IncrementalForward::run_suffix(const Tensor& split, bool activated) const {
-  Var out = run_layers(*model_, split_, end_, Var(split));
-  if (activated) out = apply_activation(model_->output_activation(0), out);
-  return out.value().to(DType::kFloat32).contiguous();
+Tensor FusedSequential::run_suffix(const Tensor& split) const {
+  return run_layers(*model_, split_, end_, Var(split)).value().to(DType::kFloat32).contiguous();
 }
 
-Tensor IncrementalForward::convolve(const Step& step, const Tensor& x, const Conv1DParams& params,
-                                    const ReferenceActivations& kept) const {
+Tensor FusedSequential::convolve(const Step& step, const Tensor& x, const Conv1DParams& params,
+                                 const SequentialReference& kept) const {
   const auto* conv = static_cast<const Conv1D*>(step.layer);
   Tensor weight = conv->weight().value();
   Tensor bias = conv->bias().defined() ? conv->bias().value() : Tensor();
@@ -216,17 +244,9 @@ Tensor IncrementalForward::convolve(const Step& step, const Tensor& x, const Con
                    : ops::conv1d(input, weight, bias, params);
 }
 
-Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated,
-                                             ReferenceActivations& kept) const {
-  NoGradGuard no_grad;
-  const bool was_training = model_->is_training();
-  model_->eval();
-  kept.inputs.clear();
-  kept.folded_weights.clear();
-  kept.folded_biases.clear();
-  kept.batch = codes.size(0);
-  // The folded weights: BatchNorm1D in evaluation is y = a x + c per channel, read off the
-  // layer at x = 0 and x = 1; the convolution before it becomes (a W) x + (a b + c).
+// The folded weights: BatchNorm1D in evaluation is y = a x + c per channel, read off the layer at
+// x = 0 and x = 1; the convolution before it becomes (a W) x + (a b + c).
+void FusedSequential::fold_batch_norms(SequentialReference& kept) const {
   for (size_t i = 0; i < steps_.size(); ++i) {
     if (steps_[i].fold < 0) continue;
     const auto* conv = static_cast<const Conv1D*>(steps_[i].layer);
@@ -247,6 +267,15 @@ Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated
     kept.folded_weights.push_back(weight);
     kept.folded_biases.push_back(bias);
   }
+}
+
+SequentialReference FusedSequential::reference(const Tensor& codes) const {
+  NoGradGuard no_grad;
+  const bool was_training = model_->is_training();
+  model_->eval();
+  SequentialReference kept;
+  kept.batch = codes.size(0);
+  fold_batch_norms(kept);
   Var h(codes.contiguous());
   // Segments start at each spatial layer (whose input is kept) and run fused.
   size_t begin = 0;
@@ -268,28 +297,58 @@ Tensor IncrementalForward::forward_reference(const Tensor& codes, bool activated
     begin = end;
   }
   kept.split = h.value().contiguous();
-  Tensor out = run_suffix(kept.split, activated);
+  kept.output = run_suffix(kept.split);
   model_->train(was_training);
-  return out;
+  return kept;
 }
 
-Tensor IncrementalForward::forward_alternate(const Tensor& codes, const ReferenceActivations& kept,
-                                             std::span<const int64_t> ref_rows,
-                                             ChangedRange changed, bool activated) const {
+Tensor FusedSequential::step_values(const Step& step, const SequentialReference& kept,
+                                    const AlternateBatch& batch, const Tensor& patch,
+                                    ColumnRange range, ColumnRange out) const {
+  const int64_t need_begin = out.begin * step.stride - step.pad_left;
+  const int64_t need_end =
+      (out.end - 1) * step.stride - step.pad_left + (step.kernel - 1) * step.dilation + 1;
+  if (step.spatial_index == 0) {
+    // The first layer reads the alternates' codes (N, a zero column, beyond the ends).
+    Conv1DParams params = static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
+    params.pad_left = params.pad_right = 0;
+    return convolve(step, alternate_codes(kept.inputs[0], batch, need_begin, need_end), params,
+                    kept);
+  }
+  Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)], batch.slots,
+                                 need_begin, need_end);
+  write_positions(input, need_begin, patch, range);
+  if (step.kind == StepKind::kConv) {
+    Conv1DParams params = static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
+    params.pad_left = params.pad_right = 0;
+    return convolve(step, input, params, kept);
+  }
+  if (step.kind == StepKind::kMaxPool) {
+    return ops::max_pool1d(input, static_cast<const MaxPool1D*>(step.layer)->params()).first;
+  }
+  return ops::avg_pool1d(input, static_cast<const AvgPool1D*>(step.layer)->params());
+}
+
+Tensor FusedSequential::alternates(const SequentialReference& kept,
+                                   const AlternateBatch& batch) const {
   NoGradGuard no_grad;
   const bool was_training = model_->is_training();
   model_->eval();
-  const int64_t rows = codes.size(0);
-  STRAND_CHECK(
-      codes.dim() == 2 && codes.size(1) == length_ && static_cast<int64_t>(ref_rows.size()) == rows,
-      "IncrementalForward: alternate codes {} with {} reference rows", codes.describe(),
-      ref_rows.size());
-  for (const int64_t row : ref_rows) {
-    STRAND_CHECK(row >= 0 && row < kept.batch,
-                 "IncrementalForward: reference row {} of a batch of {}", row, kept.batch);
+  STRAND_CHECK(batch.letters.dim() == 2 && batch.letters.dtype() == DType::kUInt8 &&
+                   batch.letters.size(0) == static_cast<int64_t>(batch.slots.size()) &&
+                   batch.starts.size() == batch.slots.size() &&
+                   (batch.changed.empty() || batch.changed.size() == batch.slots.size()),
+               "fused alternates: {} alternates need (M, W) letters, got {}", batch.slots.size(),
+               batch.letters.describe());
+  const int64_t width = batch.letters.size(1);
+  for (size_t m = 0; m < batch.slots.size(); ++m) {
+    STRAND_CHECK(batch.slots[m] >= 0 && batch.slots[m] < kept.batch && batch.starts[m] >= 0 &&
+                     batch.starts[m] + width <= length_,
+                 "fused alternates: alternate {} (row {}, columns {}-{}) is outside the {} "
+                 "references of {} bases",
+                 m, batch.slots[m], batch.starts[m], batch.starts[m] + width, kept.batch, length_);
   }
-  const Tensor alt_codes = codes.contiguous();
-  ChangedRange range{std::max<int64_t>(changed.begin, 0), std::min<int64_t>(changed.end, length_)};
+  ColumnRange range = changed_columns(batch, length_);
   Tensor patch;  // (rows, C, range width) alternate values on `range` of the current layer
   for (const Step& step : steps_) {
     if (range.begin >= range.end) break;  // nothing differs from here on
@@ -297,49 +356,25 @@ Tensor IncrementalForward::forward_alternate(const Tensor& codes, const Referenc
       if (!step.absorbed) patch = step.layer->forward(Var(patch)).value();
       continue;
     }
-    const ChangedRange out = output_range(step.kernel, step.stride, step.dilation, step.pad_left,
-                                          step.out_length, range);
+    const ColumnRange out = output_range(step.kernel, step.stride, step.dilation, step.pad_left,
+                                         step.out_length, range);
     if (out.begin >= out.end) {
       range = out;
       break;
     }
-    const int64_t need_begin = out.begin * step.stride - step.pad_left;
-    const int64_t need_end =
-        (out.end - 1) * step.stride - step.pad_left + (step.kernel - 1) * step.dilation + 1;
-    Tensor values;
-    if (step.spatial_index == 0) {
-      // The first layer reads the alternate codes themselves (N, a zero column, beyond the ends).
-      Conv1DParams params =
-          static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
-      params.pad_left = params.pad_right = 0;
-      values = convolve(step, slice_codes(alt_codes, need_begin, need_end), params, kept);
-    } else {
-      Tensor input = slice_positions(kept.inputs[static_cast<size_t>(step.spatial_index)], ref_rows,
-                                     need_begin, need_end);
-      write_positions(input, need_begin, patch, range);
-      if (step.kind == StepKind::kConv) {
-        Conv1DParams params =
-            static_cast<const Conv1D*>(step.layer)->params_for_length(step.in_length);
-        params.pad_left = params.pad_right = 0;
-        values = convolve(step, input, params, kept);
-      } else if (step.kind == StepKind::kMaxPool) {
-        values = ops::max_pool1d(input, static_cast<const MaxPool1D*>(step.layer)->params()).first;
-      } else {
-        values = ops::avg_pool1d(input, static_cast<const AvgPool1D*>(step.layer)->params());
-      }
-    }
+    const Tensor values = step_values(step, kept, batch, patch, range, out);
     STRAND_CHECK(values.size(2) == out.end - out.begin,
-                 "IncrementalForward: layer {} gave {} positions for a range of {}",
+                 "fused alternates: layer {} gave {} positions for a range of {}",
                  step.layer->type_name(), values.size(2), out.end - out.begin);
     patch = values.contiguous();
     range = out;
   }
   const int64_t split_length = kept.split.size(2);
-  Tensor split = slice_positions(kept.split, ref_rows, 0, split_length);
+  Tensor split = slice_positions(kept.split, batch.slots, 0, split_length);
   if (range.begin < range.end) write_positions(split, 0, patch.contiguous(), range);
-  Tensor out = run_suffix(split, activated);
+  Tensor out = run_suffix(split);
   model_->train(was_training);
   return out;
 }
 
-}  // namespace strand::variants
+}  // namespace strand::alternates

@@ -29,7 +29,7 @@
 #include "ops/conv1d.h"
 #include "tensor/tensor.h"
 
-namespace strand::explain {
+namespace strand::alternates {
 
 class ReluReadout {
  public:
@@ -68,4 +68,4 @@ class ReluReadout {
   int64_t kernel_ = 0, in_length_ = 0, out_length_ = 0, crop_lo_ = 0, crop_hi_ = 0;
 };
 
-}  // namespace strand::explain
+}  // namespace strand::alternates

@@ -14,7 +14,7 @@
 
 #include "core/stop_signal.h"
 
-namespace strand::explain {
+namespace strand::alternates {
 
 /// Runs the ops inside its scope on the calling thread alone, when `serial`. For a pass over
 /// fewer sequences than threads: the ops split their work by sequence, so the other threads
@@ -77,4 +77,4 @@ void for_each_unit(int64_t count, Unit&& unit) {
   if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace strand::explain
+}  // namespace strand::alternates

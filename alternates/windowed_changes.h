@@ -1,9 +1,10 @@
-// WindowedForward: a model's outputs for sequences that differ from reference sequences in a few
-// positions, computed from the references' activations. A substitution changes only a window of
+// WindowedChanges: the alternates engine's general strategy (alternates/alternate_forward.h): a
+// model's outputs for sequences that differ from reference sequences in a few positions, computed
+// from the references' activations. A substitution changes only a window of
 // columns of each layer (the fastISM observation, Nair et al. 2022), so each alternate carries
 // just the change of each layer over its window, and every other column is the reference's.
-// In-silico mutagenesis (explain/fast_ism.h) and variant scoring (variants/pair_forward.h) run on
-// it.
+// In-silico mutagenesis (explain/fast_ism.h) and variant scoring of graphs
+// (variants/pair_forward.h) run on it.
 //
 // What flows between the steps is the change, alt - ref, over a window of columns: (M, C, W),
 // alternate m's window starting at column starts[m] of the step's output. Linear steps act on
@@ -41,28 +42,31 @@
 #include "layers/model.h"
 #include "tensor/tensor.h"
 
-namespace strand::explain {
+namespace strand::alternates {
+
+struct ChangeStep;
 
 /// The reference sequences' activations that alternates are computed from.
 struct WindowedReference {
   std::vector<Tensor> values;                  ///< per step: (G, ...) contiguous
   std::vector<Tensor> prefix_max, suffix_max;  ///< per GlobalMaxPool1D step: (G, C, L + 1)
-  std::vector<Tensor> scales;       ///< per BatchNorm1D or Dropout step: its evaluation scale (C)
-  std::vector<Tensor> functionals;  ///< per counts readout step: F (G, T, C, L), relu_readout.h
-  int64_t rows = 0;                 ///< G
+  std::vector<Tensor> scales;  ///< per BatchNorm1D or Dropout step: its evaluation scale (C)
+  std::vector<Tensor>
+      functionals;   ///< per counts readout step: F (G, T, C, L), alternates/relu_readout.h
+  int64_t rows = 0;  ///< G
 };
 
 /// Windowed forward passes of one model for inputs of one length.
-class WindowedForward {
+class WindowedChanges {
  public:
   /// The plan for `model` on sequences of `length` bases, computing the values of the model's
   /// outputs `outputs` (indices into Model::output_names(); each output's value before its final
   /// activation), or nullptr with the reason in `why`.
-  static std::unique_ptr<WindowedForward> make(Model& model, int64_t length,
+  static std::unique_ptr<WindowedChanges> make(Model& model, int64_t length,
                                                std::vector<size_t> outputs, std::string* why);
-  ~WindowedForward();
-  WindowedForward(const WindowedForward&) = delete;
-  WindowedForward& operator=(const WindowedForward&) = delete;
+  ~WindowedChanges();
+  WindowedChanges(const WindowedChanges&) = delete;
+  WindowedChanges& operator=(const WindowedChanges&) = delete;
 
   /// Runs the reference sequences `codes` ((G, L) uint8) whole, keeping the values alternates
   /// read (reference_bytes_per_row() per sequence). The model must be in evaluation mode.
@@ -88,19 +92,18 @@ class WindowedForward {
   /// The number of steps whose output is a window of columns (for tests: 0 means no saving).
   int64_t windowed_steps() const;
 
-  /// The number of outputs read through explain/relu_readout.h (for tests).
+  /// The number of outputs read through alternates/relu_readout.h (for tests).
   int64_t readouts() const;
 
-  struct Step;
-
  private:
-  WindowedForward();
+  WindowedChanges();
+  bool plan_steps(Model& model, const std::vector<size_t>& outputs, std::string* why);
   void plan_windows();
   void plan_change_convolutions();
   void plan_readouts();
-  std::vector<Step> steps_;
+  std::vector<ChangeStep> steps_;
   std::vector<size_t> output_steps_;
   int64_t length_ = 0;
 };
 
-}  // namespace strand::explain
+}  // namespace strand::alternates

@@ -1,6 +1,6 @@
-// ReluReadout (explain/relu_readout.h): F per reference row, and per alternate the linear part,
+// ReluReadout (alternates/relu_readout.h): F per reference row, and per alternate the linear part,
 // the crop sums of the residual, and the exact corrections of the units the screen leaves open.
-#include "explain/relu_readout.h"
+#include "alternates/relu_readout.h"
 
 #include <algorithm>
 #include <vector>
@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #endif
 
-namespace strand::explain {
+namespace strand::alternates {
 namespace {
 
 #if defined(__AVX512F__)
@@ -362,4 +362,4 @@ void ReluReadout::add_change(const float* pre, const float* functional, const fl
   }
 }
 
-}  // namespace strand::explain
+}  // namespace strand::alternates
