@@ -9,7 +9,7 @@ nothing over its limit fails too: the exception is no longer needed, remove it.
 Allowlist lines ('#' starts a comment):
     file PATH -- REASON (issue N)
     function PATH NAME -- REASON (issue N)
-NAME is lizard's name of the function (e.g. strand::explain::WindowedForward::make); the
+NAME is lizard's name of the function (e.g. strand::alternates::WindowedChanges::make); the
 reason must name the issue that removes the exception.
 """
 import argparse

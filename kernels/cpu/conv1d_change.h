@@ -1,5 +1,5 @@
 // A stride-1 Conv1D of a change over a window of columns, for the windowed forward passes of
-// explanations (explain/windowed_forward.h): out[o, j] = sum_k sum_c W[o, c, k] * d[c, j - s_k],
+// explanations (alternates/windowed_changes.h): out[o, j] = sum_k sum_c W[o, c, k] * d[c, j - s_k],
 // where d is zero outside its W_in columns and s_k = shift0 - k * dilation places tap k's input
 // columns among the output's. No bias (the change of a convolution has none). Optionally the
 // ReLU that follows the convolution is applied to the change in the same pass:

@@ -1,5 +1,5 @@
 // A screen of the units whose ReLU a change may switch, for explanations' readouts of a
-// residual block (explain/relu_readout.h): the change's convolution estimated with twice the
+// residual block (alternates/relu_readout.h): the change's convolution estimated with twice the
 // multiply-adds an instruction of conv1d_change (kernels/cpu/conv1d_change.h), with a bound of
 // the estimate's error, so that only the units the bound cannot decide need their exact change.
 // Same windows and column blocks as conv1d_change.
