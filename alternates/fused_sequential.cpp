@@ -271,8 +271,10 @@ void FusedSequential::fold_batch_norms(SequentialReference& kept) const {
 
 SequentialReference FusedSequential::reference(const Tensor& codes) const {
   NoGradGuard no_grad;
+  // Only a model in training mode is switched (and back): callers that run alternates in
+  // parallel units hand over a model in evaluation mode, which then is only read.
   const bool was_training = model_->is_training();
-  model_->eval();
+  if (was_training) model_->eval();
   SequentialReference kept;
   kept.batch = codes.size(0);
   fold_batch_norms(kept);
@@ -298,7 +300,7 @@ SequentialReference FusedSequential::reference(const Tensor& codes) const {
   }
   kept.split = h.value().contiguous();
   kept.output = run_suffix(kept.split);
-  model_->train(was_training);
+  if (was_training) model_->train(true);
   return kept;
 }
 
@@ -332,8 +334,10 @@ Tensor FusedSequential::step_values(const Step& step, const SequentialReference&
 Tensor FusedSequential::alternates(const SequentialReference& kept,
                                    const AlternateBatch& batch) const {
   NoGradGuard no_grad;
+  // Only a model in training mode is switched (and back): callers that run alternates in
+  // parallel units hand over a model in evaluation mode, which then is only read.
   const bool was_training = model_->is_training();
-  model_->eval();
+  if (was_training) model_->eval();
   STRAND_CHECK(batch.letters.dim() == 2 && batch.letters.dtype() == DType::kUInt8 &&
                    batch.letters.size(0) == static_cast<int64_t>(batch.slots.size()) &&
                    batch.starts.size() == batch.slots.size() &&
@@ -373,7 +377,7 @@ Tensor FusedSequential::alternates(const SequentialReference& kept,
   Tensor split = slice_positions(kept.split, batch.slots, 0, split_length);
   if (range.begin < range.end) write_positions(split, 0, patch.contiguous(), range);
   Tensor out = run_suffix(split);
-  model_->train(was_training);
+  if (was_training) model_->train(true);
   return out;
 }
 

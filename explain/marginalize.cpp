@@ -7,33 +7,11 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "explain/insertion_values.h"
 #include "ops/reduction.h"
 
 namespace strand::explain {
 namespace {
-
-Tensor with_insertions(const Tensor& backgrounds, const std::vector<Insertion>& insertions) {
-  Tensor out = backgrounds.to(Device::cpu()).contiguous().clone();
-  const int64_t n = out.size(0), length = out.size(1);
-  uint8_t* codes = out.data<uint8_t>();
-  for (const Insertion& insertion : insertions) {
-    const auto width = static_cast<int64_t>(insertion.codes.size());
-    STRAND_CHECK(insertion.start >= 0 && insertion.start + width <= length,
-                 "marginalize: a motif of {} bases at {} does not fit in sequences of {} bases",
-                 width, insertion.start + 1, length);
-    for (int64_t i = 0; i < n; ++i) {
-      std::memcpy(codes + i * length + insertion.start, insertion.codes.data(),
-                  static_cast<size_t>(width));
-    }
-  }
-  return out;
-}
-
-// Every task's value (N, T), or the target's (N, 1).
-Tensor values_of(Model& model, const Tensor& codes, const MarginalizeOptions& options) {
-  const Tensor values = predict_target(model, codes, options.target, options.batch_size, true);
-  return values.dim() == 1 ? values.reshape({values.size(0), 1}) : values;
-}
 
 Tensor column_means(const Tensor& values) { return ops::mean(values, {0}); }
 
@@ -61,10 +39,10 @@ MarginalizeResult marginalize(Model& model, const Tensor& backgrounds,
                "marginalize: expected background codes (N, L) uint8, got {}",
                backgrounds.describe());
   check_target(model, backgrounds.size(1), options.target);
+  InsertionValues values = insertion_values(model, backgrounds, {insertions}, options);
   MarginalizeResult result;
-  const Tensor inserted = with_insertions(backgrounds, insertions);
-  result.before = values_of(model, backgrounds.to(Device::cpu()).contiguous(), options);
-  result.after = values_of(model, inserted, options);
+  result.before = values.background;
+  result.after = values.inserted[0];
   return result;
 }
 
@@ -130,18 +108,24 @@ std::vector<SpacingEffect> marginalize_spacing(Model& model, const Tensor& backg
   // Every spacing is checked before any work.
   const std::vector<int64_t> spacings = pair_spacings(length, width_a, width_b, first, last);
   check_target(model, length, options.target);
-  const Tensor codes = backgrounds.to(Device::cpu()).contiguous();
-  const Tensor background = column_means(values_of(model, codes, options));
-  std::vector<SpacingEffect> effects;
+  // Per spacing: A alone, B alone, both.
+  std::vector<std::vector<Insertion>> sets;
   for (const int64_t d : spacings) {
     const auto [start_a, start_b] = pair_starts(length, width_a, width_b, d);
+    sets.push_back({{a, start_a}});
+    sets.push_back({{b, start_b}});
+    sets.push_back({{a, start_a}, {b, start_b}});
+  }
+  const InsertionValues values = insertion_values(model, backgrounds, sets, options);
+  const Tensor background = column_means(values.background);
+  std::vector<SpacingEffect> effects;
+  for (size_t i = 0; i < spacings.size(); ++i) {
     SpacingEffect effect;
-    effect.spacing = d;
+    effect.spacing = spacings[i];
     effect.background = background;
-    effect.a = column_means(values_of(model, with_insertions(codes, {{a, start_a}}), options));
-    effect.b = column_means(values_of(model, with_insertions(codes, {{b, start_b}}), options));
-    effect.both = column_means(
-        values_of(model, with_insertions(codes, {{a, start_a}, {b, start_b}}), options));
+    effect.a = column_means(values.inserted[3 * i]);
+    effect.b = column_means(values.inserted[3 * i + 1]);
+    effect.both = column_means(values.inserted[3 * i + 2]);
     effects.push_back(std::move(effect));
   }
   return effects;

@@ -28,6 +28,10 @@ struct Insertion {
 struct MarginalizeOptions {
   Target target{};           ///< task -1: every task (the result has a column per task)
   int64_t batch_size = 256;  ///< sequences per pass
+  /// The inserted sequences as alternates of the backgrounds through the alternates engine
+  /// (explain/insertion_values.h) where it takes the model; off: whole passes (the same values
+  /// to float rounding).
+  bool alternates = true;
 };
 
 /// The target of each background ((N, L) codes) before and after writing `insertions` (later
