@@ -10,24 +10,8 @@
 #include "app/run_config.h"
 #include "layers/graph.h"
 
-namespace strand::cli {
+namespace strand::app {
 
-using app::build_model;
-using app::build_objective;
-using app::ConfigError;
-using app::DataDimensions;
-using app::default_config;
-using app::find_preset;
-using app::input_shapes;
-using app::model_spec_json;
-using app::ModelSpec;
-using app::parse_config;
-using app::parse_model_spec;
-using app::Preset;
-using app::presets;
-using app::RunConfig;
-using app::symbol_value;
-using app::validate_model_spec;
 namespace {
 
 using nlohmann::json;
@@ -184,4 +168,4 @@ TEST_CASE("presets: a config's keys win over its preset's, sections merge") {
 }
 
 }  // namespace
-}  // namespace strand::cli
+}  // namespace strand::app

@@ -8,11 +8,8 @@
 #include "app/run_config.h"
 #include "fmt/format.h"
 
-namespace strand::cli {
+namespace strand::app {
 
-using app::choose_monitor;
-using app::ConfigError;
-using app::MonitorChoice;
 namespace {
 
 using Names = std::vector<std::string>;
@@ -77,4 +74,4 @@ TEST_CASE("choose_monitor: without validation data a val_ figure falls back to t
   CHECK(choose_monitor("loss", kTraining, binary_keys(1), false).note.empty());
 }
 
-}  // namespace strand::cli
+}  // namespace strand::app

@@ -11,11 +11,8 @@
 #include "app/report.h"
 #include "fmt/format.h"
 
-namespace strand::cli {
+namespace strand::app {
 
-using app::print_report;
-using app::RunReport;
-using app::to_json;
 namespace {
 
 using nlohmann::json;
@@ -158,4 +155,4 @@ TEST_CASE("printed report: many tasks show the five best and five worst") {
   CHECK(s.find("T10") == std::string::npos);
 }
 
-}  // namespace strand::cli
+}  // namespace strand::app
