@@ -15,8 +15,8 @@ std::unique_ptr<AlternateForward> AlternateForward::make(Model& model, int64_t l
                                                          Placement placement, std::string* why) {
   auto engine = std::unique_ptr<AlternateForward>(new AlternateForward());
   // A Sequential's alternates that share their columns recompute those columns for the whole
-  // batch through the fused prefix; measured against the windowed strategy on Basset's variant
-  // scoring it pays (bench/RESULTS.md, "one engine for alternates").
+  // batch through the fused prefix: on Basset's variant scoring the windowed strategy took 5.6%
+  // more CPU time (bench/RESULTS.md, "One engine for alternates").
   if (placement == Placement::kShared && dynamic_cast<Sequential*>(&model) != nullptr) {
     const auto refuse = [why](const std::string& reason) {
       if (why != nullptr) *why = reason;

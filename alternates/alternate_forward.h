@@ -1,7 +1,8 @@
 // AlternateForward: the one engine for alternate sequences. A model's outputs for sequences that
 // differ from reference sequences in a few positions (in-silico mutagenesis's mutants, a
 // variant's alt allele), computed from the references' activations instead of whole passes.
-// explain/fast_ism.h and variants/pair_forward.h run on it.
+// explain/fast_ism.h, variants/pair_forward.h and marginalisation (explain/insertion_values.h)
+// run on it.
 //
 // Two strategies, chosen by make() from the model and how the alternates lie:
 //   windowed (alternates/windowed_changes.h)  each alternate carries the change of each layer
