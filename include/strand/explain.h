@@ -7,6 +7,7 @@
 #include "explain/deep_lift_shap.h"
 #include "explain/fast_ism.h"
 #include "explain/gradient.h"
+#include "explain/insertion_values.h"
 #include "explain/ism.h"
 #include "explain/logo.h"
 #include "explain/marginalize.h"

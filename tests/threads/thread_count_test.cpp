@@ -1,5 +1,6 @@
 // Results do not depend on the thread count: every CPU path a user runs (predictions, fast and
-// brute-force ISM, DeepLIFT/SHAP, gradients, variant scores and training steps) gives the same
+// brute-force ISM, DeepLIFT/SHAP, gradients, variant scores, marginalisation through the
+// alternates engine and training steps) gives the same
 // bytes at 1, 2 and 3 threads, on Basset- and BPNet-shaped models (Basset's training steps in
 // bf16 too, on a CPU with AVX-512 BF16 or AMX). CI runs this suite twice:
 // built for this machine and built for x86-64-v3 with oneDNN capped to AVX2
@@ -17,6 +18,7 @@
 #include "explain/explain_models.h"
 #include "explain/gradient.h"
 #include "explain/ism.h"
+#include "explain/marginalize.h"
 #include "kernels/cpu/gemm_bf16.h"
 #include "layers/module.h"
 #include "ops/elementwise.h"
@@ -164,6 +166,32 @@ TEST_CASE("variant scores of Basset and BPNet") {
   check_thread_count_independent([&] {
     return pair_scores(*bpnet_model, {{0, true, {1, 0}}, {1, false, {}}}, kBpnet.length);
   });
+}
+
+// One motif's before and after, and two motifs' means at three spacings, per task.
+std::vector<Tensor> marginalized(Model& model, const Tensor& backgrounds,
+                                 const explain::Target& target) {
+  const explain::MarginalizeOptions options{.target = target, .batch_size = 2};
+  const std::vector<uint8_t> a = explain::motif_codes("CAGCTG");
+  const std::vector<uint8_t> b = explain::motif_codes("GATAA");
+  const int64_t centre = backgrounds.size(1) / 2;
+  const auto single = explain::marginalize(model, backgrounds, {{a, centre}}, options);
+  std::vector<Tensor> values = {single.before, single.after};
+  for (const auto& effect :
+       explain::marginalize_spacing(model, backgrounds, a, b, 10, 12, options)) {
+    values.insert(values.end(), {effect.background, effect.a, effect.b, effect.both});
+  }
+  return values;
+}
+
+TEST_CASE("marginalisation of Basset and BPNet's counts") {
+  auto basset_model = basset();
+  const Tensor basset_codes = testing::sequences(5, kBasset.length, 13);
+  check_thread_count_independent([&] { return marginalized(*basset_model, basset_codes, {}); });
+  auto bpnet_model = bpnet();
+  const Tensor bpnet_codes = testing::sequences(3, kBpnet.length, 14);
+  check_thread_count_independent(
+      [&] { return marginalized(*bpnet_model, bpnet_codes, {.output = 1}); });
 }
 
 // The parameters after `steps` Adam steps on a loss that reaches every output.
