@@ -172,6 +172,7 @@ BigWigWriter::BigWigWriter(std::filesystem::path path, std::vector<Contig> conti
     }
   }
   spans_.resize(contigs_.size());
+  started_.assign(contigs_.size(), false);
 }
 
 BigWigWriter::~BigWigWriter() = default;
@@ -181,13 +182,14 @@ void BigWigWriter::add(size_t contig, const BigWigSpan& span) {
   if (finished_) {
     throw DataError(fmt::format("bigWig '{}': values added after finish()", path_.string()));
   }
-  if (contig < current_) {
+  if (contig != current_ && started_[contig]) {
     throw DataError(fmt::format(
-        "bigWig '{}': values of contig '{}' added after those of '{}' (contigs must come in the "
-        "order of the chromosome list)",
+        "bigWig '{}': values of contig '{}' added again after those of '{}' (each contig's "
+        "values must come together)",
         path_.string(), c.name, contigs_[current_].name));
   }
   current_ = contig;
+  started_[contig] = true;
   if (span.start < 0 || span.start >= span.end || span.end > c.length ||
       !std::isfinite(span.value)) {
     throw DataError(fmt::format(

@@ -66,8 +66,9 @@ struct BigWigSpan {
 /// Writes a bigWig file atomically: libBigWig writes a temporary file next to `path`, which is
 /// read back and checked (chromosome list, and the sum of the values of every contig) before it
 /// replaces `path` (io::write_file_atomically). Nothing is published unless finish() succeeds.
-/// Values are added contig by contig in the order of the chromosome list, positions increasing
-/// and not overlapping within a contig.
+/// Values are added contig by contig, each contig's together (contigs in any order: the file
+/// lists them in the chromosome list's), positions increasing and not overlapping within a
+/// contig.
 class BigWigWriter {
  public:
   /// Starts a file with chromosome list `contigs` (names unique, lengths in [1, 2^32 - 1]).
@@ -78,8 +79,8 @@ class BigWigWriter {
   BigWigWriter& operator=(const BigWigWriter&) = delete;
 
   /// Adds spans of `contig` (bedGraph-like); spans of value 0 are left out, since a reader sees
-  /// 0 where the file has no data. Throws DataError for an unknown contig, a contig before the
-  /// last one added, a span outside the contig, empty, non-finite or overlapping the previous.
+  /// 0 where the file has no data. Throws DataError for an unknown contig, a contig added again
+  /// after another, a span outside the contig, empty, non-finite or overlapping the previous.
   void add_spans(std::string_view contig, std::span<const BigWigSpan> spans);
   /// Adds per-base values of `contig` from base `start` on: runs of equal values become one span,
   /// zeros are left out. Same checks as add_spans().
@@ -99,6 +100,7 @@ class BigWigWriter {
   // Entries are collected and handed to libBigWig in finish(), in one pass over the contigs.
   std::vector<std::vector<BigWigSpan>> spans_;  // per contig
   size_t current_ = 0;                          // the contig values are being added to
+  std::vector<bool> started_;                   // per contig: values were added
   bool finished_ = false;
 };
 
