@@ -170,6 +170,15 @@ TEST_CASE("signal: a 10x fragment file, plain or bgzipped, gives its BAM's track
   CHECK(detect_reads_format(reads_fixture("reads.bam")) == ReadsFormat::kAlignments);
 }
 
+TEST_CASE("signal: a CRAM decoded against the FASTA gives its BAM's tracks") {
+  const ScopedWarningHandler quiet([](std::string_view) {});
+  Scratch s;
+  const std::string cram = reads_fixture("reads.cram");
+  CHECK(detect_reads_format(cram) == ReadsFormat::kAlignments);
+  CHECK(stranded_run(options_for(s, cram, ReadsFormat::kAlignments, {4, -4})) ==
+        expected_counts("atac"));
+}
+
 TEST_CASE("signal: cuts inside the blacklist are dropped, the rest kept") {
   const ScopedWarningHandler quiet([](std::string_view) {});
   Scratch s;
