@@ -30,6 +30,9 @@ void check_files(const SignalOptions& o) {
   if (o.fasta.empty()) throw ConfigError("--fasta: the genome FASTA is required");
   if (o.out.empty()) throw ConfigError("--out: the bigWig to write is required");
   if (!o.assay) throw ConfigError("--assay: atac or dnase is required (it sets the shift)");
+  if (o.motif_width % 2 != 0) {
+    throw ConfigError(fmt::format("--motif-width: must be even, got {}", o.motif_width));
+  }
   if (o.shift_plus.has_value() != o.shift_minus.has_value()) {
     throw ConfigError("--shift-plus and --shift-minus: give both or neither");
   }
@@ -172,13 +175,7 @@ const std::vector<ConfigKey>& signal_keys() {
        .range = IntRange{2, 1000},
        .flag = "--motif-width",
        .help = "Bases of the cut motif's window, even (chrombpnet's build_pwm_from_bigwig: 24)",
-       .commands = signal,
-       .rule =
-           [](const std::string& name, const app::ConfigValue& value) {
-             if (std::get<int64_t>(value) % 2 != 0) {
-               throw ConfigError(fmt::format("{}: must be even", name));
-             }
-           }},
+       .commands = signal},
       {.key = "out",
        .field = field<SignalOptions>([](auto& o) -> auto& { return o.out; }),
        .flag = "--out",
