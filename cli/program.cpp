@@ -27,6 +27,7 @@
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
+#include "cli/signal_command.h"
 #include "cli/simulate_command.h"
 #include "cli/summary_command.h"
 #include "cli/train_command.h"
@@ -107,6 +108,19 @@ constexpr const char* kPredictHelp =
     "label_<task>..., then one score per task named by the run's task names; a bedGraph for "
     "tiles";
 
+constexpr const char* kVariantsHelp =
+    "Score genetic variants with a trained model. Each ALT of --vcf gets windows of the model's "
+    "input length centred on the variant (chrombpnet's rule for indels), one for REF and one "
+    "for ALT, and per task ref, alt and diff (alt - ref) of the predictions, log2fc for count "
+    "outputs and the Jensen-Shannon distance for profiles. Output: a TSV (id chrom pos ref alt, "
+    "then <task>.<score> columns) or the input VCF/BCF with the scores as INFO fields; see "
+    "docs/variants.md";
+
+constexpr const char* kSignalHelp =
+    "Turn reads into a base-resolution accessibility track: SAM/BAM/CRAM or 10x fragments to a "
+    "bigWig of enzyme cuts per base (chrombpnet's ATAC/DNase shift, read filters, a blacklist), "
+    "and the motif around the cuts that checks the shift; see docs/signal.md";
+
 // `strand config-keys`'s own flag.
 struct ConfigKeysFlags {
   std::string command;  // a command whose flags to list; empty: the config keys
@@ -136,6 +150,7 @@ struct CommandSettings {
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
+  SignalOptions signal;
   ConfigKeysFlags config_keys;
 };
 
@@ -163,13 +178,7 @@ const std::vector<Command>& commands() {
          return 0;
        },
        true},
-      {"variants",
-       "Score genetic variants with a trained model. Each ALT of --vcf gets windows of the model's "
-       "input length centred on the variant (chrombpnet's rule for indels), one for REF and one "
-       "for ALT, and per task ref, alt and diff (alt - ref) of the predictions, log2fc for count "
-       "outputs and the Jensen-Shannon distance for profiles. Output: a TSV (id chrom pos ref alt, "
-       "then <task>.<score> columns) or the input VCF/BCF with the scores as INFO fields; see "
-       "docs/variants.md",
+      {"variants", kVariantsHelp,
        [](CommandSettings& s, std::ostream& out, std::ostream& err) {
          return run_variants(s.variants, out, err);
        },
@@ -220,6 +229,12 @@ const std::vector<Command>& commands() {
          return 0;
        },
        true},
+      {"signal", kSignalHelp,
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_signal(s.signal, out);
+         return 0;
+       },
+       true},
       {"inspect", "Dataset statistics per split: count, mean label, GC, N fraction, lengths",
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_inspect(resolve_config(s.source, s.overrides), out);
@@ -259,6 +274,7 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)
+      .options(signal_keys(), settings.signal)
       .options(config_keys_keys(), settings.config_keys)
       .config(settings.overrides);
   if (command == "simulate") flags.record_given(settings.simulate.given_flags);

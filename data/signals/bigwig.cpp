@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <mutex>
@@ -171,23 +173,104 @@ BigWigWriter::BigWigWriter(std::filesystem::path path, std::vector<Contig> conti
           fmt::format("bigWig '{}': contig '{}' is listed twice", path_.string(), c.name));
     }
   }
-  spans_.resize(contigs_.size());
+  stored_.resize(contigs_.size());
+  started_.assign(contigs_.size(), false);
 }
 
+// Spans packed as 12 bytes (start, end, value) in an unlinked temporary file beside the target:
+// no name is left behind, whatever ends the process.
+struct BigWigWriter::SpillFile {
+  struct Packed {
+    uint32_t start;
+    uint32_t end;
+    float value;
+  };
+
+  explicit SpillFile(const std::filesystem::path& target) : target_(target) {
+    std::string name = target.string() + ".spans.XXXXXX";
+    const int fd = ::mkstemp(name.data());
+    if (fd >= 0) ::unlink(name.c_str());
+    file_ = fd >= 0 ? ::fdopen(fd, "w+b") : nullptr;
+    if (file_ == nullptr) {
+      if (fd >= 0) ::close(fd);
+      throw DataError(fmt::format("bigWig '{}': cannot create a temporary file in its directory",
+                                  target.string()));
+    }
+  }
+  ~SpillFile() { std::fclose(file_); }
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+
+  // Appends spans; returns the index of the first.
+  int64_t append(std::span<const BigWigSpan> spans) {
+    packed_.resize(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+      packed_[i] = Packed{static_cast<uint32_t>(spans[i].start),
+                          static_cast<uint32_t>(spans[i].end), spans[i].value};
+    }
+    if (std::fseek(file_, 0, SEEK_END) != 0 ||
+        std::fwrite(packed_.data(), sizeof(Packed), packed_.size(), file_) != packed_.size()) {
+      throw DataError(
+          fmt::format("bigWig '{}': cannot write its temporary spans file (is the disk full?)",
+                      target_.string()));
+    }
+    const int64_t first = count_;
+    count_ += static_cast<int64_t>(spans.size());
+    return first;
+  }
+
+  // Spans [first, first + n).
+  void read(int64_t first, size_t n, std::vector<BigWigSpan>& out) {
+    packed_.resize(n);
+    if (std::fflush(file_) != 0 ||
+        ::fseeko(file_, static_cast<off_t>(first) * static_cast<off_t>(sizeof(Packed)), SEEK_SET) !=
+            0 ||
+        std::fread(packed_.data(), sizeof(Packed), n, file_) != n) {
+      throw DataError(
+          fmt::format("bigWig '{}': cannot read back its temporary spans file", target_.string()));
+    }
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      out[i] = BigWigSpan{packed_[i].start, packed_[i].end, packed_[i].value};
+    }
+  }
+
+ private:
+  std::filesystem::path target_;
+  std::FILE* file_ = nullptr;
+  int64_t count_ = 0;
+  std::vector<Packed> packed_;
+};
+
 BigWigWriter::~BigWigWriter() = default;
+
+void BigWigWriter::spill_pending(bool keep_last) {
+  const size_t n = pending_.size() - (keep_last && !pending_.empty() ? 1 : 0);
+  if (n == 0) return;
+  if (!spill_) spill_ = std::make_unique<SpillFile>(path_);
+  const int64_t first = spill_->append(std::span<const BigWigSpan>(pending_.data(), n));
+  StoredSpans& stored = stored_[current_];
+  if (stored.count == 0) stored.first = first;
+  stored.count += static_cast<int64_t>(n);
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
+}
 
 void BigWigWriter::add(size_t contig, const BigWigSpan& span) {
   const Contig& c = contigs_[contig];
   if (finished_) {
     throw DataError(fmt::format("bigWig '{}': values added after finish()", path_.string()));
   }
-  if (contig < current_) {
-    throw DataError(fmt::format(
-        "bigWig '{}': values of contig '{}' added after those of '{}' (contigs must come in the "
-        "order of the chromosome list)",
-        path_.string(), c.name, contigs_[current_].name));
+  if (contig != current_) {
+    if (started_[contig]) {
+      throw DataError(fmt::format(
+          "bigWig '{}': values of contig '{}' added again after those of '{}' (each contig's "
+          "values must come together)",
+          path_.string(), c.name, contigs_[current_].name));
+    }
+    spill_pending(false);
+    current_ = contig;
   }
-  current_ = contig;
+  started_[contig] = true;
   if (span.start < 0 || span.start >= span.end || span.end > c.length ||
       !std::isfinite(span.value)) {
     throw DataError(fmt::format(
@@ -195,19 +278,26 @@ void BigWigWriter::add(size_t contig, const BigWigSpan& span) {
         "bases and a finite value are needed)",
         path_.string(), c.name, span.start, span.end, span.value, c.length));
   }
-  std::vector<BigWigSpan>& spans = spans_[contig];
-  if (!spans.empty() && span.start < spans.back().end) {
+  // pending_ keeps the contig's last span until the contig ends.
+  if (!pending_.empty() && span.start < pending_.back().end) {
     throw DataError(fmt::format(
         "bigWig '{}': span {}:{}-{} overlaps or precedes the span before it ({}-{})",
-        path_.string(), c.name, span.start, span.end, spans.back().start, spans.back().end));
+        path_.string(), c.name, span.start, span.end, pending_.back().start, pending_.back().end));
   }
   if (span.value == 0.0F) return;
+  StoredSpans& stored = stored_[contig];
+  if (pending_.empty() && stored.count == 0) stored.start = span.start;
+  stored.end = span.end;
+  stored.sum += static_cast<double>(span.value) * static_cast<double>(span.end - span.start);
   // A span continuing the previous one with the same value extends it.
-  if (!spans.empty() && spans.back().end == span.start && spans.back().value == span.value) {
-    spans.back().end = span.end;
+  if (!pending_.empty() && pending_.back().end == span.start &&
+      pending_.back().value == span.value) {
+    pending_.back().end = span.end;
     return;
   }
-  spans.push_back(span);
+  pending_.push_back(span);
+  constexpr size_t kPendingSpans = size_t{1} << 16;
+  if (pending_.size() >= kPendingSpans) spill_pending(true);
 }
 
 namespace {
@@ -268,9 +358,14 @@ class TemporaryFile {
   std::string path_;
 };
 
-// Writes `spans` (per contig) to `path` through libBigWig; false when a call fails.
+// Spans [first, first + n) of a contig's spans, in order.
+using SpanSource =
+    std::function<void(size_t contig, int64_t first, size_t n, std::vector<BigWigSpan>& out)>;
+
+// Writes the spans of each contig (counts[c] of them, from `source`) to `path` through
+// libBigWig; false when a call fails.
 bool write_with_libbigwig(const std::string& path, const std::vector<Contig>& contigs,
-                          const std::vector<std::vector<BigWigSpan>>& spans) {
+                          const std::vector<int64_t>& counts, const SpanSource& source) {
   init_libbigwig();
   bigWigFile_t* file = bwOpen(path.c_str(), nullptr, "w");
   if (file == nullptr) return false;
@@ -287,26 +382,29 @@ bool write_with_libbigwig(const std::string& path, const std::vector<Contig>& co
   if (file->cl == nullptr || bwWriteHdr(file) != 0) return false;
   // libBigWig writes no data index for a file without values, and readers then fail: such a
   // file gets one explicit 0 at the first base (the same as no data to a reader).
-  bool any = false;
-  for (const auto& contig_spans : spans) any = any || !contig_spans.empty();
-  constexpr size_t kChunk = size_t{1} << 20;
+  const bool any = std::any_of(counts.begin(), counts.end(), [](int64_t n) { return n > 0; });
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  std::vector<BigWigSpan> list;
   std::vector<const char*> chrom;
   std::vector<uint32_t> starts, ends;
   std::vector<float> values;
   for (size_t c = 0; c < contigs.size(); ++c) {
-    std::vector<BigWigSpan> sentinel;
-    if (!any && c == 0) sentinel.push_back(BigWigSpan{0, 1, 0.0F});
-    const std::vector<BigWigSpan>& list = sentinel.empty() ? spans[c] : sentinel;
-    for (size_t first = 0; first < list.size(); first += kChunk) {
-      const size_t n = std::min(kChunk, list.size() - first);
+    const int64_t total = !any && c == 0 ? 1 : counts[c];
+    for (int64_t first = 0; first < total; first += kChunk) {
+      const auto n = static_cast<size_t>(std::min(kChunk, total - first));
+      if (any) {
+        source(c, first, n, list);
+      } else {
+        list.assign(1, BigWigSpan{0, 1, 0.0F});
+      }
       chrom.assign(n, names[c]);
       starts.resize(n);
       ends.resize(n);
       values.resize(n);
       for (size_t i = 0; i < n; ++i) {
-        starts[i] = static_cast<uint32_t>(list[first + i].start);
-        ends[i] = static_cast<uint32_t>(list[first + i].end);
-        values[i] = list[first + i].value;
+        starts[i] = static_cast<uint32_t>(list[i].start);
+        ends[i] = static_cast<uint32_t>(list[i].end);
+        values[i] = list[i].value;
       }
       const int rc = first == 0 ? bwAddIntervals(file, chrom.data(), starts.data(), ends.data(),
                                                  values.data(), static_cast<uint32_t>(n))
@@ -318,6 +416,23 @@ bool write_with_libbigwig(const std::string& path, const std::vector<Contig>& co
   return true;
 }
 
+// Copies `from` into `to` atomically in blocks (a bigWig may be larger than memory allows).
+void publish_copy(const std::string& from, const std::filesystem::path& to) {
+  std::ifstream in(from, std::ios::binary);
+  io::AtomicFileWriter out(to);
+  std::vector<char> block(size_t{1} << 20);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    if (got > 0) out.write(std::as_bytes(std::span<const char>(block.data(), got)));
+  }
+  if (!in.eof()) {
+    throw DataError(
+        fmt::format("bigWig '{}': cannot read back the temporary file '{}'", to.string(), from));
+  }
+  out.commit();
+}
+
 }  // namespace
 
 void BigWigWriter::finish() {
@@ -325,8 +440,15 @@ void BigWigWriter::finish() {
     throw DataError(fmt::format("bigWig '{}': finish() called twice", path_.string()));
   }
   finished_ = true;
+  spill_pending(false);
+  std::vector<int64_t> counts;
+  for (const StoredSpans& stored : stored_) counts.push_back(stored.count);
+  const SpanSource source = [this](size_t contig, int64_t first, size_t n,
+                                   std::vector<BigWigSpan>& out) {
+    spill_->read(stored_[contig].first + first, n, out);
+  };
   const TemporaryFile temporary(path_);
-  if (!write_with_libbigwig(temporary.path(), contigs_, spans_)) {
+  if (!write_with_libbigwig(temporary.path(), contigs_, counts, source)) {
     throw DataError(
         fmt::format("bigWig '{}': libBigWig failed to write the file (is the disk "
                     "full or the directory not writable?)",
@@ -342,13 +464,11 @@ void BigWigWriter::finish() {
       throw DataError(fmt::format("bigWig '{}': the written file lacks contig '{}' of {} bases",
                                   path_.string(), contig.name, contig.length));
     }
-    if (spans_[c].empty()) continue;
-    double expected = 0.0;
-    for (const BigWigSpan& s : spans_[c])
-      expected += static_cast<double>(s.value) * (s.end - s.start);
+    if (stored_[c].count == 0) continue;
+    const double expected = stored_[c].sum;
     double found = 0.0;
-    const int64_t lo = spans_[c].front().start;
-    const int64_t hi = spans_[c].back().end;
+    const int64_t lo = stored_[c].start;
+    const int64_t hi = stored_[c].end;
     constexpr int64_t kChunk = int64_t{1} << 20;
     for (int64_t at = lo; at < hi; at += kChunk) {
       const int64_t end = std::min(hi, at + kChunk);
@@ -363,13 +483,7 @@ void BigWigWriter::finish() {
           path_.string(), found, contig.name, expected));
     }
   }
-  std::ifstream in(temporary.path(), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) {
-    throw DataError(fmt::format("bigWig '{}': cannot read back the temporary file '{}'",
-                                path_.string(), temporary.path()));
-  }
-  io::write_file_atomically(path_, bytes);
+  publish_copy(temporary.path(), path_);
 }
 
 }  // namespace strand::data

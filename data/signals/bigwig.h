@@ -65,9 +65,11 @@ struct BigWigSpan {
 
 /// Writes a bigWig file atomically: libBigWig writes a temporary file next to `path`, which is
 /// read back and checked (chromosome list, and the sum of the values of every contig) before it
-/// replaces `path` (io::write_file_atomically). Nothing is published unless finish() succeeds.
-/// Values are added contig by contig in the order of the chromosome list, positions increasing
-/// and not overlapping within a contig.
+/// is copied over `path` (io::AtomicFileWriter). Memory stays flat in the number of spans: they
+/// wait in an unlinked temporary file beside `path` (12 bytes each) until finish(). Nothing is
+/// published unless finish() succeeds. Values are added contig by contig, each contig's together
+/// (contigs in any order: the file lists them in the chromosome list's), positions increasing and
+/// not overlapping within a contig.
 class BigWigWriter {
  public:
   /// Starts a file with chromosome list `contigs` (names unique, lengths in [1, 2^32 - 1]).
@@ -78,8 +80,8 @@ class BigWigWriter {
   BigWigWriter& operator=(const BigWigWriter&) = delete;
 
   /// Adds spans of `contig` (bedGraph-like); spans of value 0 are left out, since a reader sees
-  /// 0 where the file has no data. Throws DataError for an unknown contig, a contig before the
-  /// last one added, a span outside the contig, empty, non-finite or overlapping the previous.
+  /// 0 where the file has no data. Throws DataError for an unknown contig, a contig added again
+  /// after another, a span outside the contig, empty, non-finite or overlapping the previous.
   void add_spans(std::string_view contig, std::span<const BigWigSpan> spans);
   /// Adds per-base values of `contig` from base `start` on: runs of equal values become one span,
   /// zeros are left out. Same checks as add_spans().
@@ -93,12 +95,29 @@ class BigWigWriter {
  private:
   void add(size_t contig, const BigWigSpan& span);
 
+  void spill_pending(bool keep_last);
+
+  // Where a contig's spans lie in the spill file, and what the read-back check expects.
+  struct StoredSpans {
+    int64_t first = 0;  // index of its first span in the spill file
+    int64_t count = 0;  // spans in the spill file
+    double sum = 0.0;   // sum of value * length
+    int64_t start = 0;  // first base with a value
+    int64_t end = 0;    // one past the last
+  };
+  // An unlinked temporary file of spans, 12 bytes each, in the order added.
+  struct SpillFile;
+
   std::filesystem::path path_;
   std::vector<Contig> contigs_;
   std::unordered_map<std::string, size_t> ids_;
-  // Entries are collected and handed to libBigWig in finish(), in one pass over the contigs.
-  std::vector<std::vector<BigWigSpan>> spans_;  // per contig
-  size_t current_ = 0;                          // the contig values are being added to
+  // Spans go to a spill file as they come (memory stays flat however long the track) and are
+  // handed to libBigWig in finish(), contig by contig in the chromosome list's order.
+  std::unique_ptr<SpillFile> spill_;
+  std::vector<StoredSpans> stored_;  // per contig
+  std::vector<BigWigSpan> pending_;  // the current contig's spans not yet spilled
+  size_t current_ = 0;               // the contig values are being added to
+  std::vector<bool> started_;        // per contig: values were added
   bool finished_ = false;
 };
 

@@ -19,6 +19,7 @@
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
 #include "cli/program.h"
+#include "cli/signal_command.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
 #include "cli/variants_command.h"
@@ -119,7 +120,7 @@ std::set<std::string> help_flags(const std::string& command) {
 std::vector<const std::vector<ConfigKey>*> tables() {
   return {&config_keys(),    &config_source_keys(), &train_keys(),    &predict_keys(),
           &explain_keys(),   &marginalize_keys(),   &variants_keys(), &simulate_keys(),
-          &negatives_keys(), &prepare_keys()};
+          &negatives_keys(), &prepare_keys(),       &signal_keys()};
 }
 
 TEST_CASE("command flags: each row of a command's own table sets its own field") {
@@ -132,6 +133,7 @@ TEST_CASE("command flags: each row of a command's own table sets its own field")
   check_rows<SimulateOptions>(simulate_keys());
   check_rows<NegativesOptions>(negatives_keys());
   check_rows<PrepareOptions>(prepare_keys());
+  check_rows<SignalOptions>(signal_keys());
 }
 
 TEST_CASE("command flags: --help lists exactly the rows that name the command") {
