@@ -24,6 +24,7 @@
 #include "cli/explain_command.h"
 #include "cli/inspect_command.h"
 #include "cli/marginalize_command.h"
+#include "cli/motifs_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
@@ -133,6 +134,7 @@ struct CommandSettings {
   ExplainOptions explain;
   MarginalizeOptions marginalize;
   VariantsOptions variants;
+  MotifsOptions motifs;
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
@@ -180,6 +182,15 @@ const std::vector<Command>& commands() {
        ".npz (TF-MoDISco's layout), .tsv or .bw; --plot draws a logo",
        [](CommandSettings& s, std::ostream& out, std::ostream&) {
          run_explain(s.explain, out);
+         return 0;
+       },
+       true},
+      {"motifs",
+       "Discover motifs in contribution scores as TF-MoDISco does: seqlets, patterns clustered "
+       "with Leiden, written as motifs.meme, patterns.npz, seqlets.tsv and modisco-lite's HDF5 "
+       "results (docs/motifs.md)",
+       [](CommandSettings& s, std::ostream& out, std::ostream&) {
+         run_motifs(s.motifs, out);
          return 0;
        },
        true},
@@ -256,6 +267,7 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
       .options(explain_keys(), settings.explain)
       .options(marginalize_keys(), settings.marginalize)
       .options(variants_keys(), settings.variants)
+      .options(motifs_keys(), settings.motifs)
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)

@@ -24,13 +24,14 @@ set(allowed_dist core kernels tensor autograd ops optim dist)
 set(allowed_train core kernels io tensor autograd ops data layers optim dist train)
 set(allowed_variants core kernels io tensor autograd ops data layers optim dist train explain variants)
 set(allowed_explain core kernels io tensor autograd ops data layers optim dist train explain)
+set(allowed_motifs core kernels io tensor autograd ops data layers optim dist train explain motifs)
 set(allowed_app core kernels io tensor autograd ops data layers optim dist train explain variants app)
-set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants app
-    cli)
+set(allowed_cli core kernels io tensor autograd ops data layers optim dist train explain variants
+    motifs app cli)
 set(allowed_python core kernels io tensor autograd ops data layers optim dist train explain variants
-    app python)
-set(layers core kernels io tensor autograd ops data layers optim dist train explain variants app cli
-    python)
+    motifs app python)
+set(layers core kernels io tensor autograd ops data layers optim dist train explain variants motifs
+    app cli python)
 
 # An include line, however spaced; group 1 is the path between its quotes or brackets.
 set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")
