@@ -140,7 +140,7 @@ void run_motifs(const MotifsOptions& options, std::ostream& log) {
   const motifs::DiscoverOptions d = discover_options(options);
   const motifs::Discovery found =
       motifs::discover(scores, d, [&log](const std::string& line) { log << line << "\n"; });
-  motifs::write_results(options.out, found, scores, options.window);
+  motifs::write_results(options.out, found, scores, scores.length);
   print_patterns(found, log);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -18,6 +19,14 @@ namespace {
 
 void say(const std::function<void(const std::string&)>& log, const std::string& line) {
   if (log) log(line);
+}
+
+// Seconds since `start`, and `start` moved to now.
+double lap(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return seconds;
 }
 
 double total_abs_contrib(const ScoreSet& scores, const Seqlet& seqlet) {
@@ -107,19 +116,27 @@ std::vector<Pattern> clustering_round(const ScoreSet& scores, std::vector<Seqlet
                                       bool filter, const std::array<double, 4>& bg,
                                       const DiscoverOptions& o,
                                       const std::function<void(const std::string&)>& log) {
+  auto clock = std::chrono::steady_clock::now();
+  const size_t given = seqlets.size();
   Neighbours coarse = coarse_neighbours(scores, seqlets, o.neighbours + 1, sign, o.threads);
+  const double t_coarse = lap(clock);
   std::vector<std::vector<float>> fine =
       fine_similarities(scores, seqlets, coarse, o.min_overlap, o.threads);
+  const double t_fine = lap(clock);
   if (filter) {
     keep_rows(seqlets, coarse, fine, correlated_rows(coarse, fine, o.correlation_threshold));
   }
   const WeightedGraph graph = density_adapted_graph(coarse.index, fine, o.perplexity);
+  const double t_graph = lap(clock);
   const std::vector<int64_t> membership = leiden_clusters(graph, o.leiden_runs);
+  const double t_leiden = lap(clock);
   const int64_t clusters =
       membership.empty() ? 0 : *std::max_element(membership.begin(), membership.end()) + 1;
   std::vector<Pattern> patterns = cluster_patterns(scores, seqlets, membership, sign, bg, o);
-  say(log, fmt::format("  {} seqlets, {} clusters, {} patterns", seqlets.size(), clusters,
-                       patterns.size()));
+  say(log, fmt::format("  {} seqlets ({} kept), {} clusters, {} patterns; seconds: coarse {:.1f}, "
+                       "fine {:.1f}, graph {:.1f}, Leiden {:.1f}, patterns {:.1f}",
+                       given, seqlets.size(), clusters, patterns.size(), t_coarse, t_fine, t_graph,
+                       t_leiden, lap(clock)));
   return patterns;
 }
 
@@ -165,7 +182,11 @@ std::vector<Pattern> seqlets_to_patterns(const ScoreSet& scores, std::vector<Seq
   }
   CollapseOptions collapse = o.collapse;
   collapse.threads = o.threads;
+  auto clock = std::chrono::steady_clock::now();
+  const size_t before = patterns.size();
   patterns = collapse_patterns(scores, std::move(patterns), bg, collapse);
+  say(log,
+      fmt::format("  merged {} patterns into {} ({:.1f} s)", before, patterns.size(), lap(clock)));
   std::vector<Pattern> out;
   for (Pattern& p : patterns) {
     if (passes(p, bg, o)) out.push_back(std::move(p));
