@@ -9,7 +9,9 @@
 
 #include "app/command_paths.h"
 #include "app/config_error.h"
+#include "io/atomic_file.h"
 #include "motifs/discover.h"
+#include "motifs/report_html.h"
 #include "motifs/results_files.h"
 #include "motifs/score_set.h"
 
@@ -73,6 +75,13 @@ const std::vector<ConfigKey>& motifs_keys() {
        .help = "Folder of results: motifs.meme, patterns.npz, seqlets.tsv, modisco_results.h5",
        .commands = motifs,
        .required = true},
+      {.key = "motif-db",
+       .field = field<MotifsOptions>([](auto& o) -> auto& { return o.motif_db; }),
+       .text = app::TextKind::kFile,
+       .flag = "--motif-db",
+       .help = "A MEME file of known motifs: report.html lists each pattern's best matches "
+               "(TOMTOM-like p- and q-values)",
+       .commands = motifs},
       {.key = "max-seqlets",
        .field = field<MotifsOptions>([](auto& o) -> auto& { return o.max_seqlets; }),
        .range = IntRange{1, 10000000},
@@ -129,9 +138,12 @@ void run_motifs(const MotifsOptions& options, std::ostream& log) {
   app::check_input_file(options.scores, "--scores");
   app::check_input_file(sequences,
                         options.sequences.empty() ? "--sequences (default)" : "--sequences");
+  app::check_input_file(options.motif_db, "--motif-db");
   const auto start = std::chrono::steady_clock::now();
+  std::vector<motifs::Motif> database;
   motifs::ScoreSet scores;
   try {
+    if (!options.motif_db.empty()) database = motifs::read_meme(options.motif_db);
     scores = motifs::read_score_set(options.scores, sequences);
   } catch (const std::runtime_error& error) {
     throw ConfigError(error.what());
@@ -141,6 +153,9 @@ void run_motifs(const MotifsOptions& options, std::ostream& log) {
   const motifs::Discovery found =
       motifs::discover(scores, d, [&log](const std::string& line) { log << line << "\n"; });
   motifs::write_results(options.out, found, scores, scores.length);
+  io::write_file_atomically(
+      std::filesystem::path(options.out) / "report.html",
+      motifs::report_html(found, database, "strand motifs: " + options.scores));
   print_patterns(found, log);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

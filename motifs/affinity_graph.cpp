@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 
 #include "motifs/jaccard.h"
@@ -106,42 +105,67 @@ std::vector<char> correlated_rows(const Neighbours& coarse,
   return keep;
 }
 
-WeightedGraph density_adapted_graph(const std::vector<std::vector<int64_t>>& neighbours,
-                                    const std::vector<std::vector<float>>& similarity,
-                                    double perplexity) {
+namespace {
+
+// Each row's (column, distance) entries, both directions of every similarity, sorted by column,
+// a pair given in both directions averaged (modisco's (A + A^T) / (C + C^T)).
+std::vector<std::vector<std::pair<int64_t, double>>> symmetric_distances(
+    const std::vector<std::vector<int64_t>>& neighbours,
+    const std::vector<std::vector<float>>& similarity) {
   const auto n = static_cast<int64_t>(neighbours.size());
-  // Distances log(2 / a - 1), zeros dropped; symmetrised by averaging where both directions
-  // hold one.
-  std::vector<std::map<int64_t, std::pair<double, int>>> rows(neighbours.size());
+  std::vector<std::vector<std::pair<int64_t, double>>> rows(neighbours.size());
   for (int64_t i = 0; i < n; ++i) {
     for (size_t k = 0; k < neighbours[i].size(); ++k) {
       const double a = std::max<double>(similarity[i][k], 1e-7);
       const double d = std::max(std::log(1.0 / (0.5 * a) - 1.0), 0.0);
-      if (!(d > 0)) continue;
-      const int64_t j = neighbours[i][k];
-      for (auto [r, c] : {std::pair{i, j}, std::pair{j, i}}) {
-        auto& cell = rows[r][c];
-        cell.first += d;
-        cell.second += 1;
-      }
+      if (!(d > 0)) continue;  // modisco drops the zeros (similarity >= 1: the seqlet itself)
+      rows[i].emplace_back(neighbours[i][k], d);
+      rows[neighbours[i][k]].emplace_back(i, d);
     }
   }
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t out = 0;
+    for (size_t k = 0; k < row.size();) {
+      size_t m = k;
+      double sum = 0;
+      for (; m < row.size() && row[m].first == row[k].first; ++m) sum += row[m].second;
+      row[out++] = {row[k].first, sum / static_cast<double>(m - k)};
+      k = m;
+    }
+    row.resize(out);
+  }
+  return rows;
+}
+
+}  // namespace
+
+WeightedGraph density_adapted_graph(const std::vector<std::vector<int64_t>>& neighbours,
+                                    const std::vector<std::vector<float>>& similarity,
+                                    double perplexity) {
+  const auto n = static_cast<int64_t>(neighbours.size());
+  const auto rows = symmetric_distances(neighbours, similarity);
   std::vector<double> beta(neighbours.size()), norm(neighbours.size());
+  std::vector<double> d;
   for (int64_t i = 0; i < n; ++i) {
-    std::vector<double> d;
-    for (auto& [j, cell] : rows[i]) d.push_back(cell.first /= cell.second), cell.second = 1;
+    d.clear();
+    for (const auto& entry : rows[i]) d.push_back(entry.second);
     beta[i] = perplexity_beta(d, perplexity);
     norm[i] = 1.0;
     for (double v : d) norm[i] += std::exp(-v / beta[i]);
   }
+  // Edges below kNegligible (the conditional probabilities of a row sum to about 1) change no
+  // partition's modularity measurably and would only slow Leiden down.
+  constexpr double kNegligible = 1e-6;
   WeightedGraph graph{n, {}, {}, {}};
   for (int64_t i = 0; i < n; ++i) {
     graph.from.push_back(i), graph.to.push_back(i), graph.weight.push_back(1.0 / norm[i]);
-    for (const auto& [j, cell] : rows[i]) {
+    for (const auto& [j, dist] : rows[i]) {
       if (j <= i) continue;
-      const double d = cell.first;
       const double w =
-          std::sqrt(std::exp(-d / beta[i]) / norm[i] * std::exp(-d / beta[j]) / norm[j]);
+          std::sqrt(std::exp(-dist / beta[i]) / norm[i] * std::exp(-dist / beta[j]) / norm[j]);
+      if (w < kNegligible) continue;
       graph.from.push_back(i), graph.to.push_back(j), graph.weight.push_back(2.0 * w);
     }
   }

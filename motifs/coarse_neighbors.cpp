@@ -46,8 +46,8 @@ std::vector<Base> strongest_bases(const ScoreSet& scores, const Seqlet& seqlet, 
 
 // Adds every gapped k-mer that extends `key` (its first base at `first`) by bases after `last`.
 void extend(const std::vector<Base>& bases, size_t first, size_t last, int k, int64_t key,
-            double score, std::unordered_map<int64_t, double>& out) {
-  if (k >= kMinK) out[key] += score;
+            double score, std::vector<std::pair<int64_t, double>>& out) {
+  if (k >= kMinK) out.emplace_back(key, score);
   if (k == kMaxK) return;
   for (size_t next = last + 1; next < bases.size(); ++next) {
     const int64_t span = bases[next].position - bases[first].position;
@@ -60,16 +60,30 @@ void extend(const std::vector<Base>& bases, size_t first, size_t last, int k, in
 
 // The seqlet's kMaxEntries strongest gapped k-mers, L2-normalised, sorted by key.
 SparseRow embedding(const std::vector<Base>& bases) {
-  std::unordered_map<int64_t, double> sums;
+  thread_local std::vector<std::pair<int64_t, double>> found;
+  found.clear();
   for (size_t i = 0; i < bases.size(); ++i) {
-    extend(bases, i, i, 1, bases[i].base + 1, bases[i].score, sums);
+    extend(bases, i, i, 1, bases[i].base + 1, bases[i].score, found);
   }
-  std::vector<std::pair<int64_t, double>> entries(sums.begin(), sums.end());
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+  // The same gapped k-mer at several places: one entry, its scores summed.
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<int64_t, double>> entries;
+  for (const auto& [key, score] : found) {
+    if (!entries.empty() && entries.back().first == key) {
+      entries.back().second += score;
+    } else {
+      entries.emplace_back(key, score);
+    }
+  }
+  const auto stronger = [](const auto& a, const auto& b) {
     return std::abs(a.second) != std::abs(b.second) ? std::abs(a.second) > std::abs(b.second)
                                                     : a.first < b.first;
-  });
-  if (entries.size() > kMaxEntries) entries.resize(kMaxEntries);
+  };
+  if (entries.size() > kMaxEntries) {
+    std::nth_element(entries.begin(), entries.begin() + kMaxEntries - 1, entries.end(), stronger);
+    entries.resize(kMaxEntries);
+  }
   double norm = 0;
   for (const auto& e : entries) norm += e.second * e.second;
   norm = norm > 0 ? std::sqrt(norm) : 1.0;

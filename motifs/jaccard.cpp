@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace strand::motifs {
 namespace {
@@ -19,18 +20,39 @@ void l1_into(const float* values, int64_t length, float* out, int64_t channel_of
   }
 }
 
-// Sum over the elements of signed min(|x|, |y|) and of max(|x|, |y|).
-inline void accumulate(const float* x, const float* y, int64_t size, float& min_sum,
+// One position's 8 channels as a vector (GCC/Clang vector extensions: AVX on x86, NEON pairs on
+// Arm), and its bits.
+using Lanes = float __attribute__((vector_size(32)));
+using LaneBits = int32_t __attribute__((vector_size(32)));
+
+inline Lanes load_lanes(const float* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// Sum over `positions` of signed min(|x|, |y|) (negative where x and y differ in sign) and of
+// max(|x|, |y|), a position's 8 channels at a time, two positions per step on two accumulators.
+inline void accumulate(const float* x, const float* y, int64_t positions, float& min_sum,
                        float& max_sum) {
-  float lo = 0, hi = 0;
-  for (int64_t i = 0; i < size; ++i) {
-    const float ax = std::abs(x[i]), ay = std::abs(y[i]);
-    const float m = std::min(ax, ay);
-    lo += (x[i] * y[i] < 0) ? -m : m;
-    hi += std::max(ax, ay);
+  static_assert(kSnippetChannels == 8);
+  constexpr LaneBits kAbs = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
+                             0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+  const LaneBits kSign = ~kAbs;
+  Lanes lo[2] = {}, hi[2] = {};
+  for (int64_t p = 0; p < positions; ++p) {
+    const Lanes xv = load_lanes(x + p * 8), yv = load_lanes(y + p * 8);
+    const auto xb = reinterpret_cast<const LaneBits&>(xv),
+               yb = reinterpret_cast<const LaneBits&>(yv);
+    const LaneBits axb = xb & kAbs, ayb = yb & kAbs;
+    const Lanes ax = reinterpret_cast<const Lanes&>(axb), ay = reinterpret_cast<const Lanes&>(ayb);
+    const Lanes m = ax < ay ? ax : ay;
+    const LaneBits signed_m = reinterpret_cast<const LaneBits&>(m) | ((xb ^ yb) & kSign);
+    lo[p & 1] += reinterpret_cast<const Lanes&>(signed_m);
+    hi[p & 1] += ax < ay ? ay : ax;
   }
-  min_sum += lo;
-  max_sum += hi;
+  const Lanes l = lo[0] + lo[1], h = hi[0] + hi[1];
+  for (int c = 0; c < 8; ++c) min_sum += l[c], max_sum += h[c];
 }
 
 }  // namespace
@@ -80,7 +102,8 @@ Alignment best_jaccard(const float* x, int64_t x_length, const float* y, int64_t
                        int64_t pad) {
   constexpr int64_t C = kSnippetChannels;
   // |x| summed over x's positions, to count the positions that fall on y's padding.
-  std::vector<float> prefix(static_cast<size_t>(x_length + 1), 0.0f);
+  thread_local std::vector<float> prefix;
+  prefix.assign(static_cast<size_t>(x_length + 1), 0.0f);
   for (int64_t p = 0; p < x_length; ++p) {
     float s = 0;
     for (int64_t c = 0; c < C; ++c) s += std::abs(x[p * C + c]);
@@ -93,7 +116,7 @@ Alignment best_jaccard(const float* x, int64_t x_length, const float* y, int64_t
     const int64_t last = std::min(x_length, y_length - offset);
     float min_sum = 0, max_sum = 0;
     if (last > first) {
-      accumulate(x + first * C, y + (offset + first) * C, (last - first) * C, min_sum, max_sum);
+      accumulate(x + first * C, y + (offset + first) * C, last - first, min_sum, max_sum);
     }
     max_sum += prefix[first] + (prefix[x_length] - prefix[std::max(last, first)]);
     const float score = max_sum > 0 ? min_sum / max_sum : 0.0f;
@@ -104,7 +127,7 @@ Alignment best_jaccard(const float* x, int64_t x_length, const float* y, int64_t
 
 float flat_jaccard(const float* x, const float* y, int64_t size) {
   float min_sum = 0, max_sum = 0;
-  accumulate(x, y, size, min_sum, max_sum);
+  accumulate(x, y, size / kSnippetChannels, min_sum, max_sum);
   return max_sum > 0 ? min_sum / max_sum : 0.0f;
 }
 
