@@ -128,7 +128,7 @@ std::vector<Pattern> clustering_round(const ScoreSet& scores, std::vector<Seqlet
   }
   const WeightedGraph graph = density_adapted_graph(coarse.index, fine, o.perplexity);
   const double t_graph = lap(clock);
-  const std::vector<int64_t> membership = leiden_clusters(graph, o.leiden_runs);
+  const std::vector<int64_t> membership = leiden_clusters(graph, o.leiden_runs, o.threads);
   const double t_leiden = lap(clock);
   const int64_t clusters =
       membership.empty() ? 0 : *std::max_element(membership.begin(), membership.end()) + 1;

@@ -10,8 +10,11 @@
 namespace strand::motifs {
 
 /// The membership (cluster ids 0..k-1, the largest clusters first) of the highest-modularity
-/// partition over `runs` Leiden runs seeded 1..runs (each run iterated until stable). igraph's
-/// random generator is process-wide: calls are serialised.
-std::vector<int64_t> leiden_clusters(const WeightedGraph& graph, int runs);
+/// partition over `runs` Leiden runs seeded 1..runs (each run iterated until stable; ties keep
+/// the lower seed, so the result does not depend on `processes`). igraph's C library is not
+/// thread-safe (its random generator and error stack are process-wide), so calls are serialised
+/// and the runs are spread over `processes` forked processes instead of threads; a child that
+/// fails has its seeds run again here.
+std::vector<int64_t> leiden_clusters(const WeightedGraph& graph, int runs, int processes = 1);
 
 }  // namespace strand::motifs
