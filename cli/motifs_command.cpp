@@ -6,11 +6,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 
 #include "app/command_paths.h"
 #include "app/config_error.h"
 #include "io/atomic_file.h"
 #include "motifs/discover.h"
+#include "motifs/hits.h"
 #include "motifs/report_html.h"
 #include "motifs/results_files.h"
 #include "motifs/score_set.h"
@@ -58,9 +60,9 @@ const std::vector<ConfigKey>& motifs_keys() {
        .field = field<MotifsOptions>([](auto& o) -> auto& { return o.scores; }),
        .text = app::TextKind::kFile,
        .flag = "--scores",
-       .help = "Hypothetical contributions, .npz with arr_0 (N, 4, L) (strand explain --out)",
-       .commands = motifs,
-       .required = true},
+       .help = "Hypothetical contributions, .npz with arr_0 (N, 4, L) (strand explain --out); "
+               "required",
+       .commands = motifs},
       {.key = "sequences",
        .field = field<MotifsOptions>([](auto& o) -> auto& { return o.sequences; }),
        .text = app::TextKind::kFile,
@@ -72,9 +74,9 @@ const std::vector<ConfigKey>& motifs_keys() {
        .field = field<MotifsOptions>([](auto& o) -> auto& { return o.out; }),
        .text = app::TextKind::kDirectory,
        .flag = "--out",
-       .help = "Folder of results: motifs.meme, patterns.npz, seqlets.tsv, modisco_results.h5",
-       .commands = motifs,
-       .required = true},
+       .help = "Folder of results: motifs.meme, patterns.npz, seqlets.tsv, modisco_results.h5, "
+               "report.html; required",
+       .commands = motifs},
       {.key = "motif-db",
        .field = field<MotifsOptions>([](auto& o) -> auto& { return o.motif_db; }),
        .text = app::TextKind::kFile,
@@ -127,6 +129,78 @@ const std::vector<ConfigKey>& motifs_keys() {
        .commands = motifs},
   };
   return keys;
+}
+
+const std::vector<ConfigKey>& motif_hits_keys() {
+  const std::vector<std::string> hits = {"motifs-hits"};
+  static const std::vector<ConfigKey> keys = {
+      {.key = "patterns",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.patterns; }),
+       .text = app::TextKind::kDirectory,
+       .flag = "--patterns",
+       .help = "A folder strand motifs wrote (its patterns.npz)",
+       .commands = hits,
+       .required = true},
+      {.key = "scores",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.scores; }),
+       .text = app::TextKind::kFile,
+       .flag = "--scores",
+       .help = "Hypothetical contributions, .npz with arr_0 (N, 4, L)",
+       .commands = hits,
+       .required = true},
+      {.key = "sequences",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.sequences; }),
+       .text = app::TextKind::kFile,
+       .flag = "--sequences",
+       .help = "One-hot sequences, .npz with arr_0 (N, 4, L)",
+       .commands = hits,
+       .unset = "<stem>_onehot.npz beside --scores"},
+      {.key = "out",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.out; }),
+       .flag = "--out",
+       .help = "TSV of hits: example start end strand pattern similarity contribution",
+       .commands = hits,
+       .required = true},
+      {.key = "min-similarity",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.min_similarity; }),
+       .range = RealRange{-1.0, 1.0},
+       .flag = "--min-similarity",
+       .help = "Smallest Jaccard similarity of a seqlet with its best pattern to call a hit",
+       .commands = hits},
+      {.key = "threads",
+       .field = field<MotifHitsOptions>([](auto& o) -> auto& { return o.threads; }),
+       .range = IntRange{.lo = 0, .up_to_thread_cap = true},
+       .range_note = "0: OMP_NUM_THREADS, else all cores",
+       .flag = "--threads",
+       .help = "CPU threads",
+       .commands = hits},
+  };
+  return keys;
+}
+
+void run_motif_hits(const MotifHitsOptions& options, std::ostream& log) {
+  const std::string sequences = options.sequences.empty()
+                                    ? motifs::default_sequences_path(options.scores).string()
+                                    : options.sequences;
+  app::check_input_file(options.scores, "--scores");
+  app::check_input_file(sequences, "--sequences");
+  app::check_output_file(options.out, "--out");
+  std::vector<motifs::KnownPattern> patterns;
+  motifs::ScoreSet scores;
+  try {
+    patterns = motifs::read_patterns(options.patterns);
+    scores = motifs::read_score_set(options.scores, sequences);
+  } catch (const std::runtime_error& error) {
+    throw ConfigError(error.what());
+  }
+  motifs::SeqletOptions seqlets;
+  seqlets.max_seqlets = std::numeric_limits<int64_t>::max();
+  seqlets.threads = options.threads > 0 ? static_cast<int>(options.threads) : omp_get_max_threads();
+  const std::vector<motifs::Hit> hits =
+      motifs::find_hits(scores, patterns, seqlets, options.min_similarity);
+  io::write_file_atomically(options.out, motifs::hits_tsv(hits, patterns));
+  log << fmt::format("{} hits of {} patterns in {} sequences -> {}\n", hits.size(), patterns.size(),
+                     scores.sequences, options.out);
 }
 
 void run_motifs(const MotifsOptions& options, std::ostream& log) {

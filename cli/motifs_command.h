@@ -26,6 +26,23 @@ struct MotifsOptions {
   int64_t neighbours = 500;
 };
 
+/// The settings of `strand motifs hits` (motif_hits_keys(); their rows name the command
+/// "motifs-hits").
+struct MotifHitsOptions {
+  std::string patterns;   ///< a folder `strand motifs` wrote
+  std::string scores;     ///< X.npz
+  std::string sequences;  ///< default: <stem>_onehot.npz beside --scores
+  std::string out;        ///< hits.tsv
+  double min_similarity = 0.3;
+  int64_t threads = 0;
+};
+
+/// The rows of MotifHitsOptions: every flag of `strand motifs hits`.
+const std::vector<app::ConfigKey>& motif_hits_keys();
+
+/// Finds the patterns' instances in the scores and writes them as TSV (motifs/hits.h).
+void run_motif_hits(const MotifHitsOptions& options, std::ostream& log);
+
 /// The rows of MotifsOptions: every flag of `strand motifs`.
 const std::vector<app::ConfigKey>& motifs_keys();
 

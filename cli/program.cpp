@@ -135,6 +135,7 @@ struct CommandSettings {
   MarginalizeOptions marginalize;
   VariantsOptions variants;
   MotifsOptions motifs;
+  MotifHitsOptions motif_hits;
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
@@ -258,6 +259,22 @@ const std::vector<Command>& commands() {
   return list;
 }
 
+// `strand motifs hits`: a command of its own under `strand motifs` (its rows name
+// "motifs-hits").
+const Command& motif_hits_command() {
+  static const Command command = {
+      "motifs-hits",
+      "Find the instances of the patterns of a strand motifs folder in contribution scores: "
+      "seqlets called as strand motifs calls them, each labelled with its best-matching pattern "
+      "of its sign (Jaccard of the trimmed CWM at the best offset and strand), written as TSV",
+      [](CommandSettings& s, std::ostream& out, std::ostream&) {
+        run_motif_hits(s.motif_hits, out);
+        return 0;
+      },
+      true};
+  return command;
+}
+
 // The flags of `command`, from the key tables, setting `settings`.
 CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
   CommandFlags flags(command);
@@ -268,6 +285,7 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
       .options(marginalize_keys(), settings.marginalize)
       .options(variants_keys(), settings.variants)
       .options(motifs_keys(), settings.motifs)
+      .options(motif_hits_keys(), settings.motif_hits)
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)
@@ -292,6 +310,11 @@ std::variant<const Command*, int> parse(int argc, const char* const* argv,
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     flags_of(command.name, settings).add_to(sub);
     subcommands.emplace_back(sub, &command);
+    if (std::string(command.name) == "motifs") {  // checked before `motifs` itself
+      CLI::App* hits = sub->add_subcommand("hits", motif_hits_command().help);
+      flags_of(motif_hits_command().name, settings).add_to(hits);
+      subcommands.emplace(subcommands.begin(), hits, &motif_hits_command());
+    }
   }
   check_number_flags(&app);
   try {

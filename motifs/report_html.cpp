@@ -89,7 +89,8 @@ std::string report_html(const Discovery& d, const std::vector<Motif>& database,
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{0}</title><style>"
       "body{{font-family:sans-serif;margin:20px}} table{{border-collapse:collapse}} "
-      "td,th{{border:1px solid #ccc;padding:6px;vertical-align:top}} .match{{margin-bottom:6px}}"
+      "td,th{{border:1px solid #ccc;padding:6px;vertical-align:top}} .match{{margin-bottom:6px}} "
+      "td svg{{max-width:420px;height:auto}} .match svg{{height:80px;width:auto}}"
       "</style></head><body><h1>{0}</h1>\n<p>{1} positive and {2} negative seqlets; patterns "
       "by seqlet count (logos: each pattern's CWM, trimmed where it falls under 30% of its "
       "peak).</p>\n<table><tr><th>pattern</th><th>seqlets</th><th>CWM (forward)</th>"

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "motifs/discover.h"
+#include "motifs/hits.h"
 #include "motifs/motif_similarity.h"
+#include "motifs/report_html.h"
 #include "motifs/results_files.h"
 #include "motifs/score_set.h"
 #include "support/test_paths.h"
@@ -70,4 +72,26 @@ TEST_CASE("motifs: discovery recovers both planted motifs and writes its files")
   text << meme.rdbuf();
   CHECK(text.str().find("MOTIF pos_pattern_0\n") != std::string::npos);
   CHECK(text.str().find("MOTIF pos_pattern_1\n") != std::string::npos);
+
+  // The report names a planted motif among its matches and draws the logos.
+  const std::vector<Motif> db = {{"GATA_planted", one_hot_columns("TGATAAGG")},
+                                 {"EBOX_planted", one_hot_columns("CACGTGAC")},
+                                 {"POLYA", one_hot_columns("AAAAAAAA")}};
+  const std::string html = report_html(d, db, "planted");
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("GATA_planted</b>") != std::string::npos);
+
+  // Hits of the two patterns in the same scores: about one per planted motif (128), each
+  // pattern about half of them.
+  const std::vector<KnownPattern> patterns = read_patterns(dir.path() / "out");
+  REQUIRE(patterns.size() == d.positive.patterns.size());
+  SeqletOptions seqlet_options;
+  seqlet_options.threads = 2;
+  const std::vector<Hit> hits = find_hits(scores, patterns, seqlet_options, 0.3);
+  CHECK(hits.size() >= 110);
+  CHECK(hits.size() <= 130);
+  int64_t first = 0;
+  for (const Hit& h : hits) first += h.pattern == 0;
+  CHECK(first >= 50);
+  CHECK(static_cast<int64_t>(hits.size()) - first >= 50);
 }
