@@ -68,7 +68,8 @@ run_both() {
 if [[ "${which}" == small || "${which}" == all ]]; then
   mkdir -p "${WORK_DIR}/small"
   awk -F'\t' 'NR == FNR { if ($1 != "name" && $2 == 1) keep[$1] = 1; next }
-    /^>/ { take = (substr($1, 2) in keep) } take' "${model}/data/test.tsv" \
+    /^>/ { split(substr($1, 2), words, " "); take = (words[1] in keep) } take' \
+    "${model}/data/test.tsv" \
     "${model}/data/test.fa" > "${WORK_DIR}/small/input.fa"
   run_both small
 fi
