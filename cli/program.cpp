@@ -153,6 +153,19 @@ struct Command {
   bool stops_on_signal = false;
 };
 
+// `strand motifs` (its subcommand `hits`: motif_hits_command()).
+Command motifs_command() {
+  return {"motifs",
+          "Discover motifs in contribution scores as TF-MoDISco does: seqlets, patterns "
+          "clustered with Leiden, written as motifs.meme, patterns.npz, seqlets.tsv, "
+          "modisco-lite's HDF5 results and report.html (docs/motifs.md)",
+          [](CommandSettings& s, std::ostream& out, std::ostream&) {
+            run_motifs(s.motifs, out);
+            return 0;
+          },
+          true};
+}
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"train", kTrainHelp,
@@ -186,15 +199,7 @@ const std::vector<Command>& commands() {
          return 0;
        },
        true},
-      {"motifs",
-       "Discover motifs in contribution scores as TF-MoDISco does: seqlets, patterns clustered "
-       "with Leiden, written as motifs.meme, patterns.npz, seqlets.tsv and modisco-lite's HDF5 "
-       "results (docs/motifs.md)",
-       [](CommandSettings& s, std::ostream& out, std::ostream&) {
-         run_motifs(s.motifs, out);
-         return 0;
-       },
-       true},
+      motifs_command(),
       {"marginalize",
        "Insert a motif into background sequences and report each task's mean prediction before "
        "and after; two motifs with --spacing a:b report their interaction at each distance",

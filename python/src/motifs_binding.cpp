@@ -48,7 +48,8 @@ nb::object seqlet_array(const std::vector<motifs::Seqlet>& seqlets) {
   for (const motifs::Seqlet& s : seqlets) {
     values->insert(values->end(), {s.example, s.start, s.end, s.revcomp ? 1 : 0});
   }
-  std::shared_ptr<void> owner(values, [](void* p) { delete static_cast<std::vector<int64_t>*>(p); });
+  std::shared_ptr<void> owner(values,
+                              [](void* p) { delete static_cast<std::vector<int64_t>*>(p); });
   return numpy_view(values->data(), {static_cast<int64_t>(seqlets.size()), 4}, DType::kInt64,
                     owner);
 }

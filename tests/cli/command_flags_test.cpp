@@ -120,7 +120,7 @@ std::set<std::string> help_flags(const std::string& command) {
 std::vector<const std::vector<ConfigKey>*> tables() {
   return {&config_keys(),    &config_source_keys(), &train_keys(),    &predict_keys(),
           &explain_keys(),   &marginalize_keys(),   &variants_keys(), &simulate_keys(),
-          &negatives_keys(), &prepare_keys(),         &motifs_keys(),   &motif_hits_keys()};
+          &negatives_keys(), &prepare_keys(),       &motifs_keys(),   &motif_hits_keys()};
 }
 
 TEST_CASE("command flags: each row of a command's own table sets its own field") {
@@ -174,9 +174,8 @@ TEST_CASE("command flags: a command's own number outside its range is refused na
       for (const std::string& command : key.commands) {
         INFO(command, " ", key.flag, " ", text);
         // `strand motifs hits` is a command under `motifs` (its rows name "motifs-hits").
-        const auto result = command == "motifs-hits"
-                                ? run({"motifs", "hits", key.flag, text})
-                                : run({command, key.flag, text});
+        const auto result = command == "motifs-hits" ? run({"motifs", "hits", key.flag, text})
+                                                     : run({command, key.flag, text});
         CHECK(result.status == 1);
         CHECK(result.err.rfind("error: " + key.flag + ": must be in ", 0) == 0);
       }
