@@ -1,6 +1,7 @@
 // strand.motifs's engine: motifs::discover() on numpy arrays, with the GIL released while it
 // runs; the patterns come back as numpy arrays. python/strand/motifs.py is the public face.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <cstring>
