@@ -31,27 +31,35 @@ inline Lanes load_lanes(const float* p) {
   return v;
 }
 
-// Sum over `positions` of signed min(|x|, |y|) (negative where x and y differ in sign) and of
-// max(|x|, |y|), a position's 8 channels at a time, two positions per step on two accumulators.
+constexpr LaneBits kAbsBits = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
+                               0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+
+// One position: adds signed min(|x|, |y|) (negative where x and y differ in sign) to `lo` and
+// max(|x|, |y|) to `hi`, channel by channel.
+inline void accumulate_position(const float* x, const float* y, Lanes& lo, Lanes& hi) {
+  const Lanes xv = load_lanes(x), yv = load_lanes(y);
+  const auto xb = reinterpret_cast<const LaneBits&>(xv), yb = reinterpret_cast<const LaneBits&>(yv);
+  const LaneBits axb = xb & kAbsBits, ayb = yb & kAbsBits;
+  const Lanes ax = reinterpret_cast<const Lanes&>(axb), ay = reinterpret_cast<const Lanes&>(ayb);
+  const Lanes m = ax < ay ? ax : ay;
+  const LaneBits signed_m = reinterpret_cast<const LaneBits&>(m) | ((xb ^ yb) & ~kAbsBits);
+  lo += reinterpret_cast<const Lanes&>(signed_m);
+  hi += ax < ay ? ay : ax;
+}
+
+// Sum over `positions` of signed min(|x|, |y|) and of max(|x|, |y|), two positions per step on
+// two pairs of accumulators held in registers (one pair would chain every add on the last).
 inline void accumulate(const float* x, const float* y, int64_t positions, float& min_sum,
                        float& max_sum) {
   static_assert(kSnippetChannels == 8);
-  constexpr LaneBits kAbs = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
-                             0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  const LaneBits kSign = ~kAbs;
-  Lanes lo[2] = {}, hi[2] = {};
-  for (int64_t p = 0; p < positions; ++p) {
-    const Lanes xv = load_lanes(x + p * 8), yv = load_lanes(y + p * 8);
-    const auto xb = reinterpret_cast<const LaneBits&>(xv),
-               yb = reinterpret_cast<const LaneBits&>(yv);
-    const LaneBits axb = xb & kAbs, ayb = yb & kAbs;
-    const Lanes ax = reinterpret_cast<const Lanes&>(axb), ay = reinterpret_cast<const Lanes&>(ayb);
-    const Lanes m = ax < ay ? ax : ay;
-    const LaneBits signed_m = reinterpret_cast<const LaneBits&>(m) | ((xb ^ yb) & kSign);
-    lo[p & 1] += reinterpret_cast<const Lanes&>(signed_m);
-    hi[p & 1] += ax < ay ? ay : ax;
+  Lanes lo0 = {}, hi0 = {}, lo1 = {}, hi1 = {};
+  int64_t p = 0;
+  for (; p + 1 < positions; p += 2) {
+    accumulate_position(x + p * 8, y + p * 8, lo0, hi0);
+    accumulate_position(x + p * 8 + 8, y + p * 8 + 8, lo1, hi1);
   }
-  const Lanes l = lo[0] + lo[1], h = hi[0] + hi[1];
+  if (p < positions) accumulate_position(x + p * 8, y + p * 8, lo0, hi0);
+  const Lanes l = lo0 + lo1, h = hi0 + hi1;
   for (int c = 0; c < 8; ++c) min_sum += l[c], max_sum += h[c];
 }
 
