@@ -19,10 +19,10 @@ struct MotifsOptions {
   std::string motif_db;   ///< a MEME file to match the patterns against; optional
   int64_t threads = 0;
   int64_t max_seqlets = 20000;
-  int64_t window = 21;
-  int64_t flank = 10;
-  double target_fdr = 0.2;
-  int64_t leiden_runs = 50;
+  int64_t window = 20;
+  int64_t flank = 5;
+  double target_fdr = 0.05;
+  int64_t leiden_runs = 2;
   int64_t neighbours = 500;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 namespace strand::motifs {
@@ -93,22 +94,79 @@ SparseRow embedding(const std::vector<Base>& bases) {
   return row;
 }
 
-// Posting lists: for each k-mer column, the (row, weight) of every embedding holding it.
+// Posting lists (by column, CSR): for each k-mer column, the row and weight of every embedding
+// holding it, 8 bytes an entry.
 struct Postings {
   std::unordered_map<int64_t, int64_t> column;
-  std::vector<std::vector<std::pair<int64_t, float>>> rows;
+  std::vector<int64_t> offsets;  // (columns + 1)
+  std::vector<int32_t> rows;
+  std::vector<float> weights;
 };
 
 Postings postings_of(const std::vector<SparseRow>& embeddings) {
   Postings p;
+  std::vector<int64_t> counts;
+  for (const SparseRow& row : embeddings) {
+    for (const auto& entry : row) {
+      auto [it, added] = p.column.emplace(entry.first, static_cast<int64_t>(counts.size()));
+      if (added) counts.push_back(0);
+      counts[it->second]++;
+    }
+  }
+  p.offsets.assign(counts.size() + 1, 0);
+  for (size_t c = 0; c < counts.size(); ++c) p.offsets[c + 1] = p.offsets[c] + counts[c];
+  p.rows.resize(static_cast<size_t>(p.offsets.back()));
+  p.weights.resize(p.rows.size());
+  std::vector<int64_t> fill(p.offsets.begin(), p.offsets.end() - 1);
   for (size_t r = 0; r < embeddings.size(); ++r) {
     for (const auto& [key, weight] : embeddings[r]) {
-      auto [it, added] = p.column.emplace(key, static_cast<int64_t>(p.rows.size()));
-      if (added) p.rows.emplace_back();
-      p.rows[it->second].emplace_back(static_cast<int64_t>(r), weight);
+      const int64_t at = fill[p.column.at(key)]++;
+      p.rows[at] = static_cast<int32_t>(r);
+      p.weights[at] = weight;
     }
   }
   return p;
+}
+
+constexpr int64_t kTile = 32;  // query rows whose dot products are gathered together
+
+// The dot products of query rows [first, last) with every embedding of `p`: dots[(r - first) * n
+// + j]. A column shared by several rows of the tile is read from memory once (common motif
+// k-mers have postings of thousands of rows).
+void tile_dots(const std::vector<SparseRow>& queries, int64_t first, int64_t last,
+               const Postings& p, int64_t n, std::vector<float>& dots) {
+  dots.assign(static_cast<size_t>((last - first) * n), 0.0f);
+  std::vector<std::tuple<int64_t, int64_t, float>> entries;  // (column, tile row, weight)
+  for (int64_t r = first; r < last; ++r) {
+    for (const auto& [key, weight] : queries[r]) {
+      if (auto it = p.column.find(key); it != p.column.end()) {
+        entries.emplace_back(it->second, r - first, weight);
+      }
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [column, row, weight] : entries) {
+    float* d = dots.data() + row * n;
+    const int32_t* rows = p.rows.data();
+    const float* weights = p.weights.data();
+    for (int64_t q = p.offsets[column]; q < p.offsets[column + 1]; ++q) {
+      d[rows[q]] += weight * weights[q];
+    }
+  }
+}
+
+// The k largest of one row's similarities (itself counted 1 at least), most similar first.
+void top_k(std::vector<float>& similarity, int64_t self, int64_t k, std::vector<int64_t>& order,
+           std::vector<int64_t>& index, std::vector<float>& values) {
+  similarity[self] = std::max(similarity[self], 1.0f);
+  std::iota(order.begin(), order.end(), 0);
+  const auto by_similarity = [&similarity](int64_t a, int64_t b) {
+    return similarity[a] != similarity[b] ? similarity[a] > similarity[b] : a < b;
+  };
+  std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), by_similarity);
+  std::sort(order.begin(), order.begin() + k, by_similarity);
+  index.assign(order.begin(), order.begin() + k);
+  for (int64_t j : index) values.push_back(similarity[j]);
 }
 
 }  // namespace
@@ -126,32 +184,22 @@ Neighbours coarse_neighbours(const ScoreSet& scores, const std::vector<Seqlet>& 
   k = std::min(k, n);
   Neighbours out{std::vector<std::vector<int64_t>>(seqlets.size()),
                  std::vector<std::vector<float>>(seqlets.size())};
+  const int64_t tiles = (n + kTile - 1) / kTile;
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<float> dot_fwd(static_cast<size_t>(n)), dot_rev(static_cast<size_t>(n));
+    std::vector<float> dot_fwd, dot_rev, row(static_cast<size_t>(n));
     std::vector<int64_t> order(static_cast<size_t>(n));
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t i = 0; i < n; ++i) {
-      std::fill(dot_fwd.begin(), dot_fwd.end(), 0.0f);
-      std::fill(dot_rev.begin(), dot_rev.end(), 0.0f);
-      for (const auto& [key, weight] : forward[i]) {
-        if (auto it = fwd.column.find(key); it != fwd.column.end()) {
-          for (const auto& [j, w] : fwd.rows[it->second]) dot_fwd[j] += weight * w;
-        }
-        if (auto it = rev.column.find(key); it != rev.column.end()) {
-          for (const auto& [j, w] : rev.rows[it->second]) dot_rev[j] += weight * w;
-        }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t first = t * kTile, last = std::min(n, first + kTile);
+      tile_dots(forward, first, last, fwd, n, dot_fwd);
+      tile_dots(forward, first, last, rev, n, dot_rev);
+      for (int64_t i = first; i < last; ++i) {
+        const float* f = dot_fwd.data() + (i - first) * n;
+        const float* r = dot_rev.data() + (i - first) * n;
+        for (int64_t j = 0; j < n; ++j) row[j] = std::max(f[j], r[j]);
+        top_k(row, i, k, order, out.index[i], out.similarity[i]);
       }
-      for (int64_t j = 0; j < n; ++j) dot_fwd[j] = std::max(dot_fwd[j], dot_rev[j]);
-      dot_fwd[i] = std::max(dot_fwd[i], 1.0f);  // a seqlet is its own nearest neighbour
-      std::iota(order.begin(), order.end(), 0);
-      const auto by_similarity = [&dot_fwd](int64_t a, int64_t b) {
-        return dot_fwd[a] != dot_fwd[b] ? dot_fwd[a] > dot_fwd[b] : a < b;
-      };
-      std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), by_similarity);
-      std::sort(order.begin(), order.begin() + k, by_similarity);
-      out.index[i].assign(order.begin(), order.begin() + k);
-      for (int64_t j : out.index[i]) out.similarity[i].push_back(dot_fwd[j]);
     }
   }
   return out;

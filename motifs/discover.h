@@ -18,7 +18,8 @@
 
 namespace strand::motifs {
 
-/// The settings of a discovery; modisco motifs' defaults.
+/// The settings of a discovery; the `modisco motifs` command's defaults (2 Leiden runs: its -l;
+/// the Python API's TFMoDISco() runs 50).
 struct DiscoverOptions {
   SeqletOptions seqlets;
   int64_t min_metacluster_size = 100;  ///< fewer seqlets of a sign: no patterns of that sign
@@ -26,7 +27,7 @@ struct DiscoverOptions {
   int64_t neighbours = 500;  ///< coarse nearest neighbours given the fine similarity
   double correlation_threshold = 0.15;
   double perplexity = 10.0;
-  int leiden_runs = 50;
+  int leiden_runs = 2;
   int64_t trim_window = 30;  ///< polish: the most informative window kept
   int64_t flank = 10;        ///< polish: bases added on each side of it
   CollapseOptions collapse;

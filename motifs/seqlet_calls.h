@@ -12,11 +12,12 @@
 
 namespace strand::motifs {
 
-/// modisco motifs' defaults.
+/// The defaults of the `modisco motifs` command (its -z, -f and FDR; the Python API's are 21, 10
+/// and 0.2).
 struct SeqletOptions {
-  int64_t window = 21;  ///< sliding window (modisco's sliding_window_size)
-  int64_t flank = 10;   ///< bases added on each side of a window
-  double target_fdr = 0.2;
+  int64_t window = 20;  ///< sliding window (modisco's sliding_window_size, -z)
+  int64_t flank = 5;    ///< bases added on each side of a window (-f)
+  double target_fdr = 0.05;
   double min_passing_windows_frac = 0.03;
   double max_passing_windows_frac = 0.2;
   double weak_threshold_for_counting_sign = 0.8;

@@ -4,7 +4,7 @@
     patterns = strand.motifs.discover(scores, one_hot)            # one_hot: (N, 4, L)
     patterns[0]["name"], patterns[0]["contrib"]                   # "pos_pattern_0", (W, 4) CWM
 
-TF-MoDISco's algorithm (modisco-lite's defaults; docs/motifs.md): seqlets from the windowed
+TF-MoDISco's algorithm (the `modisco motifs` command's defaults; docs/motifs.md): seqlets from the windowed
 contributions at a target FDR, Leiden clusters of their aligned Jaccard similarities, one
 pattern per cluster, similar patterns merged. Each pattern is a dict: "name" (pos_pattern_0,
 ..., then neg_pattern_0, ..., each sign's largest first), "sequence" (PPM), "contrib" (CWM) and
@@ -30,8 +30,8 @@ def _as_scores(array, argument: str) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.float32)
 
 
-def discover(scores, one_hot, *, max_seqlets: int = 20000, window: int = 21, flank: int = 10,
-             target_fdr: float = 0.2, leiden_runs: int = 50,
+def discover(scores, one_hot, *, max_seqlets: int = 20000, window: int = 20, flank: int = 5,
+             target_fdr: float = 0.05, leiden_runs: int = 2,
              threads: Optional[int] = None) -> List[Dict[str, object]]:
     """The patterns of hypothetical contributions `scores` over the bases `one_hot` (both
     (N, 4, L), or (N, L, 4)), largest first per sign; see the module's help for their arrays."""
