@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numeric>
 #include <tuple>
-#include <unordered_map>
 
 namespace strand::motifs {
 namespace {
@@ -45,10 +44,47 @@ std::vector<Base> strongest_bases(const ScoreSet& scores, const Seqlet& seqlet, 
   return all;
 }
 
+// Sums of scores by gapped k-mer key: an open-addressing table (keys are >= 1, 0 marks an empty
+// slot), cleared slot by slot after each use. Much faster than sorting or std::unordered_map on
+// the thousands of k-mers of a seqlet.
+class KmerSums {
+ public:
+  void add(int64_t key, double score) {
+    if (2 * (used_.size() + 1) > keys_.size()) grow();
+    size_t at = slot(key);
+    while (keys_[at] != 0 && keys_[at] != key) at = (at + 1) & (keys_.size() - 1);
+    if (keys_[at] == 0) keys_[at] = key, sums_[at] = 0.0, used_.push_back(at);
+    sums_[at] += score;
+  }
+  /// The (key, sum) entries, in insertion order; the table is emptied.
+  std::vector<std::pair<int64_t, double>> take() {
+    std::vector<std::pair<int64_t, double>> out;
+    out.reserve(used_.size());
+    for (size_t at : used_) out.emplace_back(keys_[at], sums_[at]), keys_[at] = 0;
+    used_.clear();
+    return out;
+  }
+
+ private:
+  [[nodiscard]] size_t slot(int64_t key) const {
+    return static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 20) &
+           (keys_.size() - 1);
+  }
+  void grow() {
+    std::vector<std::pair<int64_t, double>> entries = take();
+    keys_.assign(std::max<size_t>(4096, 2 * keys_.size()), 0);
+    sums_.assign(keys_.size(), 0.0);
+    for (const auto& [key, sum] : entries) add(key, sum);
+  }
+  std::vector<int64_t> keys_;
+  std::vector<double> sums_;
+  std::vector<size_t> used_;
+};
+
 // Adds every gapped k-mer that extends `key` (its first base at `first`) by bases after `last`.
 void extend(const std::vector<Base>& bases, size_t first, size_t last, int k, int64_t key,
-            double score, std::vector<std::pair<int64_t, double>>& out) {
-  if (k >= kMinK) out.emplace_back(key, score);
+            double score, KmerSums& out) {
+  if (k >= kMinK) out.add(key, score);
   if (k == kMaxK) return;
   for (size_t next = last + 1; next < bases.size(); ++next) {
     const int64_t span = bases[next].position - bases[first].position;
@@ -61,22 +97,11 @@ void extend(const std::vector<Base>& bases, size_t first, size_t last, int k, in
 
 // The seqlet's kMaxEntries strongest gapped k-mers, L2-normalised, sorted by key.
 SparseRow embedding(const std::vector<Base>& bases) {
-  thread_local std::vector<std::pair<int64_t, double>> found;
-  found.clear();
+  thread_local KmerSums sums;
   for (size_t i = 0; i < bases.size(); ++i) {
-    extend(bases, i, i, 1, bases[i].base + 1, bases[i].score, found);
+    extend(bases, i, i, 1, bases[i].base + 1, bases[i].score, sums);
   }
-  // The same gapped k-mer at several places: one entry, its scores summed.
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<int64_t, double>> entries;
-  for (const auto& [key, score] : found) {
-    if (!entries.empty() && entries.back().first == key) {
-      entries.back().second += score;
-    } else {
-      entries.emplace_back(key, score);
-    }
-  }
+  std::vector<std::pair<int64_t, double>> entries = sums.take();
   const auto stronger = [](const auto& a, const auto& b) {
     return std::abs(a.second) != std::abs(b.second) ? std::abs(a.second) > std::abs(b.second)
                                                     : a.first < b.first;
@@ -95,36 +120,40 @@ SparseRow embedding(const std::vector<Base>& bases) {
 }
 
 // Posting lists (by column, CSR): for each k-mer column, the row and weight of every embedding
-// holding it, 8 bytes an entry.
+// holding it, 8 bytes an entry; columns are the distinct keys, sorted.
 struct Postings {
-  std::unordered_map<int64_t, int64_t> column;
+  std::vector<int64_t> keys;     // (columns)
   std::vector<int64_t> offsets;  // (columns + 1)
   std::vector<int32_t> rows;
   std::vector<float> weights;
+
+  /// The column of `key`, or -1.
+  [[nodiscard]] int64_t column(int64_t key) const {
+    const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    return it != keys.end() && *it == key ? it - keys.begin() : -1;
+  }
 };
 
 Postings postings_of(const std::vector<SparseRow>& embeddings) {
-  Postings p;
-  std::vector<int64_t> counts;
-  for (const SparseRow& row : embeddings) {
-    for (const auto& entry : row) {
-      auto [it, added] = p.column.emplace(entry.first, static_cast<int64_t>(counts.size()));
-      if (added) counts.push_back(0);
-      counts[it->second]++;
-    }
-  }
-  p.offsets.assign(counts.size() + 1, 0);
-  for (size_t c = 0; c < counts.size(); ++c) p.offsets[c + 1] = p.offsets[c] + counts[c];
-  p.rows.resize(static_cast<size_t>(p.offsets.back()));
-  p.weights.resize(p.rows.size());
-  std::vector<int64_t> fill(p.offsets.begin(), p.offsets.end() - 1);
+  std::vector<std::tuple<int64_t, int32_t, float>> entries;  // (key, row, weight)
   for (size_t r = 0; r < embeddings.size(); ++r) {
     for (const auto& [key, weight] : embeddings[r]) {
-      const int64_t at = fill[p.column.at(key)]++;
-      p.rows[at] = static_cast<int32_t>(r);
-      p.weights[at] = weight;
+      entries.emplace_back(key, static_cast<int32_t>(r), weight);
     }
   }
+  std::sort(entries.begin(), entries.end());
+  Postings p;
+  p.rows.reserve(entries.size());
+  p.weights.reserve(entries.size());
+  for (const auto& [key, row, weight] : entries) {
+    if (p.keys.empty() || p.keys.back() != key) {
+      p.keys.push_back(key);
+      p.offsets.push_back(static_cast<int64_t>(p.rows.size()));
+    }
+    p.rows.push_back(row);
+    p.weights.push_back(weight);
+  }
+  p.offsets.push_back(static_cast<int64_t>(p.rows.size()));
   return p;
 }
 
@@ -139,8 +168,8 @@ void tile_dots(const std::vector<SparseRow>& queries, int64_t first, int64_t las
   std::vector<std::tuple<int64_t, int64_t, float>> entries;  // (column, tile row, weight)
   for (int64_t r = first; r < last; ++r) {
     for (const auto& [key, weight] : queries[r]) {
-      if (auto it = p.column.find(key); it != p.column.end()) {
-        entries.emplace_back(it->second, r - first, weight);
+      if (const int64_t column = p.column(key); column >= 0) {
+        entries.emplace_back(column, r - first, weight);
       }
     }
   }
