@@ -13,6 +13,7 @@
 #include "motifs/affinity_graph.h"
 #include "motifs/coarse_neighbors.h"
 #include "motifs/leiden.h"
+#include "motifs/subpatterns.h"
 
 namespace strand::motifs {
 namespace {
@@ -211,6 +212,13 @@ Discovery discover(const ScoreSet& scores, const DiscoverOptions& o,
     if (static_cast<int64_t>(seqlets.size()) <= o.min_metacluster_size) continue;
     say(log, fmt::format("{} metacluster:", m->sign > 0 ? "positive" : "negative"));
     m->patterns = seqlets_to_patterns(scores, seqlets, m->sign, o, log);
+    if (!o.subpatterns) continue;
+    auto clock = std::chrono::steady_clock::now();
+    for (const Pattern& p : m->patterns) {
+      m->subpatterns.push_back(
+          subpatterns(scores, p, o.subcluster_perplexity, o.leiden_runs, o.threads));
+    }
+    say(log, fmt::format("  subpatterns ({:.1f} s)", lap(clock)));
   }
   return d;
 }

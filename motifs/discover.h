@@ -34,13 +34,16 @@ struct DiscoverOptions {
   int64_t min_seqlets = 20;  ///< final patterns: at least this many seqlets
   double min_ic_in_window = 0.6;
   int64_t ic_window = 6;
+  double subcluster_perplexity = 50;
+  bool subpatterns = true;  ///< subcluster each final pattern
   int threads = 1;
 };
 
-/// The patterns of one sign, largest first.
+/// The patterns of one sign, largest first, and each one's subpatterns (motifs/subpatterns.h).
 struct Metacluster {
   int sign = 1;
   std::vector<Pattern> patterns;
+  std::vector<std::vector<Pattern>> subpatterns;  ///< (patterns), each largest first
 };
 
 /// What a discovery found.

@@ -87,6 +87,23 @@ void write_seqlets(hid_t pattern_group, const Pattern& pattern, const ScoreSet& 
   }
 }
 
+// A pattern's means and seqlets into `group` (and its subpatterns, when given, as
+// subpattern_<k> groups within it).
+void write_pattern(hid_t group, const Pattern& pattern, const std::vector<Pattern>* subpatterns,
+                   const ScoreSet& scores) {
+  write_doubles(group, "sequence", pattern.mean(Track::kOneHot));
+  write_doubles(group, "contrib_scores", pattern.mean(Track::kContrib));
+  write_doubles(group, "hypothetical_contribs", pattern.mean(Track::kHypothetical));
+  write_seqlets(group, pattern, scores);
+  if (subpatterns == nullptr) return;
+  for (size_t k = 0; k < subpatterns->size(); ++k) {
+    const std::string name = fmt::format("subpattern_{}", k);
+    Handle sub(H5Gcreate2(group, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+               name);
+    write_pattern(sub, (*subpatterns)[k], nullptr, scores);
+  }
+}
+
 void write_metacluster(hid_t file, const char* name, const Metacluster& m, const ScoreSet& scores) {
   if (m.patterns.empty()) return;
   Handle group(H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, name);
@@ -94,10 +111,8 @@ void write_metacluster(hid_t file, const char* name, const Metacluster& m, const
     const std::string pattern_name = fmt::format("pattern_{}", k);
     Handle pattern(H5Gcreate2(group, pattern_name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    H5Gclose, pattern_name);
-    write_doubles(pattern, "sequence", m.patterns[k].mean(Track::kOneHot));
-    write_doubles(pattern, "contrib_scores", m.patterns[k].mean(Track::kContrib));
-    write_doubles(pattern, "hypothetical_contribs", m.patterns[k].mean(Track::kHypothetical));
-    write_seqlets(pattern, m.patterns[k], scores);
+    write_pattern(pattern, m.patterns[k], k < m.subpatterns.size() ? &m.subpatterns[k] : nullptr,
+                  scores);
   }
 }
 

@@ -60,6 +60,13 @@ TEST_CASE("motifs: discovery recovers both planted motifs and writes its files")
   REQUIRE(d.positive.patterns.size() >= 2);
   CHECK(best_match(d, "TGATAAGG") >= 0.8);
   CHECK(best_match(d, "CACGTGAC") >= 0.8);
+  // Each pattern's subpatterns hold its seqlets, each once.
+  REQUIRE(d.positive.subpatterns.size() == d.positive.patterns.size());
+  for (size_t k = 0; k < d.positive.patterns.size(); ++k) {
+    size_t total = 0;
+    for (const Pattern& sub : d.positive.subpatterns[k]) total += sub.seqlets().size();
+    CHECK(total == d.positive.patterns[k].seqlets().size());
+  }
   // Largest first; every seqlet spans its pattern.
   for (size_t k = 1; k < d.positive.patterns.size(); ++k) {
     CHECK(d.positive.patterns[k - 1].seqlets().size() >= d.positive.patterns[k].seqlets().size());
