@@ -185,6 +185,12 @@ void run_motif_hits(const MotifHitsOptions& options, std::ostream& log) {
   app::check_input_file(options.scores, "--scores");
   app::check_input_file(sequences, "--sequences");
   app::check_output_file(options.out, "--out");
+  if (!std::filesystem::is_regular_file(std::filesystem::path(options.patterns) / "patterns.npz")) {
+    throw ConfigError(
+        fmt::format("--patterns: '{}' holds no patterns.npz (expected a folder "
+                    "that strand motifs wrote)",
+                    options.patterns));
+  }
   std::vector<motifs::KnownPattern> patterns;
   motifs::ScoreSet scores;
   try {
