@@ -71,8 +71,8 @@ void nearest(const std::vector<std::vector<float>>& x, int64_t k, int threads,
 
 }  // namespace
 
-std::vector<Pattern> subpatterns(const ScoreSet& scores, const Pattern& pattern,
-                                 double perplexity, int leiden_runs, int threads) {
+std::vector<Pattern> subpatterns(const ScoreSet& scores, const Pattern& pattern, double perplexity,
+                                 int leiden_runs, int threads) {
   const std::vector<Seqlet>& seqlets = pattern.seqlets();
   const auto n = static_cast<int64_t>(seqlets.size());
   if (n < 3) return {pattern};

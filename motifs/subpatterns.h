@@ -14,7 +14,7 @@ namespace strand::motifs {
 
 /// The subpatterns of `pattern`, largest first (one, the pattern itself, when its seqlets do
 /// not split).
-std::vector<Pattern> subpatterns(const ScoreSet& scores, const Pattern& pattern,
-                                 double perplexity, int leiden_runs, int threads);
+std::vector<Pattern> subpatterns(const ScoreSet& scores, const Pattern& pattern, double perplexity,
+                                 int leiden_runs, int threads);
 
 }  // namespace strand::motifs
