@@ -24,6 +24,7 @@
 #include "cli/explain_command.h"
 #include "cli/inspect_command.h"
 #include "cli/marginalize_command.h"
+#include "cli/motifs_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
@@ -147,6 +148,8 @@ struct CommandSettings {
   ExplainOptions explain;
   MarginalizeOptions marginalize;
   VariantsOptions variants;
+  MotifsOptions motifs;
+  MotifHitsOptions motif_hits;
   SimulateOptions simulate;
   NegativesOptions negatives;
   PrepareOptions prepare;
@@ -164,6 +167,19 @@ struct Command {
   /// (checkpointing first); the short commands keep the default action.
   bool stops_on_signal = false;
 };
+
+// `strand motifs` (its subcommand `hits`: motif_hits_command()).
+Command motifs_command() {
+  return {"motifs",
+          "Discover motifs in contribution scores as TF-MoDISco does: seqlets, patterns "
+          "clustered with Leiden, written as motifs.meme, patterns.npz, seqlets.tsv, "
+          "modisco-lite's HDF5 results and report.html (docs/motifs.md)",
+          [](CommandSettings& s, std::ostream& out, std::ostream&) {
+            run_motifs(s.motifs, out);
+            return 0;
+          },
+          true};
+}
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
@@ -192,6 +208,7 @@ const std::vector<Command>& commands() {
          return 0;
        },
        true},
+      motifs_command(),
       {"marginalize",
        "Insert a motif into background sequences and report each task's mean prediction before "
        "and after; two motifs with --spacing a:b report their interaction at each distance",
@@ -262,6 +279,22 @@ const std::vector<Command>& commands() {
   return list;
 }
 
+// `strand motifs hits`: a command of its own under `strand motifs` (its rows name
+// "motifs-hits").
+const Command& motif_hits_command() {
+  static const Command command = {
+      "motifs-hits",
+      "Find the instances of the patterns of a strand motifs folder in contribution scores: "
+      "seqlets called as strand motifs calls them, each labelled with its best-matching pattern "
+      "of its sign (Jaccard of the trimmed CWM at the best offset and strand), written as TSV",
+      [](CommandSettings& s, std::ostream& out, std::ostream&) {
+        run_motif_hits(s.motif_hits, out);
+        return 0;
+      },
+      true};
+  return command;
+}
+
 // The flags of `command`, from the key tables, setting `settings`.
 CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
   CommandFlags flags(command);
@@ -271,6 +304,8 @@ CommandFlags flags_of(const std::string& command, CommandSettings& settings) {
       .options(explain_keys(), settings.explain)
       .options(marginalize_keys(), settings.marginalize)
       .options(variants_keys(), settings.variants)
+      .options(motifs_keys(), settings.motifs)
+      .options(motif_hits_keys(), settings.motif_hits)
       .options(simulate_keys(), settings.simulate)
       .options(negatives_keys(), settings.negatives)
       .options(prepare_keys(), settings.prepare)
@@ -296,6 +331,11 @@ std::variant<const Command*, int> parse(int argc, const char* const* argv,
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     flags_of(command.name, settings).add_to(sub);
     subcommands.emplace_back(sub, &command);
+    if (std::string(command.name) == "motifs") {  // checked before `motifs` itself
+      CLI::App* hits = sub->add_subcommand("hits", motif_hits_command().help);
+      flags_of(motif_hits_command().name, settings).add_to(hits);
+      subcommands.emplace(subcommands.begin(), hits, &motif_hits_command());
+    }
   }
   check_number_flags(&app);
   try {

@@ -29,14 +29,16 @@ set(allowed_variants core kernels io tensor autograd ops data layers optim dist 
     explain variants)
 set(allowed_explain core kernels io tensor autograd ops data layers optim dist train alternates
     explain)
+set(allowed_motifs core kernels io tensor autograd ops data layers optim dist train alternates
+    explain motifs)
 set(allowed_app core kernels io tensor autograd ops data layers optim dist train alternates explain
     variants app)
 set(allowed_cli core kernels io tensor autograd ops data layers optim dist train alternates explain
-    variants app cli)
+    variants motifs app cli)
 set(allowed_python core kernels io tensor autograd ops data layers optim dist train alternates
-    explain variants app python)
+    explain variants motifs app python)
 set(layers core kernels io tensor autograd ops data layers optim dist train alternates explain
-    variants app cli python)
+    variants motifs app cli python)
 
 # An include line, however spaced; group 1 is the path between its quotes or brackets.
 set(include_pattern "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">]")

@@ -17,9 +17,10 @@ jobs="$(nproc)"
 # bcftools and tabix (bgzip): the variant scoring tests read VCF outputs back with `bcftools
 # query` and compress test inputs with bgzip.
 # librsvg2-bin: rsvg-convert, with which a test renders strand explain's SVG logos.
+# libigraph-dev, libhdf5-dev: strand motifs' Leiden clustering and its modisco-lite HDF5 file.
 packages=(build-essential cmake pkg-config git clang-format libhts-dev libbigwig-dev zlib1g-dev
           doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libopenmpi-dev
-          openmpi-bin libdnnl-dev python3-dev python3-venv librsvg2-bin
+          openmpi-bin libdnnl-dev python3-dev python3-venv librsvg2-bin libigraph-dev libhdf5-dev
           bcftools tabix)
 
 install_missing() {

@@ -11,5 +11,6 @@ void bind_loader(nanobind::module_& m);
 void bind_train(nanobind::module_& m);
 void bind_explain(nanobind::module_& m);
 void bind_variants(nanobind::module_& m);
+void bind_motifs(nanobind::module_& m);
 
 }  // namespace strand::python

@@ -17,6 +17,7 @@ NB_MODULE(_strand, m) {
   strand::python::bind_train(m);
   strand::python::bind_explain(m);
   strand::python::bind_variants(m);
+  strand::python::bind_motifs(m);
   // Testing aid: the n-th poll for a stop request from now raises the signal in this process
   // (core/stop_signal.h), so that a test interrupts a long call at a known point.
   m.def("_raise_signal_at_poll", &strand::raise_signal_at_poll, nanobind::arg("polls"),

@@ -30,7 +30,7 @@ from ._strand import (
     from_torch,
     load,
 )
-from . import data, explain, variants
+from . import data, explain, motifs, variants
 from ._torch import to_torch
 from ._train import TrainRun, build, resolved_config, resume, train
 
@@ -50,6 +50,7 @@ __all__ = [
     "build",
     "data",
     "explain",
+    "motifs",
     "from_numpy",
     "from_torch",
     "load",

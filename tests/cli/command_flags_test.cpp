@@ -15,6 +15,7 @@
 #include "app/config_source.h"
 #include "cli/explain_command.h"
 #include "cli/marginalize_command.h"
+#include "cli/motifs_command.h"
 #include "cli/negatives_command.h"
 #include "cli/predict_command.h"
 #include "cli/prepare_command.h"
@@ -120,7 +121,8 @@ std::set<std::string> help_flags(const std::string& command) {
 std::vector<const std::vector<ConfigKey>*> tables() {
   return {&config_keys(),    &config_source_keys(), &train_keys(),    &predict_keys(),
           &explain_keys(),   &marginalize_keys(),   &variants_keys(), &simulate_keys(),
-          &negatives_keys(), &prepare_keys(),       &signal_keys()};
+          &negatives_keys(), &prepare_keys(),       &signal_keys(),
+          &motifs_keys(),    &motif_hits_keys()};
 }
 
 TEST_CASE("command flags: each row of a command's own table sets its own field") {
@@ -134,6 +136,8 @@ TEST_CASE("command flags: each row of a command's own table sets its own field")
   check_rows<NegativesOptions>(negatives_keys());
   check_rows<PrepareOptions>(prepare_keys());
   check_rows<SignalOptions>(signal_keys());
+  check_rows<MotifsOptions>(motifs_keys());
+  check_rows<MotifHitsOptions>(motif_hits_keys());
 }
 
 TEST_CASE("command flags: --help lists exactly the rows that name the command") {
@@ -172,7 +176,9 @@ TEST_CASE("command flags: a command's own number outside its range is refused na
       }
       for (const std::string& command : key.commands) {
         INFO(command, " ", key.flag, " ", text);
-        const auto result = run({command, key.flag, text});
+        // `strand motifs hits` is a command under `motifs` (its rows name "motifs-hits").
+        const auto result = command == "motifs-hits" ? run({"motifs", "hits", key.flag, text})
+                                                     : run({command, key.flag, text});
         CHECK(result.status == 1);
         CHECK(result.err.rfind("error: " + key.flag + ": must be in ", 0) == 0);
       }
