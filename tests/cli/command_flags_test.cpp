@@ -121,8 +121,8 @@ std::set<std::string> help_flags(const std::string& command) {
 std::vector<const std::vector<ConfigKey>*> tables() {
   return {&config_keys(),    &config_source_keys(), &train_keys(),    &predict_keys(),
           &explain_keys(),   &marginalize_keys(),   &variants_keys(), &simulate_keys(),
-          &negatives_keys(), &prepare_keys(),       &signal_keys(),
-          &motifs_keys(),    &motif_hits_keys()};
+          &negatives_keys(), &prepare_keys(),       &signal_keys(),   &motifs_keys(),
+          &motif_hits_keys()};
 }
 
 TEST_CASE("command flags: each row of a command's own table sets its own field") {
