@@ -13,6 +13,7 @@
 #include "app/command_paths.h"
 #include "app/config_error.h"
 #include "app/explain_target.h"
+#include "app/pass_options.h"
 #include "app/run_config.h"
 #include "app/sample_windows.h"
 #include "app/trained_model.h"
@@ -542,8 +543,9 @@ void write_logo(const ExplainOptions& options, const ExplainPlan& plan,
 int64_t default_batch(const ExplainOptions& options, const ExplainPlan& plan, const Model& model,
                       int64_t length, Device device) {
   if (options.batch_size > 0) return options.batch_size;
-  if (!plan.ism) return 64;
-  return train::inference_batch_size(model, length, device, 256, 4096);
+  const int64_t batch = app::default_explain_batch(options.method);
+  if (!plan.ism) return batch;
+  return train::inference_batch_size(model, length, device, batch, 4096);
 }
 
 }  // namespace

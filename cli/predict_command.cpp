@@ -15,6 +15,7 @@
 #include "app/command_paths.h"
 #include "app/data_builder.h"
 #include "app/model_builder.h"
+#include "app/pass_options.h"
 #include "app/run_config.h"
 #include "app/run_directory.h"
 #include "app/trained_model.h"
@@ -213,6 +214,7 @@ void check_predict_flags(const PredictOptions& options, const std::string& out_f
                               {options.model, "--model"}});
   }
   check_scoring_inputs(options.inputs);
+  app::PassOptions{.batch_size = options.batch_size}.validate();
   if (!options.task.empty() && out_format != "bedgraph") {
     throw ConfigError("--task: chooses the task of a bedGraph (--out-format bedgraph)");
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/config_keys.h"
+#include "app/pass_options.h"
 #include "app/scoring_inputs.h"
 
 namespace strand::cli {
@@ -24,7 +25,7 @@ struct PredictOptions {
   std::string out_format;     // tsv or bedgraph; default: bedgraph for .bedgraph/.bg
   std::string task;           // bedGraph of a multi-task model: the task, by name or index
   std::string output;         // a graph model's output; default: its first (B, T) output
-  int64_t batch_size = 256;
+  int64_t batch_size = app::kPredictBatchSize;
   int64_t threads = 0;         // 0: every core
   std::string device = "cpu";  // where the model runs: cpu or cuda[:N]
   std::string precision =

@@ -17,6 +17,7 @@
 
 #include "app/config_error.h"
 #include "app/explain_target.h"
+#include "app/pass_options.h"
 #include "arrays.h"
 #include "bindings.h"
 #include "data/encoding.h"
@@ -69,12 +70,6 @@ Explained prepare(PythonModel& self, const nb::handle& x, const std::optional<st
   return out;
 }
 
-void check_batch_size(int64_t batch_size) {
-  if (batch_size < 1) {
-    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
-  }
-}
-
 // A numpy array viewing a result tensor (made contiguous on the CPU; the array keeps it alive).
 nb::object to_numpy(const Tensor& tensor) {
   auto kept = std::make_shared<Tensor>(tensor.to(Device::cpu()).contiguous());
@@ -92,8 +87,7 @@ nb::dict ism(PythonModel& self, const nb::handle& x, const std::optional<std::st
              const std::string& task, bool activation, int64_t start, std::optional<int64_t> end,
              const std::string& path, int64_t batch_size, const std::string& layout,
              std::optional<int64_t> threads) {
-  check_batch_size(batch_size);
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   explain::IsmOptions options;
   if (path == "auto") {
     options.path = explain::IsmPath::kAuto;
@@ -217,8 +211,7 @@ nb::dict deep_lift_shap(PythonModel& self, const nb::handle& x, const nb::handle
                         const std::string& task, bool activation, int64_t batch_size,
                         bool keep_references, const std::string& layout,
                         std::optional<int64_t> threads) {
-  check_batch_size(batch_size);
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   Explained in = prepare(self, x, output, task, activation, layout);
   const int64_t count = in.source.count, length = in.source.length;
   GivenReferences given;
@@ -264,8 +257,7 @@ nb::object gradient(PythonModel& self, const nb::handle& x,
                     const std::optional<std::string>& output, const std::string& task,
                     bool activation, int64_t batch_size, bool input_x_gradient,
                     const std::string& layout, std::optional<int64_t> threads) {
-  check_batch_size(batch_size);
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   Explained in = prepare(self, x, output, task, activation, layout);
   if (in.source.count == 0) return zeros({0, 4, in.source.length});
   explain::GradientOptions options;
@@ -302,8 +294,7 @@ nb::dict marginalize(PythonModel& self, const nb::handle& x, const std::vector<s
                      const std::optional<std::string>& output, const std::string& task,
                      bool activation, int64_t batch_size, const std::string& layout,
                      std::optional<int64_t> threads) {
-  check_batch_size(batch_size);
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   if (motifs.empty()) throw app::ConfigError("motif: give at least one motif");
   if (starts.size() != motifs.size()) {
     throw app::ConfigError(fmt::format("start: {} start(s) for {} motif(s); give one per motif",
@@ -356,8 +347,7 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
                              const std::optional<std::string>& output, const std::string& task,
                              bool activation, int64_t batch_size, const std::string& layout,
                              std::optional<int64_t> threads) {
-  check_batch_size(batch_size);
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   const std::vector<uint8_t> codes_a = motif_codes(a, "a");
   const std::vector<uint8_t> codes_b = motif_codes(b, "b");
   if (first > last) {
@@ -432,6 +422,9 @@ nb::dict marginalize_spacing(PythonModel& self, const nb::handle& x, const std::
 }  // namespace
 
 void bind_explain(nb::module_& m) {
+  m.def("_default_explain_batch", &app::default_explain_batch, nb::arg("method"),
+        "The batch size of `method` (ism, deeplift_shap, gradient, input_x_gradient) when none is "
+        "given: `strand explain`'s on the CPU, the default of strand.explain's batch_size.");
   m.def("_explain_ism", &ism, nb::arg("model"), nb::arg("x"), nb::arg("output").none(),
         nb::arg("task"), nb::arg("activation"), nb::arg("start"), nb::arg("end").none(),
         nb::arg("path"), nb::arg("batch_size"), nb::arg("layout"), nb::arg("threads").none(),

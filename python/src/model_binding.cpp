@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/model_builder.h"
+#include "app/pass_options.h"
 #include "app/run_config.h"
 #include "app/trained_model.h"
 #include "arrays.h"
@@ -390,10 +391,7 @@ void run_prediction(PythonModel& self, const SequenceBatchSource& source, Predic
 nb::object predict(PythonModel& self, const nb::handle& x, int64_t batch_size, bool rc_average,
                    const std::optional<std::string>& output, const nb::handle& control,
                    const std::string& layout, std::optional<int64_t> threads) {
-  if (batch_size < 1) {
-    throw app::ConfigError(fmt::format("batch_size: must be >= 1, got {}", batch_size));
-  }
-  check_thread_count(threads);
+  check_pass(batch_size, threads);
   std::optional<AnyArray> array;
   const SequenceBatchSource source =
       read_sequences(x, self.trained().dimensions.length, layout, array);
@@ -603,7 +601,7 @@ void bind_model(nb::module_& m) {
           },
           "The model table (layers or graph nodes, output shapes, parameter counts) as text, as "
           "`strand summary` prints it.")
-      .def("predict", &predict, nb::arg("x"), nb::arg("batch_size") = 256,
+      .def("predict", &predict, nb::arg("x"), nb::arg("batch_size") = app::kPredictBatchSize,
            nb::arg("rc_average") = false, nb::arg("output") = nb::none(),
            nb::arg("control") = nb::none(), nb::arg("layout") = "NCL",
            nb::arg("threads") = nb::none(),

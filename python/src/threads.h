@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "app/config_error.h"
+#include "app/pass_options.h"
 #include "core/stop_signal.h"
 #include "core/value_range.h"
 
@@ -20,6 +21,13 @@ inline void check_thread_count(std::optional<int64_t> threads) {
   if (!threads) return;
   const std::string problem = thread_count_problem("threads", *threads);
   if (!problem.empty()) throw app::ConfigError(problem + " (None: as set, every core by default)");
+}
+
+/// Checks a call's batch_size and threads by the rule of the CLI's --batch-size and --threads
+/// (app::PassOptions::validate), naming the keyword arguments.
+inline void check_pass(int64_t batch_size, std::optional<int64_t> threads) {
+  app::PassOptions{.batch_size = batch_size, .threads = threads}.validate(
+      app::PassOptionNames::keyword_names());
 }
 
 /// Sets the calling thread's OpenMP team size for its lifetime (none: unchanged).

@@ -285,7 +285,10 @@ def test_bad_arguments_raise_errors_naming_them(reference_model, codes):
     expect_error("end", explain.ism, model, codes, start=10, end=10)
     expect_error("end", explain.ism, model, codes, end=121)
     expect_error("path", explain.ism, model, codes, path="slow")
-    expect_error("batch_size", explain.ism, model, codes, batch_size=0)
+    # app::PassOptions::validate, the rule of `strand explain --batch-size`.
+    assert (expect_error("batch_size", explain.ism, model, codes, batch_size=0) ==
+            "batch_size: must be in [1, 1048576], got 0")
+    expect_error("batch_size", explain.deep_lift_shap, model, codes, batch_size=0)
     expect_error("threads", explain.gradient, model, codes, threads=0)
     expect_error("layout", explain.ism, model, one_hot(codes), layout="LNC")
     expect_error("references", explain.deep_lift_shap, model, codes, references=0)

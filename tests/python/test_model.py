@@ -185,7 +185,8 @@ def test_bad_codes_strings_and_types_are_refused(reference_model):
 def test_bad_options_are_refused(reference_model, sequences):
     with pytest.raises(strand.ConfigError, match="no output 'profile'; its outputs are output"):
         reference_model.predict(sequences, output="profile")
-    with pytest.raises(strand.ConfigError, match="batch_size: must be >= 1"):
+    # app::PassOptions::validate, the rule of `strand predict --batch-size`, naming the argument.
+    with pytest.raises(strand.ConfigError, match=r"^batch_size: must be in \[1, 1048576\], got 0$"):
         reference_model.predict(sequences, batch_size=0)
     with pytest.raises(strand.ConfigError, match=r"threads: must be in \[1, "):
         reference_model.predict(sequences, threads=0)
