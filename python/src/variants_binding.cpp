@@ -65,7 +65,7 @@ class ColumnSink : public variants::VariantScoreSink {
 
 nb::dict score(PythonModel& self, const std::string& fasta, const std::string& vcf,
                const std::vector<std::string>& output, const std::vector<std::string>& task,
-               bool rc_average, int64_t batch_size, const std::string& ref_mismatch,
+               bool rc_average, std::optional<int64_t> batch_size, const std::string& ref_mismatch,
                const std::string& contig_end, const std::optional<std::string>& chrom_alias,
                int64_t null_shuffles, uint64_t seed, std::optional<int64_t> threads) {
   check_thread_count(threads);
@@ -115,7 +115,7 @@ nb::dict score(PythonModel& self, const std::string& fasta, const std::string& v
 
 void bind_variants(nb::module_& m) {
   m.def("_variants_score", &score, nb::arg("model"), nb::arg("fasta"), nb::arg("vcf"),
-        nb::arg("output"), nb::arg("task"), nb::arg("rc_average"), nb::arg("batch_size"),
+        nb::arg("output"), nb::arg("task"), nb::arg("rc_average"), nb::arg("batch_size").none(),
         nb::arg("ref_mismatch"), nb::arg("contig_end"), nb::arg("chrom_alias").none(),
         nb::arg("null_shuffles"), nb::arg("seed"), nb::arg("threads").none(),
         "variants::score_variants(): the columns of `strand variants`' TSV, by name, in order "

@@ -43,7 +43,7 @@ def score(
     output: Union[None, str, Sequence[str]] = None,
     task: Union[None, str, int, Sequence[Union[str, int]]] = None,
     rc_average: bool = False,
-    batch_size: int = 64,
+    batch_size: Optional[int] = None,
     ref_mismatch: str = "error",
     contig_end: str = "pad",
     chrom_alias: Union[None, str, os.PathLike] = None,
@@ -65,7 +65,8 @@ def score(
     output: the outputs to score, by name (default: every output of one value per task, and
     every profile). task: the tasks or profile tracks to score, names or indices (default:
     all). rc_average: average each prediction with the reverse complement's. batch_size:
-    variants per forward pass (two windows each). ref_mismatch: when REF differs from the
+    variants per forward pass (two windows each; None: as `strand variants`, 64, on a GPU as many
+    as fit, up to 1024). ref_mismatch: when REF differs from the
     FASTA, "error" (raise, listing the first ones), "skip" or "warn" (score with REF).
     contig_end: windows past a contig's end are "pad"ded with N or "skip"ped. chrom_alias: a
     file of VARIANTS_NAME<TAB>FASTA_NAME lines. null_shuffles: also score each variant in this
