@@ -25,8 +25,10 @@ struct AtacDatasetFiles {
 /// end peak<i>_<motif> score . cuts -1 -1 summit`, 200 bases around each TF instance's centre,
 /// the summit at it); nonpeaks.bed, `nonpeak_ratio` GC-matched `window`-base windows per peak
 /// (data/intervals/negatives.h; none overlapping a peak's accessible bases), by contig and
-/// start; and peaks_nonpeaks.bed: the peaks (as BED3) then the non-peaks. Every file is written
-/// atomically. Throws DataError when the genome holds too few candidate non-peak windows.
+/// start; and peaks_nonpeaks.bed: the peaks (as BED3) then the non-peaks. All or nothing: the
+/// files are written into a staging folder in `dir` and renamed into `dir` once every one is
+/// complete; on failure nothing is left (nor `dir`, if this call created it). Throws DataError
+/// when the genome holds too few candidate non-peak windows.
 AtacDatasetFiles write_atac_dataset(const std::filesystem::path& dir, const AtacSimulation& sim,
                                     std::size_t window, double nonpeak_ratio);
 
