@@ -59,8 +59,8 @@ Motif tn5_bias_motif() {
   motif.name = "Tn5_bias";
   motif.consensus = "GCTATAGC";
   for (const char base : motif.consensus) {
-    std::array<double, 4> row = {0.13, 0.13, 0.13, 0.13};
-    row[static_cast<std::size_t>(std::string_view("ACGT").find(base))] = 0.61;
+    std::array<double, 4> row = {0.18, 0.18, 0.18, 0.18};
+    row[static_cast<std::size_t>(std::string_view("ACGT").find(base))] = 0.46;
     motif.rows.push_back(row);
   }
   return motif;
