@@ -186,8 +186,8 @@ def main():
     parser.add_argument("--data", required=True, help="strand simulate --simulation atac's folder")
     parser.add_argument("--bias-recipe", required=True, help="strand's resolved bias config")
     parser.add_argument("--recipe", required=True, help="strand's resolved chrombpnet config")
-    parser.add_argument("--valid", required=True, help="the validation contig")
-    parser.add_argument("--test", required=True, help="the test contig")
+    parser.add_argument("--valid", required=True, help="the validation contigs (comma-separated)")
+    parser.add_argument("--test", required=True, help="the test contigs (comma-separated)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--evaluate-strand", metavar="RUN_DIR")
@@ -199,13 +199,13 @@ def main():
     window, length = recipe["data"]["window"], recipe["data"]["profile_length"]
     genome = {n: q.codes_of(s) for n, s in q.read_fasta(f"{args.data}/genome.fa").items()}
     cuts = read_cuts(f"{args.data}/cuts.bw")
-    held_out = {args.valid, args.test}
-    train_contigs = set(genome) - held_out
+    valid_contigs, test_contigs = set(args.valid.split(",")), set(args.test.split(","))
+    train_contigs = set(genome) - valid_contigs - test_contigs
 
     def windows(names, contigs):
         return Windows(genome, cuts, [f"{args.data}/{n}" for n in names], contigs, window, length)
 
-    test = windows(["peaks.narrowPeak"], {args.test})
+    test = windows(["peaks.narrowPeak"], test_contigs)
     model = ChromBPNet(bpnet(bias_recipe, window, length), bpnet(recipe, window, length))
     figures = {"program": f"bpnet-lite ChromBPNet, torch {torch.__version__}", "seed": args.seed}
     if args.evaluate_strand:
@@ -215,7 +215,7 @@ def main():
         peaks = windows(["peaks.narrowPeak"], train_contigs)
         threshold = bias_recipe["data"]["bias_threshold_factor"] * np.quantile(peaks.totals(), 0.01)
         bias_sets = []
-        for contigs in (train_contigs, {args.valid}):
+        for contigs in (train_contigs, valid_contigs):
             nonpeaks = windows(["nonpeaks.bed"], contigs)
             nonpeaks.keep(nonpeaks.totals() < threshold)
             bias_sets.append(nonpeaks)
@@ -226,7 +226,7 @@ def main():
         for p in model.bias.parameters():
             p.requires_grad = False
         train = windows(["peaks_nonpeaks.bed"], train_contigs)
-        valid = windows(["peaks_nonpeaks.bed"], {args.valid})
+        valid = windows(["peaks_nonpeaks.bed"], valid_contigs)
         figures["chrombpnet_seconds"] = fit(model, model.accessibility.parameters(), train, valid,
                                             recipe, args.seed, "chrombpnet")
     figures.update(score(model, test, recipe["batch_size"]))

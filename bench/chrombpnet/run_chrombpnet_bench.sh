@@ -14,7 +14,8 @@
 # environment with bpnet-lite and pyBigWig from PyPI added; PEER_VENV=/path reuses one), WORK_DIR
 # (kept; default a new temporary directory), CONTIGS (20), CONTIG_LENGTH (100000), PEAKS (30 per
 # contig), WINDOW (1000), PROFILE (500), FILTERS (64, both models; 4 dilated layers as
-# chrombpnet's bias model), EPOCHS (10), THREADS (2), SEED (0).
+# chrombpnet's bias model), EPOCHS (10), THREADS (2), SEED (0), HELD_OUT (2: contigs
+# in the test set, and as many in the validation set).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "${repo}"
@@ -28,6 +29,7 @@ FILTERS="${FILTERS:-64}"
 EPOCHS="${EPOCHS:-10}"
 THREADS="${THREADS:-2}"
 SEED="${SEED:-0}"
+HELD_OUT="${HELD_OUT:-2}"
 WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/strand-chrombpnet-bench.XXXXXX)}"
 PYTHON="${PYTHON:-$(PEER_EXTRA="bpnet-lite pyBigWig" bash bench/peer_env.sh)}"
 mkdir -p "${WORK_DIR}"
@@ -37,8 +39,9 @@ rm -rf "${data}"
 "${STRAND}" simulate --simulation atac --contigs "${CONTIGS}" --contig-length "${CONTIG_LENGTH}" \
   --peaks "${PEAKS}" --window "${WINDOW}" --nonpeak-ratio 1 --seed "${SEED}" --out "${data}" |
   sed -n 1p
-valid="chr$((CONTIGS - 1))"
-test="chr${CONTIGS}"
+# The last HELD_OUT contigs are the test set, the HELD_OUT before them the validation set.
+valid=$(seq -s, -f "chr%g" $((CONTIGS - 2 * HELD_OUT + 1)) $((CONTIGS - HELD_OUT)))
+test=$(seq -s, -f "chr%g" $((CONTIGS - HELD_OUT + 1)) "${CONTIGS}")
 # Both models at FILTERS filters (the bias preset's graph: 4 dilated layers).
 for preset in chrombpnet_bias chrombpnet; do
   "${STRAND}" train --model chrombpnet_bias --print-config | "${PYTHON}" -c "
