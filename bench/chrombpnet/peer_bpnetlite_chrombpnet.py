@@ -47,7 +47,8 @@ class Windows:
                     if row[0] not in contigs:
                         continue
                     start, end = int(row[1]), int(row[2])
-                    summit = int(row[9]) if len(row) > 9 and int(row[9]) >= 0 else (end - start) // 2
+                    has_summit = len(row) > 9 and int(row[9]) >= 0
+                    summit = int(row[9]) if has_summit else (end - start) // 2
                     self.rows.append((row[0], start + summit))
 
     def keep(self, mask):
@@ -209,7 +210,8 @@ def main():
     model = ChromBPNet(bpnet(bias_recipe, window, length), bpnet(recipe, window, length))
     figures = {"program": f"bpnet-lite ChromBPNet, torch {torch.__version__}", "seed": args.seed}
     if args.evaluate_strand:
-        load_strand(model, q.read_safetensors(f"{args.evaluate_strand}/checkpoints/best.safetensors"))
+        checkpoint = f"{args.evaluate_strand}/checkpoints/best.safetensors"
+        load_strand(model, q.read_safetensors(checkpoint))
         figures["program"] = "strand (its checkpoint scored by this script)"
     else:
         peaks = windows(["peaks.narrowPeak"], train_contigs)

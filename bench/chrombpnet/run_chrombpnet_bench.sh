@@ -66,13 +66,15 @@ middle=$(date +%s.%N)
 "${STRAND}" train "${main_flags[@]}" --print-config >"${WORK_DIR}/recipe.json"
 "${STRAND}" train "${main_flags[@]}" --run-name chrombpnet >"${WORK_DIR}/strand_chrombpnet.log" 2>&1
 end=$(date +%s.%N)
-echo "strand: bias $(echo "${middle} - ${start}" | bc) s, chrombpnet $(echo "${end} - ${middle}" | bc) s"
+bias_s=$(echo "${middle} - ${start}" | bc)
+main_s=$(echo "${end} - ${middle}" | bc)
+echo "strand: bias ${bias_s} s, chrombpnet ${main_s} s"
 peer=("${PYTHON}" bench/chrombpnet/peer_bpnetlite_chrombpnet.py --data "${data}"
   --bias-recipe "${WORK_DIR}/bias_recipe.json" --recipe "${WORK_DIR}/recipe.json"
   --valid "${valid}" --test "${test}" --seed "${SEED}" --threads "${THREADS}")
 "${peer[@]}" --evaluate-strand "${WORK_DIR}/runs/chrombpnet" --out "${WORK_DIR}/strand.json"
 "${peer[@]}" --out "${WORK_DIR}/bpnetlite.json" 2>&1 | tee "${WORK_DIR}/bpnetlite.log"
-"${PYTHON}" - "${WORK_DIR}" "$(echo "${middle} - ${start}" | bc)" "$(echo "${end} - ${middle}" | bc)" <<'PY'
+"${PYTHON}" - "${WORK_DIR}" "${bias_s}" "${main_s}" <<'PY'
 import json, sys
 work, bias_s, main_s = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 s, p = json.load(open(f"{work}/strand.json")), json.load(open(f"{work}/bpnetlite.json"))
