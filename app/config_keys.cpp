@@ -107,9 +107,10 @@ const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = with_enum_choices({
       {.key = "preset",
        .field = field([](auto& c) -> auto& { return c.preset; }),
-       .choices = {"", "reference", "basset", "deepsea", "bpnet"},
+       .choices = {"", "reference", "basset", "deepsea", "bpnet", "chrombpnet_bias", "chrombpnet"},
        .omitted_when_empty = true,
-       .help = "A preset whose config (configs/<name>.json: reference, basset, deepsea, bpnet) "
+       .help = "A preset whose config (configs/<name>.json: reference, basset, deepsea, bpnet, "
+               "chrombpnet_bias, chrombpnet) "
                "is the base under this file's keys; `strand train --model NAME`"},
       // ---- data ----
       {.key = "data.source",
@@ -392,6 +393,24 @@ const std::vector<ConfigKey>& config_keys() {
        .help = "With targets counts: one task per entry, its summed bigWig(s) over the output "
                "window; empty: the profile tracks",
        .commands = run},
+      {.key = "data.bias_peaks",
+       .field = field([](auto& c) -> auto& { return c.data.files.bias_peaks; }),
+       .only_when = files,
+       .text = TextKind::kFile,
+       .flag = "--bias-peaks",
+       .help = "Peaks (bed or narrowPeak) whose counts cap the training and validation windows, as "
+               "chrombpnet trains its bias model: windows whose total counts (profile tracks over "
+               "the output window) reach data.bias_threshold_factor x the 1% quantile of the "
+               "peaks' totals are left out; empty: every window",
+       .commands = run},
+      {.key = "data.bias_threshold_factor",
+       .field = field([](auto& c) -> auto& { return c.data.files.bias_threshold_factor; }),
+       .only_when = files,
+       .range = RealRange{0.0, 1e6, true},
+       .flag = "--bias-threshold-factor",
+       .help = "With data.bias_peaks: the fraction of the peaks' low (1% quantile) counts below "
+               "which a window's counts must stay (chrombpnet's bias_threshold_factor)",
+       .commands = run},
       // ---- the model, from the layer catalog ----
       {.key = "model",
        .field = field([](auto& c) -> auto& { return c.model; }),
@@ -638,6 +657,14 @@ const std::vector<ConfigKey>& config_keys() {
        .text = TextKind::kFile,
        .flag = "--init-weights",
        .help = "Checkpoint whose weights start training (fine-tuning); empty: fresh weights",
+       .commands = run},
+      {.key = "bias_model",
+       .field = field([](auto& c) -> auto& { return c.bias_model; }),
+       .text = TextKind::kDirectory,
+       .flag = "--bias-model",
+       .help = "A trained bias model's run directory (ChromBPNet; train it with --model "
+               "chrombpnet_bias): frozen, its profile logits are added to the model's and its log "
+               "counts by log-sum-exp; the run keeps a copy (bias_model/); empty: none",
        .commands = run},
       {.key = "freeze",
        .field = field([](auto& c) -> auto& { return c.freeze; }),

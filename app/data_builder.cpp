@@ -1,5 +1,6 @@
 // Simulated and file-backed datasets for the CLI, and their loaders.
 #include "app/data_builder.h"
+#include "app/bias_windows.h"
 #include "app/edit_distance.h"
 
 #include <fmt/format.h>
@@ -215,6 +216,7 @@ RunData build_run_data(const RunConfig& config) {
   RunData data = build_run_data_of(config);
   if (config.data.source == "files") {
     check_same_tasks(data, config.data.files);
+    keep_low_count_windows(config, data);
     // validate_numbers() bounds the jitter by a given window; records of window 0 take their
     // common length, known only now.
     const int64_t jitter = config.data.files.loader.jitter;

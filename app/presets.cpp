@@ -28,6 +28,18 @@ const std::vector<Preset>& presets() {
          "out; multinomial NLL + lambda x MSE of log counts (lambda = median counts / 10)",
          {.length = 2114, .tasks = 0, .profile_tracks = 2, .profile_length = 1000},
          {}},
+        {"chrombpnet_bias",
+         "ChromBPNet's bias model (Pampari et al., kundajelab/chrombpnet): BPNet with 128 filters "
+         "and 4 dilated convs, 2114 bp in, 1000 bp out, one unstranded cut track; trained on "
+         "non-peaks whose counts stay below data.bias_threshold_factor x the peaks' (--bias-peaks)",
+         {.length = 2114, .tasks = 1, .profile_tracks = 1, .profile_length = 1000},
+         {}},
+        {"chrombpnet",
+         "ChromBPNet: an accessibility BPNet (512 filters, 8 dilated convs) plus a frozen trained "
+         "bias model (--bias-model RUN): profile logits added, counts by log-sum-exp; 2114 bp in, "
+         "1000 bp out; scoring commands take --no-bias for the accessibility model alone",
+         {.length = 2114, .tasks = 1, .profile_tracks = 1, .profile_length = 1000},
+         {}},
     };
     for (Preset& preset : out) preset.config_text = preset_config_text(preset.name);
     return out;

@@ -1,7 +1,8 @@
 // Presets: the field's standard models with their published hyper-parameters, each a config
-// file in configs/ (reference, basset, deepsea, bpnet; provenance in configs/PRESETS.md) that
-// the program carries (embedded at build time), so `strand train --model basset` works from any
-// directory. A config's "preset" key makes the preset's config the base under the file's keys.
+// file in configs/ (reference, basset, deepsea, bpnet, chrombpnet_bias, chrombpnet; provenance in
+// configs/PRESETS.md) that the program carries (embedded at build time), so `strand train --model
+// basset` works from any directory. A config's "preset" key makes the preset's config the base
+// under the file's keys.
 #pragma once
 
 #include <string>

@@ -53,6 +53,11 @@ struct FilesDataConfig {
   std::string valid_intervals;
   std::string test_fasta;
   std::string test_intervals;
+  /// ChromBPNet's bias model trains on non-peaks of low counts: with a peak file here, the
+  /// training and validation windows keep those whose total counts are below
+  /// bias_threshold_factor x the 1% quantile of the peaks' totals (app/bias_windows.h).
+  std::string bias_peaks;
+  double bias_threshold_factor = 0.5;
 };
 
 struct DataConfig {
@@ -134,6 +139,9 @@ struct RunConfig {
   std::string precision = "fp32";
   std::string init_weights;     // checkpoint whose weights start training (fine-tuning)
   std::vector<int64_t> freeze;  // layer indices whose parameters are not trained
+  /// A trained bias model's run (ChromBPNet, app/bias_model.h): frozen, its profile logits added
+  /// to the model's and its log counts by log-sum-exp; empty: none.
+  std::string bias_model;
   DistributedConfig distributed;
 };
 

@@ -46,10 +46,23 @@ DataSplit build_scoring_split(const ScoringInputs& inputs, const RunConfig& conf
 /// --window's rule: >= 1, or 0 for records (their common length).
 void refuse_negative_windows(const std::string& name, const ConfigValue& value);
 
-/// The rows of a scoring command's model and input flags (--model, --config, --fasta,
+/// The rows of a scoring command's model and input flags (--model, --config, --no-bias, --fasta,
 /// --intervals, --format, --label-columns, --tile, --step, --center, --window, --threads), bound
-/// to Options' members `model`, `config`, `inputs` (a ScoringInputs) and `threads`. `verb` says
-/// what the command does to a sequence ("score", "explain").
+/// to Options' members `model`, `config`, `with_bias`, `inputs` (a ScoringInputs) and `threads`.
+/// `verb` says what the command does to a sequence ("score", "explain"). The --no-bias row of a
+/// command that opens a trained model, bound to Options' `with_bias` (true unless --no-bias).
+template <typename Options>
+ConfigKey no_bias_key(const std::vector<std::string>& commands) {
+  return {.key = "bias",
+          .field = field<Options>([](auto& o) -> auto& { return o.with_bias; }),
+          .flag = "--no-bias",
+          .help =
+              "Use a bias-factorized model (ChromBPNet, trained with --bias-model) with its "
+              "bias model; false: its accessibility model alone, without the enzyme's bias "
+              "(chrombpnet_nobias)",
+          .commands = commands};
+}
+
 template <typename Options>
 std::vector<ConfigKey> scoring_keys(const std::string& command, const std::string& verb) {
   const std::vector<std::string> commands = {command};
@@ -65,6 +78,7 @@ std::vector<ConfigKey> scoring_keys(const std::string& command, const std::strin
        .flag = "--config",
        .help = "Config to build the model from (default: the run's config.json)",
        .commands = commands},
+      no_bias_key<Options>(commands),
       {.key = "fasta",
        .field = field<Options>([](auto& o) -> auto& { return o.inputs.fasta; }),
        .flag = "--fasta",

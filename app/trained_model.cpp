@@ -8,6 +8,7 @@
 #include <exception>
 #include <utility>
 
+#include "app/bias_model.h"
 #include "app/config_error.h"
 #include "app/data_builder.h"
 #include "app/model_builder.h"
@@ -22,9 +23,11 @@ namespace strand::app {
 
 namespace fs = std::filesystem;
 
-TrainedModelFiles locate_trained_model(const std::string& model, const std::string& config) {
+TrainedModelFiles locate_trained_model(const std::string& model, const std::string& config,
+                                       bool without_bias) {
   const fs::path path(model);
   TrainedModelFiles files;
+  files.without_bias = without_bias;
   if (fs::is_directory(path)) {
     RunPaths run{path};
     files.checkpoint =
@@ -73,12 +76,21 @@ TrainedModel load_trained_model(const TrainedModelFiles& files, RunConfig config
   if (trained.task_names.empty()) trained.task_names = read_run_task_names(config);
   // Weights are drawn, then replaced by the checkpoint's: seeding keeps that deterministic.
   manual_seed(config.seed);
-  trained.model = build_model(config.model, trained.dimensions);
+  if (files.without_bias && config.bias_model.empty()) {
+    throw ConfigError(fmt::format(
+        "--no-bias: the model of '{}' has no bias model (it was not trained with --bias-model)",
+        files.checkpoint.string()));
+  }
+  // <run>/checkpoints/best.safetensors -> <run>, which keeps its bias model's run.
+  std::shared_ptr<Model> accessibility;
+  trained.model = build_run_model(config, trained.dimensions,
+                                  files.checkpoint.parent_path().parent_path(), &accessibility);
   try {
     train::load_checkpoint(files.checkpoint, *trained.model);
   } catch (const std::exception& error) {
     throw ConfigError(fmt::format("--model: {}", error.what()));
   }
+  if (files.without_bias) trained.model = accessibility;
   trained.config = std::move(config);
   return trained;
 }

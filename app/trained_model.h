@@ -21,12 +21,16 @@ namespace strand::app {
 struct TrainedModelFiles {
   std::filesystem::path checkpoint;  ///< a run's best checkpoint, else its last; or the file given
   std::filesystem::path config;      ///< the config.json the model is built from
+  /// Open a bias-factorized model's accessibility part alone (--no-bias; app/bias_model.h).
+  bool without_bias = false;
 };
 
 /// The files of `model`: a run directory (its best checkpoint, else its last, and its
 /// config.json) or a checkpoint file (and `<run>/config.json` two folders up). A non-empty
-/// `config` replaces the config.json. Throws ConfigError naming --model or the missing file.
-TrainedModelFiles locate_trained_model(const std::string& model, const std::string& config = "");
+/// `config` replaces the config.json. `without_bias` opens a bias-factorized model (ChromBPNet)
+/// without its bias model (--no-bias). Throws ConfigError naming --model or the missing file.
+TrainedModelFiles locate_trained_model(const std::string& model, const std::string& config = "",
+                                       bool without_bias = false);
 
 /// A model with its trained weights, and what its run says about it.
 struct TrainedModel {
@@ -39,8 +43,10 @@ struct TrainedModel {
 
 /// Builds the model `config` describes for the data sizes its checkpoint records and loads the
 /// checkpoint's weights. `fallback_length` is the input length of a checkpoint written before
-/// the sizes were recorded (its tasks then come from the run's files). Throws ConfigError
-/// naming --model when the checkpoint does not fit the model.
+/// the sizes were recorded (its tasks then come from the run's files). A run with a bias model
+/// (config.bias_model) is built with it (app/bias_model.h), or without it when
+/// files.without_bias. Throws ConfigError naming --model when the checkpoint does not fit the
+/// model, and --no-bias when the run has no bias model.
 TrainedModel load_trained_model(const TrainedModelFiles& files, RunConfig config,
                                 int64_t fallback_length);
 

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 
+#include "app/bias_model.h"
 #include "app/command_paths.h"
 #include "app/data_builder.h"
 #include "app/model_builder.h"
@@ -294,7 +295,7 @@ Training build_training(const Session& session, const dist::DistributedRun& run,
   t.unscored = warn_unscorable_tasks(config, t.data, run.is_chief());
   manual_seed(config.seed);
   t.dimensions = data_dimensions(*t.data.train.source);
-  t.model = build_model(config.model, t.dimensions);
+  t.model = build_run_model(config, t.dimensions, session.paths.root);
   // BPNet's counts weight: the median total counts of the training windows, / 10.
   double auto_weight = 1.0;
   if (needs_auto_weight(config.model)) {
@@ -406,7 +407,7 @@ void restore_checkpoint(const Session& session, bool chief, Training& t, std::os
   const train::EarlyStoppingOptions& es = config.early_stopping.options;
   std::vector<Tensor> best_weights;
   if (es.restore_best_weights && std::filesystem::exists(session.paths.best_checkpoint())) {
-    std::shared_ptr<Model> best = build_model(config.model, t.dimensions);
+    std::shared_ptr<Model> best = build_run_model(config, t.dimensions, session.paths.root);
     train::load_checkpoint(session.paths.best_checkpoint(), *best);
     for (const Var& p : best->parameters()) best_weights.push_back(p.value().clone());
   }
@@ -742,6 +743,7 @@ TrainResult run_train(const RunConfig& given, const TrainOptions& options, std::
     session.paths = create_run_directory(config.output_dir, options.run_name, config.seed);
     try {
       write_json_file(session.paths.config(), to_json(config));
+      keep_bias_run(config, session.paths.root);  // the run needs it, not the original
     } catch (const std::exception& error) {
       record_failure(session.paths, error.what(), created);
       throw;

@@ -554,7 +554,8 @@ int64_t run_explain(const ExplainOptions& options, std::ostream& log) {
   // The device first: a GPU that cannot be used stops the command before anything is read.
   const Device device = usable_device(options.device, "--device");
   check_flags(options, device);
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  const TrainedModelFiles files =
+      locate_trained_model(options.model, options.config, !options.with_bias);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));

@@ -17,8 +17,9 @@
 namespace strand::cli {
 
 struct ExplainOptions {
-  std::string model;   // a run directory or a checkpoint file
-  std::string config;  // config.json to build the model from (default: the run's)
+  std::string model;      // a run directory or a checkpoint file
+  std::string config;     // config.json to build the model from (default: the run's)
+  bool with_bias = true;  // false: a bias-factorized model without its bias model (--no-bias)
   app::ScoringInputs inputs;
   std::string method;             // ism, deeplift_shap, gradient, input_x_gradient
   std::vector<std::string> outs;  // .npz, .tsv, .bw files

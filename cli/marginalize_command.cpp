@@ -318,7 +318,8 @@ void run_marginalize(const MarginalizeOptions& options, std::ostream& log) {
   const auto [first_spacing, last_spacing] =
       pair ? spacing_range(options.spacing) : std::pair<int64_t, int64_t>{0, 0};
 
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  const TrainedModelFiles files =
+      locate_trained_model(options.model, options.config, !options.with_bias);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));

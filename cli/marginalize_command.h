@@ -18,6 +18,7 @@ namespace strand::cli {
 struct MarginalizeOptions {
   std::string model;
   std::string config;
+  bool with_bias = true;  // false: a bias-factorized model without its bias model (--no-bias)
   app::ScoringInputs inputs;
   std::vector<std::string> motifs;  // consensus strings, or names of --meme motifs
   std::string meme;                 // a MEME file the motif names come from

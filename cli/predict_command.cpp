@@ -340,7 +340,8 @@ int64_t run_predict(const PredictOptions& options, std::ostream& out, std::ostre
   const Device device = usable_device(options.device, "--device");
   const Float32PrecisionScope precision(usable_precision(options.precision, device, "--precision"));
   std::ostream& log = message_stream(options, out, err);
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  const TrainedModelFiles files =
+      locate_trained_model(options.model, options.config, !options.with_bias);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));

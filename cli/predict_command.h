@@ -19,6 +19,7 @@ namespace strand::cli {
 struct PredictOptions {
   std::string model;          // a run directory or a checkpoint file
   std::string config;         // config.json to build the model from (default: the run's)
+  bool with_bias = true;      // false: a bias-factorized model without its bias model (--no-bias)
   app::ScoringInputs inputs;  // the sequences scored (app/scoring_inputs.h)
   bool rc_average = false;    // average each score with the reverse complement's
   std::string out;            // a TSV or bedGraph path, or "-" for standard output

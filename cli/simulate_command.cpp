@@ -12,6 +12,8 @@
 #include "data/list_syntax.h"
 #include "data/loader/available_memory.h"
 #include "data/meme.h"
+#include "data/simulation/atac_dataset_writer.h"
+#include "data/simulation/atac_simulation.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/profile_dataset_writer.h"
 #include "data/simulation/profile_simulation.h"
@@ -89,6 +91,14 @@ const std::vector<SimulationInfo>& simulations() {
        {"--motifs", "--contigs", "--contig-length", "--peaks", "--reads-per-peak",
         "--background-rate", "--footprint-offset", "--footprint-width", "--no-control",
         "--control-rate", "--window"}},
+      {"atac",
+       "a genome of --contigs random contigs where every cut site carries a Tn5-like preference "
+       "(motif Tn5_bias) and --peaks accessible peaks each hold one of --motifs (raising the "
+       "cuts around it and footprinting its bases): genome.fa, cuts.bw, peaks.narrowPeak, "
+       "GC-matched nonpeaks.bed, peaks_nonpeaks.bed (ChromBPNet data: bias model, then "
+       "chrombpnet)",
+       {"--motifs", "--contigs", "--contig-length", "--peaks", "--cuts-per-peak", "--nonpeak-ratio",
+        "--window"}},
   };
   return catalogue;
 }
@@ -183,6 +193,12 @@ void write_motifs(const std::filesystem::path& dir, const std::vector<data::Moti
   const std::filesystem::path path = dir / "motifs.meme";
   data::write_meme(path, motifs);
   log << fmt::format("motifs: {} ({} in MEME format)\n", path.string(), motifs.size());
+}
+
+std::vector<std::string> sim_motif_names(const std::vector<data::Motif>& motifs) {
+  std::vector<std::string> names;
+  for (const data::Motif& motif : motifs) names.push_back(motif.name);
+  return names;
 }
 
 std::string records_command(const std::filesystem::path& dir) {
@@ -371,6 +387,71 @@ void run_profile_simulation(const SimulateOptions& o, const RunConfig& config, s
   write_motifs(dir, motifs, log);
 }
 
+// The jitter of a preset's printed command: the preset's, at most a quarter of the window.
+std::string jitter_flag(size_t preset_jitter, size_t window) {
+  const size_t jitter = std::min(preset_jitter, window / 4);
+  return jitter == preset_jitter ? "" : fmt::format(" --jitter {}", jitter);
+}
+
+// The ATAC simulation; prints the commands that train the bias model and then ChromBPNet.
+void run_atac_simulation(const SimulateOptions& o, const RunConfig& config, std::ostream& log) {
+  data::AtacSimulationConfig c = o.atac;
+  c.contigs = o.profile.contigs;
+  c.contig_length = o.profile.contig_length;
+  c.peaks_per_contig = o.profile.peaks_per_contig;
+  c.gc_fraction = config.data.simulated.simulation.gc_fraction;
+  c.seed = config.seed;
+  const bool window_given =
+      std::find(o.given_flags.begin(), o.given_flags.end(), "--window") != o.given_flags.end();
+  const size_t window = window_given ? static_cast<size_t>(o.window) : 2114;
+  c.flank = std::max(c.peak_half_width + c.min_distance / 2, window / 2);
+  if (!(c.gc_fraction >= 0.0 && c.gc_fraction <= 1.0)) {
+    throw ConfigError(fmt::format("--gc-fraction: must be in [0, 1], got {}", c.gc_fraction));
+  }
+  const std::vector<data::Motif> motifs = find_motifs(o.motifs.value_or("TAL1_known4,SPI1_known4"),
+                                                      config.data.simulated.motif_file, "--motifs");
+  data::AtacSimulation sim;
+  data::AtacDatasetFiles files;
+  try {
+    const double bases = static_cast<double>(c.contigs) * static_cast<double>(c.contig_length);
+    data::require_memory(bases * (1.0 + 4.0 + 8.0 + 8.0),
+                         fmt::format("the simulated genome ({} contigs of {} bases) would",
+                                     c.contigs, c.contig_length),
+                         "lower --contigs or --contig-length");
+    sim = data::simulate_atac(motifs, c);
+    files = data::write_atac_dataset(o.out, sim, window, o.nonpeak_ratio);
+  } catch (const std::invalid_argument& error) {
+    throw ConfigError(fmt::format("{}: {}", o.simulation, error.what()));
+  } catch (const data::DataError& error) {
+    throw ConfigError(fmt::format("{}: {}", o.simulation, error.what()));
+  }
+  const std::filesystem::path dir(o.out);
+  log << fmt::format(
+      "simulated atac ({} TF motif{}: {}; bias motif Tn5_bias {}; {} contigs of {} bp, seed {}): "
+      "{} peaks, {} GC-matched non-peaks of {} bp -> {}\n",
+      motifs.size(), motifs.size() == 1 ? "" : "s", fmt::join(sim_motif_names(motifs), ", "),
+      sim.bias.consensus, c.contigs, c.contig_length, c.seed, files.peak_count, files.nonpeak_count,
+      window, dir.string());
+  const std::string data_flags = fmt::format(
+      "--fasta {} --profile-bigwigs {} --window {} --profile-length {} --valid-chroms chr{} "
+      "--test-chroms chr{} --output-dir {}",
+      files.fasta.string(), files.cuts.string(), window, bpnet_profile_length(window),
+      c.contigs - 1, c.contigs, (dir / "runs").string());
+  log << fmt::format(
+      "train the bias model on the non-peaks of low counts, then ChromBPNet on peaks and "
+      "non-peaks with it:\n"
+      "  strand train --model chrombpnet_bias --intervals {} --bias-peaks {} {}{} --run-name "
+      "bias\n"
+      "  strand train --model chrombpnet --bias-model {} --intervals {} {}{} --run-name "
+      "chrombpnet\n",
+      files.nonpeaks.string(), files.peaks.string(), data_flags, jitter_flag(50, window),
+      (dir / "runs" / "bias").string(), files.peaks_nonpeaks.string(), data_flags,
+      jitter_flag(500, window));
+  std::vector<data::Motif> written = motifs;
+  written.push_back(sim.bias);
+  write_motifs(dir, written, log);
+}
+
 // A field of SimulateOptions: a count of the library's profile simulation (std::size_t) as an
 // integer key, else by its type.
 template <typename Select>
@@ -435,7 +516,7 @@ const std::vector<ConfigKey>& simulate_keys() {
                "CTCF_known1,ZNF143_known2,SIX5_known1; heterodimer_grammar: the pair "
                "SPI1_known4,IRF_known20; differential_accessibility: the positive set "
                "CTCF_known1,ZNF143_known2; chip_nexus_profile: one task per motif, "
-               "POU5F1_known1,SOX2_1)",
+               "POU5F1_known1,SOX2_1; atac: the peaks' TF motifs, TAL1_known4,SPI1_known4)",
        .commands = simulate,
        .unset = "the simulation's",
        .group = other},
@@ -483,13 +564,13 @@ const std::vector<ConfigKey>& simulate_keys() {
           "heterodimer_grammar: largest gap between the motifs (5)"),
       profile(
           "contigs", [](auto& o) -> auto& { return o.profile.contigs; }, IntRange{3, kMaxCount},
-          "contigs; the last is the test set, the one before it validation"),
+          "contigs; the last is the test set, the one before it validation (atac too)"),
       profile(
           "contig-length", [](auto& o) -> auto& { return o.profile.contig_length; },
-          IntRange{1, kMaxCount}, "bases per contig"),
+          IntRange{1, kMaxCount}, "bases per contig (atac too)"),
       profile(
           "peaks", [](auto& o) -> auto& { return o.profile.peaks_per_contig; },
-          IntRange{0, kMaxCount}, "motif instances (peaks) per contig"),
+          IntRange{0, kMaxCount}, "motif instances (peaks) per contig (atac too)"),
       profile(
           "reads-per-peak", [](auto& o) -> auto& { return o.profile.reads_per_peak; },
           RealRange{0.0, 1e9}, "Poisson mean of a peak's reads, both strands"),
@@ -512,7 +593,21 @@ const std::vector<ConfigKey>& simulate_keys() {
       profile(
           "window", [](auto& o) -> auto& { return o.window; }, IntRange{116, kMaxCount},
           "the training window of the printed command; peaks stay half of it from contig "
-          "ends"),
+          "ends (atac: 2114 unless given)"),
+      {.key = "cuts-per-peak",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.atac.cuts_per_peak; }),
+       .range = RealRange{0.0, 1e9},
+       .flag = "--cuts-per-peak",
+       .help = "atac: Poisson mean of a peak's cuts before the Tn5 bias",
+       .commands = simulate,
+       .group = other},
+      {.key = "nonpeak-ratio",
+       .field = field<SimulateOptions>([](auto& o) -> auto& { return o.nonpeak_ratio; }),
+       .range = RealRange{0.0, 1000.0, true},
+       .flag = "--nonpeak-ratio",
+       .help = "atac: GC-matched non-peak windows per peak",
+       .commands = simulate,
+       .group = other},
   };
   return keys;
 }
@@ -533,6 +628,8 @@ void run_simulate(const SimulateOptions& options, const RunConfig& config, std::
     run_single_motif(options, config, log);
   } else if (info.name == "chip_nexus_profile") {
     run_profile_simulation(options, config, log);
+  } else if (info.name == "atac") {
+    run_atac_simulation(options, config, log);
   } else {
     run_sequence_simulation(options, config, log);
   }

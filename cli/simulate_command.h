@@ -1,7 +1,8 @@
 // `strand simulate`: writes a simulated dataset in the formats real data comes in. The
 // sequence-level simulations (DragoNN's) write FASTA records + label TSVs that
 // `strand train --format records` reads; the ChIP-nexus-like profile simulation writes a genome
-// FASTA, stranded bigWigs, a control bigWig and narrowPeak splits. `--list` names the
+// FASTA, stranded bigWigs, a control bigWig and narrowPeak splits; the ATAC simulation a genome
+// with a Tn5-like cut bias, a cut bigWig, peaks and non-peaks (ChromBPNet). `--list` names the
 // simulations and the motifs.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "app/config_keys.h"
 #include "app/run_config.h"
+#include "data/simulation/atac_simulation.h"
 #include "data/simulation/profile_simulation.h"
 
 namespace strand::cli {
@@ -32,6 +34,9 @@ struct SimulateOptions {
   std::optional<int64_t> center_size, min_spacing, max_spacing;
   /// chip_nexus_profile's own settings (its GC fraction and seed are the config's).
   data::ProfileSimulationConfig profile;
+  /// atac's own settings (its contigs, contig length and peaks are profile's flags).
+  data::AtacSimulationConfig atac;
+  double nonpeak_ratio = 2.0;            // atac: GC-matched non-peaks per peak
   int64_t window = 1000;                 // chip_nexus_profile: the printed command's window
   std::vector<std::string> given_flags;  // the flags on the command line, e.g. "--n-pos"
 };

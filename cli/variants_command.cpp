@@ -16,6 +16,7 @@
 #include "app/config_error.h"
 #include "app/model_builder.h"
 #include "app/run_config.h"
+#include "app/scoring_inputs.h"
 #include "app/trained_model.h"
 #include "app/variant_outputs.h"
 #include "app/variant_scoring.h"
@@ -182,7 +183,8 @@ int run_variants(const VariantsOptions& options, std::ostream& out, std::ostream
   check_variants_paths(options);  // before the work
   const Device device = usable_device(options.device, "--device");
   std::ostream& log = options.out == "-" ? err : out;
-  const TrainedModelFiles files = locate_trained_model(options.model, options.config);
+  const TrainedModelFiles files =
+      locate_trained_model(options.model, options.config, !options.with_bias);
   RunConfig config = load_config_file(files.config);
   if (options.threads > 0) config.threads = options.threads;
   omp_set_num_threads(resolved_threads(config));
@@ -259,6 +261,7 @@ const std::vector<ConfigKey>& variants_keys() {
        .flag = "--config",
        .help = "Config to build the model from (default: the run's config.json)",
        .commands = variants},
+      app::no_bias_key<VariantsOptions>(variants),
       {.key = "fasta",
        .field = field<VariantsOptions>([](auto& o) -> auto& { return o.fasta; }),
        .flag = "--fasta",

@@ -12,13 +12,14 @@
 namespace strand::cli {
 
 struct VariantsOptions {
-  std::string model;   // a run directory or a checkpoint file
-  std::string config;  // config.json to build the model from (default: the run's)
-  std::string fasta;   // the genome the variants were called on
-  std::string vcf;     // VCF, bgzipped VCF, BCF, or chrombpnet's TSV
-  std::string out;     // .tsv (or -), .vcf, .vcf.gz or .bcf
-  std::string output;  // outputs to score, comma-separated names; default: every scorable one
-  std::string task;    // tasks or tracks to score, comma-separated names or indices; default: all
+  std::string model;      // a run directory or a checkpoint file
+  std::string config;     // config.json to build the model from (default: the run's)
+  bool with_bias = true;  // false: a bias-factorized model without its bias model (--no-bias)
+  std::string fasta;      // the genome the variants were called on
+  std::string vcf;        // VCF, bgzipped VCF, BCF, or chrombpnet's TSV
+  std::string out;        // .tsv (or -), .vcf, .vcf.gz or .bcf
+  std::string output;     // outputs to score, comma-separated names; default: every scorable one
+  std::string task;  // tasks or tracks to score, comma-separated names or indices; default: all
   bool rc_average = false;
   int64_t threads = 0;         // 0: every core
   std::string device = "cpu";  // where the model runs: cpu or cuda[:N]

@@ -30,6 +30,7 @@ LayerType batch_norm1d_layer_type();
 LayerType softmax_layer_type();
 LayerType add_layer_type();
 LayerType concat_layer_type();
+LayerType log_sum_exp_layer_type();
 
 const std::vector<LayerType>& layer_types() {
   static const std::vector<LayerType> types = {
@@ -57,6 +58,7 @@ const std::vector<LayerType>& layer_types() {
       // Merges (graph models).
       add_layer_type(),
       concat_layer_type(),
+      log_sum_exp_layer_type(),
   };
   return types;
 }

@@ -1,4 +1,4 @@
-// Add and Concat, and their catalog entries.
+// Add, Concat and LogSumExp, and their catalog entries.
 #include "layers/merge.h"
 
 #include <fmt/format.h>
@@ -72,6 +72,34 @@ Shape Concat::output_shape(const Shape&) const {
   throw Error("Concat takes two or more inputs: use it in a Graph (its 'inputs' list)");
 }
 
+Var LogSumExp::forward_inputs(std::span<const Var> inputs) {
+  check_input_count(inputs.size());
+  // log(e^a + e^b) = a + log(1 + e^(b - a)) = a + softplus(b - a); softplus is stable both ways,
+  // so no exp overflows whatever the inputs' sizes, and the gradient is sigmoid(b - a) for b.
+  Var total = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    total = add(total, softplus(sub(inputs[i], total)));
+  }
+  return total;
+}
+
+Shape LogSumExp::output_shape_of(std::span<const Shape> inputs) const {
+  check_input_count(inputs.size());
+  for (const Shape& shape : inputs) {
+    STRAND_CHECK(shape == inputs[0], "LogSumExp: every input must have the same shape, got {}",
+                 shapes_text(inputs));
+  }
+  return inputs[0];
+}
+
+Var LogSumExp::forward(const Var&) {
+  throw Error("LogSumExp takes two or more inputs: use it in a Graph (its 'inputs' list)");
+}
+
+Shape LogSumExp::output_shape(const Shape&) const {
+  throw Error("LogSumExp takes two or more inputs: use it in a Graph (its 'inputs' list)");
+}
+
 LayerType add_layer_type() {
   LayerType type;
   type.name = "Add";
@@ -90,6 +118,19 @@ LayerType concat_layer_type() {
   type.inputs = kTwoOrMoreInputs;
   type.build = [](const LayerOptions&, const Shape&) -> std::shared_ptr<Layer> {
     return std::make_shared<Concat>();
+  };
+  return type;
+}
+
+LayerType log_sum_exp_layer_type() {
+  LayerType type;
+  type.name = "LogSumExp";
+  type.help =
+      "log(exp(x_1) + exp(x_2) + ...) of two or more same-shaped inputs: adds counts given as "
+      "logs (ChromBPNet's bias and accessibility counts; graph models)";
+  type.inputs = kTwoOrMoreInputs;
+  type.build = [](const LayerOptions&, const Shape&) -> std::shared_ptr<Layer> {
+    return std::make_shared<LogSumExp>();
   };
   return type;
 }

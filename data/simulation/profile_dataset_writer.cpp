@@ -16,11 +16,14 @@ namespace {
 
 constexpr std::size_t kFastaLineBases = 60;
 
-void write_genome(const std::filesystem::path& path, const ProfileSimulation& sim) {
+}  // namespace
+
+void write_genome(const std::filesystem::path& path, const std::vector<std::string>& names,
+                  const std::vector<std::vector<std::uint8_t>>& sequences) {
   std::string text;
-  for (std::size_t k = 0; k < sim.contig_names.size(); ++k) {
-    text += ">" + sim.contig_names[k] + "\n";
-    const std::vector<std::uint8_t>& codes = sim.sequences[k];
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    text += ">" + names[k] + "\n";
+    const std::vector<std::uint8_t>& codes = sequences[k];
     for (std::size_t i = 0; i < codes.size(); i += kFastaLineBases) {
       const std::size_t end = std::min(codes.size(), i + kFastaLineBases);
       for (std::size_t j = i; j < end; ++j) text += kBaseLetters[codes[j] < 5 ? codes[j] : 4];
@@ -40,8 +43,6 @@ void write_track(const std::filesystem::path& path, const std::vector<Contig>& c
   for (std::size_t k = 0; k < contigs.size(); ++k) writer.add_values(contigs[k].name, 0, values[k]);
   writer.finish();
 }
-
-}  // namespace
 
 std::string task_file_stem(const std::string& task) {
   std::string stem = task;
@@ -70,7 +71,7 @@ ProfileDatasetFiles write_profile_dataset(const std::filesystem::path& dir,
   std::filesystem::create_directories(dir);
   ProfileDatasetFiles files;
   files.fasta = dir / "genome.fa";
-  write_genome(files.fasta, sim);
+  write_genome(files.fasta, sim.contig_names, sim.sequences);
 
   std::vector<Contig> contigs;
   for (std::size_t k = 0; k < sim.contig_names.size(); ++k) {

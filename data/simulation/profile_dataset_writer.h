@@ -2,10 +2,12 @@
 // stranded bigWigs per task, a control bigWig and narrowPeak files per split.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "data/fasta/fasta_reader.h"
 #include "data/simulation/profile_simulation.h"
 
 namespace strand::data {
@@ -19,6 +21,15 @@ struct ProfileDatasetFiles {
   std::filesystem::path train, validation, test;  ///< {train,valid,test}.narrowPeak
   std::size_t train_peaks = 0, validation_peaks = 0, test_peaks = 0;  ///< peaks per split
 };
+
+/// Writes `sequences` (codes, A=0 C=1 G=2 T=3, else N) named `names` as a FASTA of 60 bases per
+/// line, atomically, and builds its .fai (an older index is removed first).
+void write_genome(const std::filesystem::path& path, const std::vector<std::string>& names,
+                  const std::vector<std::vector<std::uint8_t>>& sequences);
+
+/// Writes one value per base of each contig as a bigWig.
+void write_track(const std::filesystem::path& path, const std::vector<Contig>& contigs,
+                 const std::vector<std::vector<float>>& values);
 
 /// File name stem of a task: its name with every byte other than letters, digits, '_', '-' and
 /// '.' replaced by '_' ("AHR::ARNT_1" -> "AHR__ARNT_1").

@@ -68,6 +68,8 @@ class IntervalSource : public SequenceSource {
 
   /// The intervals after validation (one per sample).
   const IntervalSet& intervals() const { return intervals_; }
+  /// The settings it was built with.
+  const IntervalSourceOptions& options() const { return options_; }
   /// Counts from reading and validating the intervals.
   const IntervalStats& stats() const { return intervals_.stats; }
   /// Bytes of sequence held in memory (0 in streaming mode).

@@ -532,21 +532,23 @@ void bind_model_functions(nb::module_& m) {
   m.def(
       "load",
       [](const std::filesystem::path& path, const std::string& device,
-         const std::optional<std::filesystem::path>& config) {
+         const std::optional<std::filesystem::path>& config, bool no_bias) {
         const Device where = Device::parse(device);
         app::TrainedModel trained;
         {
           nb::gil_scoped_release no_gil;
           trained = app::load_trained_model(
-              app::locate_trained_model(path.string(), config ? config->string() : ""));
+              app::locate_trained_model(path.string(), config ? config->string() : "", no_bias));
         }
         return new PythonModel(std::move(trained), where);
       },
       nb::arg("path"), nb::arg("device") = "cpu", nb::arg("config") = nb::none(),
+      nb::arg("no_bias") = false,
       "Loads a trained model: a run directory (its best checkpoint, else its last, and its "
       "config.json) or a checkpoint file (config.json two folders up, or `config`). `device`: "
-      "\"cpu\" or \"cuda[:N]\" in a CUDA build. Raises strand.ConfigError (a ValueError) naming "
-      "the missing file or the mismatch.");
+      "\"cpu\" or \"cuda[:N]\" in a CUDA build. `no_bias`: a model trained with a bias model "
+      "(ChromBPNet) without it, its accessibility model alone. Raises strand.ConfigError (a "
+      "ValueError) naming the missing file or the mismatch.");
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ TEST_CASE("presets: a config's keys win over its preset's, sections merge") {
   CHECK(sgd.data.source == "simulated");
   CHECK_THROWS_WITH_AS(parse_config(json{{"preset", "enformer"}}),
                        "preset: 'enformer' is not a preset; the presets are reference, basset, "
-                       "deepsea, bpnet",
+                       "deepsea, bpnet, chrombpnet_bias, chrombpnet",
                        ConfigError);
 }
 

@@ -2,8 +2,10 @@
 // final activations, fusion, shapes, summary, checkpoints and the errors that name the node.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 
+#include "autograd/gradcheck.h"
 #include "layers/activations.h"
 #include "layers/batch_norm.h"
 #include "layers/conv1d.h"
@@ -294,6 +296,35 @@ TEST_CASE("graph: a Sequential is a one-output model whose final Sigmoid is kept
                            model.forward_layers(Var(codes), model.size() - 1).value()) == 0.0);
   CHECK(max_abs_difference(model.forward_predictions(inputs_of(codes))[0].value(),
                            model.forward(Var(codes)).value()) == 0.0);
+}
+
+TEST_CASE("graph: LogSumExp adds counts given as logs, stably, with their gradient") {
+  // ChromBPNet's counts: log(exp(a) + exp(b)), also where exp() of either would overflow.
+  LogSumExp layer;
+  const std::vector<double> a = {1.0, -5.0, 1000.0, -1000.0, 0.0};
+  const std::vector<double> b = {2.0, 3.0, 1000.0, 10.0, -800.0};
+  const Var x(Tensor::from_vector(a, {5, 1})), y(Tensor::from_vector(b, {5, 1}));
+  const std::vector<Var> inputs = {x, y};
+  const std::vector<double> out = layer.forward_inputs(inputs).value().to_vector<double>();
+  const std::vector<double> expected = {std::log(std::exp(1.0) + std::exp(2.0)),
+                                        std::log(std::exp(-5.0) + std::exp(3.0)),
+                                        1000.0 + std::log(2.0), 10.0, 0.0};
+  for (size_t i = 0; i < expected.size(); ++i) CHECK(out[i] == doctest::Approx(expected[i]));
+  // Three inputs fold pairwise: log(e^0 + e^0 + e^0) = log 3.
+  const Var zero(Tensor::from_vector(std::vector<double>{0.0}, {1, 1}));
+  const std::vector<Var> three = {zero, zero, zero};
+  CHECK(layer.forward_inputs(three).value().to_vector<double>()[0] ==
+        doctest::Approx(std::log(3.0)));
+  // The float64 finite-difference gradient of both inputs.
+  const std::vector<Var> params = {
+      Var(Tensor::from_vector(std::vector<double>{0.3, -1.2, 2.0, 0.0}, {2, 2}), true),
+      Var(Tensor::from_vector(std::vector<double>{-0.7, 0.4, 2.5, -3.0}, {2, 2}), true)};
+  const GradcheckResult check =
+      gradcheck([&](const std::vector<Var>& v) { return layer.forward_inputs(v); }, params);
+  CHECK_MESSAGE(check.ok, check.message);
+  CHECK(layer.output_shape_of(std::vector<Shape>{{2, 3}, {2, 3}}) == Shape{2, 3});
+  CHECK_THROWS_WITH_AS(layer.output_shape_of(std::vector<Shape>{{2, 3}, {3}}),
+                       doctest::Contains("LogSumExp: every input must have the same shape"), Error);
 }
 
 }  // namespace

@@ -258,3 +258,11 @@ def test_several_outputs_and_control_tracks():
         theirs = module(codes, torch.from_numpy(control))
     for name in ("profile", "counts"):
         np.testing.assert_allclose(theirs[name].numpy(), both[name], atol=1e-5)
+
+
+def test_no_bias_needs_a_bias_model(reference_run):
+    # no_bias selects a ChromBPNet's accessibility model alone; a run trained without
+    # --bias-model has none to drop, which is an error, not a silent full model.
+    with pytest.raises(strand.ConfigError, match="has no bias model"):
+        strand.load(reference_run.run_dir, no_bias=True)
+    assert issubclass(strand.ConfigError, strand.Error)
