@@ -37,6 +37,8 @@
 #include "data/signals/bigwig.h"
 #include "data/signals/interval_signals.h"
 #include "data/signals/signal_tracks.h"
+#include "data/simulation/atac_dataset_writer.h"
+#include "data/simulation/atac_simulation.h"
 #include "data/simulation/builtin_motifs.h"
 #include "data/simulation/fasta_dataset_writer.h"
 #include "data/simulation/motif_embedding.h"

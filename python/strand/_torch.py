@@ -108,6 +108,9 @@ def _layer_builders(torch) -> Dict[str, Callable]:
         "Flatten": lambda name, o, w: nn.Flatten(1),
         "Add": lambda name, o, w: Lambda("sum of inputs", lambda *xs: sum(xs[1:], xs[0])),
         "Concat": lambda name, o, w: Lambda("cat(dim=1)", lambda *xs: torch.cat(xs, dim=1)),
+        "LogSumExp": lambda name, o, w: Lambda(
+            "logsumexp of inputs", lambda *xs: torch.logsumexp(torch.stack(xs), dim=0)
+        ),
     }
 
 
