@@ -5,7 +5,6 @@
 #include <cmath>
 
 namespace strand::motifs {
-namespace {
 
 double column_pearson(const double* x, const double* y) {
   const double mx = (x[0] + x[1] + x[2] + x[3]) / 4, my = (y[0] + y[1] + y[2] + y[3]) / 4;
@@ -26,8 +25,6 @@ std::vector<double> reverse_complement(const std::vector<double>& m) {
   }
   return out;
 }
-
-}  // namespace
 
 ColumnMatch best_column_pearson(const std::vector<double>& a, const std::vector<double>& b) {
   const auto wa = static_cast<int64_t>(a.size() / 4), wb = static_cast<int64_t>(b.size() / 4);

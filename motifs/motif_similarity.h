@@ -15,6 +15,12 @@ struct ColumnMatch {
   int64_t overlap = 0;
 };
 
+/// The Pearson correlation of two PPM columns (4 values each).
+double column_pearson(const double* x, const double* y);
+
+/// The reverse complement of a (W x 4) row-major PPM: columns reversed, A<->T and C<->G.
+std::vector<double> reverse_complement(const std::vector<double>& m);
+
 /// The mean column Pearson correlation of `a` and `b` at the best offset and strand, over
 /// offsets where at least ceil(0.75 * min(width a, width b)) columns overlap. A column without
 /// variance (uniform) correlates 0.

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "motifs/motif_similarity.h"
+
 namespace strand::motifs {
 namespace {
 
@@ -17,25 +19,6 @@ constexpr int kBins = 100;  // a column's Pearson in [-1, 1] quantised to 0..kBi
 
 int quantise(double r) {
   return static_cast<int>(std::lround((std::clamp(r, -1.0, 1.0) + 1.0) / 2.0 * kBins));
-}
-
-double column_pearson(const double* x, const double* y) {
-  const double mx = (x[0] + x[1] + x[2] + x[3]) / 4, my = (y[0] + y[1] + y[2] + y[3]) / 4;
-  double sxy = 0, sxx = 0, syy = 0;
-  for (int c = 0; c < 4; ++c) {
-    sxy += (x[c] - mx) * (y[c] - my), sxx += (x[c] - mx) * (x[c] - mx);
-    syy += (y[c] - my) * (y[c] - my);
-  }
-  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
-}
-
-std::vector<double> reverse_complement(const std::vector<double>& m) {
-  const size_t w = m.size() / 4;
-  std::vector<double> out(m.size());
-  for (size_t p = 0; p < w; ++p) {
-    for (size_t c = 0; c < 4; ++c) out[p * 4 + c] = m[(w - 1 - p) * 4 + (3 - c)];
-  }
-  return out;
 }
 
 // survival[a][b - a - 1][s]: P(sum of query columns a..b-1's null scores >= s).
